@@ -1,0 +1,99 @@
+"""The ``appliance`` command line.
+
+Machine-readable JSON on stdout where another tool reads it; a one-line
+human error on stderr (exit status 2 for bad usage or input, 1 when some
+lines of a batch failed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .config import DEFAULT_HOUSE, load_house
+from .game.cards import format_cards, parse_cards
+from .game.fortune import fortune_category
+from .game.house_ways import HOUSE_WAYS, set_by_house_way
+from .game.setting import SPLITS
+from .game.values import evaluator
+
+
+class UsageError(ValueError):
+    """A command line that cannot be carried out."""
+
+
+def _print(obj: object) -> None:
+    print(json.dumps(obj), flush=True)
+
+
+def cmd_houseway(args: argparse.Namespace) -> int:
+    rules = load_house(args.house)
+    way = args.house_way or rules.house_way
+    if way not in HOUSE_WAYS:
+        raise UsageError(f"unknown house way {way!r}: expected one of {', '.join(HOUSE_WAYS)}")
+    ev = evaluator(rules.joker, rules.wheel)
+    if args.cards:
+        _print(set_by_house_way(parse_cards(args.cards), way, ev).to_json(ev))
+        return 0
+    status = 0
+    for number, line in enumerate(sys.stdin, 1):
+        if not line.strip():
+            continue
+        try:
+            _print(set_by_house_way(parse_cards(line), way, ev).to_json(ev))
+        except ValueError as err:
+            _print({"error": f"line {number}: {err}"})
+            status = 1
+    return status
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    rules = load_house(args.house)
+    ev = evaluator(rules.joker, rules.wheel)
+    cards = parse_cards(args.cards)
+    out: dict = {"cards": format_cards(cards)}
+    if len(cards) in (2, 5):
+        out["value"] = ev.name(ev.value(cards))
+        out["rank"] = int(ev.value(cards))
+    elif len(cards) == 7:
+        best = max((ev.five([cards[i] for i in back]), back) for back, _ in SPLITS)
+        out["fortune"] = fortune_category(cards, ev)
+        out["best_five"] = format_cards(cards[i] for i in best[1])
+        out["best_five_value"] = ev.name(best[0])
+    else:
+        raise UsageError(f"evaluate takes 2, 5 or 7 cards, got {len(cards)}")
+    _print(out)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("houseway", help="set seven cards by the house way (stdin: one hand per line)")
+    p.add_argument("--house", default=DEFAULT_HOUSE, help="house rules (file name or house name)")
+    p.add_argument("--house-way", help=f"override the house's house way: {', '.join(HOUSE_WAYS)}")
+    p.add_argument("cards", nargs="*", help="seven cards, e.g. As Kd 9c 9s 5h 5d Jk")
+    p.set_defaults(func=cmd_houseway)
+
+    p = sub.add_parser("evaluate", help="value a 2-, 5- or 7-card hand")
+    p.add_argument("--house", default=DEFAULT_HOUSE)
+    p.add_argument("cards", nargs="+")
+    p.set_defaults(func=cmd_evaluate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as err:
+        print(f"appliance {args.command}: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""House ways: how the dealer sets seven cards, with the rule that decided it.
+
+>>> from appliance.game.values import evaluator, JokerRule, WheelRule
+>>> ev = evaluator(JokerRule.BUG, WheelRule.SECOND_HIGHEST)
+>>> s = set_by_house_way(parse_cards("Ah Kd 9c 9s 5h 5d 2c"), "trump-plaza", ev)
+>>> s.rule
+'Two pair, low and medium, holding a king or better: play two pair in back'
+>>> format_cards(s.front), format_cards(s.back)
+(['Ah', 'Kd'], ['9s', '9c', '5h', '5d', '2c'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..cards import Card, card, check_unique, format_cards, parse_cards  # noqa: F401  (doctest)
+from ..setting import SPLITS
+from ..values import Evaluator
+from . import ballys, golden_nugget, trump_plaza
+from .shape import Decision, Shape
+
+HOUSE_WAYS = {
+    "trump-plaza": trump_plaza,
+    "ballys": ballys,
+    "golden-nugget": golden_nugget,
+}
+
+
+class UnknownHouseWayError(ValueError):
+    """A house way name that is not implemented."""
+
+
+class HandSizeError(ValueError):
+    """A hand to be set that does not hold exactly seven cards."""
+
+
+@dataclass(frozen=True)
+class HouseWaySetting:
+    """Seven cards set by a house way, with the rule that set them."""
+
+    way: str
+    hand: tuple[Card, ...]
+    front: tuple[Card, Card]
+    back: tuple[Card, ...]
+    front_value: int
+    back_value: int
+    rule: str
+
+    def to_json(self, ev: Evaluator) -> dict:
+        return {
+            "hand": format_cards(self.hand),
+            "front": format_cards(self.front),
+            "back": format_cards(self.back),
+            "front_value": ev.name(self.front_value),
+            "back_value": ev.name(self.back_value),
+            "rule": self.rule,
+        }
+
+
+def house_way_names() -> list[str]:
+    return list(HOUSE_WAYS)
+
+
+def decide(cards: Sequence[int], way: str, ev: Evaluator) -> tuple[tuple[int, int], tuple[int, ...], int, int, str]:
+    """The fast path for simulations: (front, back, front value, back value, rule), no checks."""
+    shape = Shape(cards, ev)
+    d = HOUSE_WAYS[way].decide(shape)
+    fv, bv = ev.two(d.front), ev.five(d.back)
+    if fv > bv:
+        d, fv, bv = _keep_back_higher(shape.cards, d, ev)
+    return d.front, d.back, fv, bv, d.rule
+
+
+def set_by_house_way(cards: Sequence[int | str], way: str, ev: Evaluator) -> HouseWaySetting:
+    """Set seven cards by the named house way; the result is never fouled."""
+    if way not in HOUSE_WAYS:
+        raise UnknownHouseWayError(f"unknown house way {way!r}: expected one of {', '.join(HOUSE_WAYS)}")
+    hand = tuple(card(c) for c in cards)
+    if len(hand) != 7:
+        raise HandSizeError(f"the house way sets exactly 7 cards, got {len(hand)}")
+    check_unique(hand, " in the hand")
+    front, back, fv, bv, rule = decide(hand, way, ev)
+    # Shown high to low (the joker first), as a dealer lays the cards out.
+    front = tuple(card(c) for c in sorted(front, reverse=True))
+    back = tuple(card(c) for c in sorted(back, reverse=True))
+    return HouseWaySetting(way, hand, front, back, fv, bv, rule)  # type: ignore[arg-type]
+
+
+def _keep_back_higher(cards: tuple[int, ...], d: Decision, ev: Evaluator) -> tuple[Decision, int, int]:
+    """A wild joker can make a chart's front outrank its back (the charts are written for the
+    bug): then the highest front that keeps the back higher is played, then the highest back."""
+    best = None
+    for back_pos, (f1, f2) in SPLITS:
+        front, back = (cards[f1], cards[f2]), tuple(cards[i] for i in back_pos)
+        fv, bv = ev.two(front), ev.five(back)
+        if fv <= bv and (best is None or (fv, bv) > best[:2]):
+            best = (fv, bv, front, back)
+    fv, bv, front, back = best
+    rule = d.rule + "; the wild joker made the front outrank the back, so the highest legal front is played"
+    return Decision(front, back, rule), fv, bv

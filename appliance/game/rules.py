@@ -1,0 +1,292 @@
+"""A house's rules as data, read and validated from a parsed TOML mapping.
+
+The files live in ``config/houses/``; :mod:`appliance.config` reads them.
+Nothing here touches the file system.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from .money import Rounding
+from .schema import SchemaError, Table
+from .values import JokerRule, WheelRule
+
+
+class HouseRulesError(SchemaError):
+    """A house rules file that is incomplete, mistyped or contradictory."""
+
+
+class UnknownHouseError(ValueError):
+    """A house name with no rules file."""
+
+
+class FoulPenalty(enum.Enum):
+    FORFEIT = "forfeit"  # the fouled hand loses its wager
+    HOUSE_WAY = "house-way"  # the hand is reset by the house way and played
+
+
+class CommissionKind(enum.Enum):
+    PERCENT = "percent"  # a percentage of each winning wager
+    COLLECTION = "collection"  # a flat fee per wager, by tier, taken in advance
+    NONE = "none"
+
+
+class BankingMode(enum.Enum):
+    HOUSE = "house"  # the house dealer banks every round
+    PLAYER = "player"  # a Player/Dealer always banks; the house never does
+    PLAYER_OPTIONAL = "player-optional"  # the bank is offered to players; the house banks when all decline
+
+
+class BankerSetting(enum.Enum):
+    OWN = "own"  # a player-banker sets their own hand
+    HOUSE_WAY = "house-way"
+
+
+class StartMethod(enum.Enum):
+    RNG = "rng"
+    DICE = "dice"
+
+
+class Direction(enum.Enum):
+    CLOCKWISE = "clockwise"
+    COUNTER_CLOCKWISE = "counter-clockwise"
+
+
+#: Fortune bonus categories, best first (the order of the common pay table).
+FORTUNE_CATEGORIES = (
+    "seven-card-straight-flush",
+    "royal-match",  # a royal flush with the other two cards K-Q suited
+    "seven-card-straight-flush-joker",
+    "five-aces",
+    "five-of-a-kind",  # only with a wild joker
+    "royal-flush",
+    "straight-flush",
+    "four-of-a-kind",
+    "full-house",
+    "flush",
+    "three-of-a-kind",
+    "straight",
+)
+
+
+@dataclass(frozen=True)
+class CollectionTier:
+    up_to: Decimal | None  # the largest wager this fee applies to; None: any larger wager
+    fee: Decimal
+
+
+@dataclass(frozen=True)
+class Commission:
+    kind: CommissionKind
+    percent: Decimal = Decimal(0)
+    increment: Decimal = Decimal("0.01")
+    rounding: Rounding = Rounding.DOWN
+    tiers: tuple[CollectionTier, ...] = ()
+    #: A player-banker's commission on the round's net winnings (percent, 0 for none).
+    banker_percent: Decimal = Decimal(0)
+
+
+@dataclass(frozen=True)
+class Banking:
+    mode: BankingMode
+    banker_sets: BankerSetting = BankerSetting.HOUSE_WAY
+    #: The Player/Dealer wins or loses at most what they wagered (settled in action order).
+    action_limited: bool = False
+    offer_every: int = 1  # 2: the bank is offered every other round
+    max_consecutive: int = 0  # 0: no limit
+    #: A player may bank only after wagering in the previous round banked by the house.
+    requires_previous_wager: bool = False
+
+
+@dataclass(frozen=True)
+class StartSeat:
+    methods: tuple[StartMethod, ...]
+    count_direction: Direction
+    action_direction: Direction
+    player_seats: int  # 6 with a house dealer; 7 where the Player/Dealer sits in a seat
+
+
+@dataclass(frozen=True)
+class Limits:
+    minimum: Decimal
+    maximum: Decimal
+    banker_maximum: Decimal | None  # None: the Player/Dealer wager has no maximum
+
+
+@dataclass(frozen=True)
+class FortuneBonus:
+    minimum: Decimal
+    maximum: Decimal
+    pays: dict[str, int]  # category -> odds "to 1"
+
+
+@dataclass(frozen=True)
+class EnvyBonus:
+    minimum_fortune: Decimal  # the Fortune wager that qualifies a seat for Envy
+    pays: dict[str, Decimal]  # category -> fixed amount per qualifying hand
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    key: str
+    name: str
+    joker: JokerRule
+    wheel: WheelRule
+    house_way: str
+    player_foul: FoulPenalty
+    banker_foul: FoulPenalty
+    commission: Commission
+    banking: Banking
+    start: StartSeat
+    limits: Limits
+    fortune: FortuneBonus | None = None
+    envy: EnvyBonus | None = None
+    source: str = field(default="", compare=False)
+
+    @classmethod
+    def from_mapping(cls, data: Any, source: str, key: str) -> HouseRules:
+        """Validate a parsed house file; errors name ``source`` and the key."""
+        top = Table(data, source)
+        house = top.table("house")
+        name = house.string("name")
+        house_way = house.string("house_way")
+        house.done()
+
+        cards = top.table("cards")
+        joker = cards.choice("joker", JokerRule)
+        wheel = cards.choice("wheel", WheelRule)
+        cards.done()
+
+        fouls = top.table("fouls")
+        player_foul = fouls.choice("player", FoulPenalty)
+        banker_foul = fouls.choice("banker", FoulPenalty)
+        fouls.done()
+
+        commission = _commission(top.table("commission"))
+        banking = _banking(top.table("banking"))
+        start = _start(top.table("start_seat"))
+        limits = _limits(top.table("limits"))
+
+        bonus = top.table("bonus", optional=True)
+        fortune = envy = None
+        if bonus is not None:
+            fortune_t = bonus.table("fortune", optional=True)
+            envy_t = bonus.table("envy", optional=True)
+            if fortune_t is not None:
+                fortune = FortuneBonus(
+                    minimum=fortune_t.amount("minimum"),
+                    maximum=fortune_t.amount("maximum"),
+                    pays=_pays(fortune_t.table("pays"), lambda t, k: t.integer(k, 1, 1_000_000)),
+                )
+                fortune_t.done()
+            if envy_t is not None:
+                if fortune is None:
+                    raise envy_t.error("minimum_fortune", "an Envy bonus needs a Fortune bonus in the same house")
+                envy = EnvyBonus(
+                    minimum_fortune=envy_t.amount("minimum_fortune"),
+                    pays=_pays(envy_t.table("pays"), lambda t, k: t.amount(k)),
+                )
+                envy_t.done()
+            bonus.done()
+        top.done()
+
+        if banking.mode is BankingMode.HOUSE and banking.banker_sets is BankerSetting.OWN:
+            raise HouseRulesError(f"{source}: banking.banker_sets: the house dealer sets the house way, not 'own'")
+        if limits.minimum > limits.maximum:
+            raise HouseRulesError(f"{source}: limits.minimum: {limits.minimum} is above limits.maximum")
+        return cls(
+            key=key, name=name, joker=joker, wheel=wheel, house_way=house_way,
+            player_foul=player_foul, banker_foul=banker_foul, commission=commission,
+            banking=banking, start=start, limits=limits, fortune=fortune, envy=envy, source=source,
+        )
+
+    @property
+    def player_banked(self) -> bool:
+        return self.banking.mode is not BankingMode.HOUSE
+
+
+def _commission(t: Table) -> Commission:
+    kind = t.choice("kind", CommissionKind)
+    banker_percent = t.decimal("banker_percent", Decimal(0))
+    if kind is CommissionKind.PERCENT:
+        result = Commission(
+            kind, percent=t.decimal("percent"), increment=t.amount("increment"),
+            rounding=t.choice("rounding", Rounding), banker_percent=banker_percent,
+        )
+        if result.increment <= 0:
+            raise t.error("increment", "must be at least one cent")
+    elif kind is CommissionKind.COLLECTION:
+        tiers = []
+        for tier in t.tables("tiers"):
+            up_to = tier.raw("up_to", None)
+            tiers.append(CollectionTier(None if up_to is None else tier.amount("up_to"), tier.amount("fee")))
+            tier.done()
+        if not tiers or tiers[-1].up_to is not None:
+            raise t.error("tiers", "the last tier must have no up_to, so every wager has a fee")
+        bounds = [tier.up_to for tier in tiers[:-1]]
+        if bounds != sorted(bounds) or len(set(bounds)) != len(bounds):
+            raise t.error("tiers", "up_to must increase from tier to tier")
+        result = Commission(kind, tiers=tuple(tiers), banker_percent=banker_percent)
+    else:
+        result = Commission(kind, banker_percent=banker_percent)
+    t.done()
+    return result
+
+
+def _banking(t: Table) -> Banking:
+    result = Banking(
+        mode=t.choice("mode", BankingMode),
+        banker_sets=t.choice("banker_sets", BankerSetting),
+        action_limited=t.boolean("action_limited"),
+        offer_every=t.integer("offer_every", 1, 10, 1),
+        max_consecutive=t.integer("max_consecutive", 0, 100, 0),
+        requires_previous_wager=t.boolean("requires_previous_wager", False),
+    )
+    t.done()
+    return result
+
+
+def _start(t: Table) -> StartSeat:
+    methods = t.raw("methods")
+    if not isinstance(methods, list) or not methods:
+        raise t.error("methods", f"expected a list such as [\"dice\", \"rng\"], got {methods!r}")
+    parsed = []
+    for i, method in enumerate(methods):
+        try:
+            parsed.append(StartMethod(method))
+        except ValueError:
+            raise t.error(f"methods[{i}]", f"expected 'rng' or 'dice', got {method!r}") from None
+    result = StartSeat(
+        methods=tuple(parsed),
+        count_direction=t.choice("count_direction", Direction),
+        action_direction=t.choice("action_direction", Direction),
+        player_seats=t.integer("player_seats", 6, 7),
+    )
+    t.done()
+    return result
+
+
+def _limits(t: Table) -> Limits:
+    banker_maximum = t.raw("banker_maximum", None)
+    result = Limits(
+        minimum=t.amount("minimum"),
+        maximum=t.amount("maximum"),
+        banker_maximum=None if banker_maximum is None else t.amount("banker_maximum"),
+    )
+    t.done()
+    return result
+
+
+def _pays(t: Table, read) -> dict[str, Any]:
+    pays = {}
+    for category, _ in t.items():
+        if category not in FORTUNE_CATEGORIES:
+            raise t.error(category, f"unknown bonus category; expected one of {', '.join(FORTUNE_CATEGORIES)}")
+        pays[category] = read(t, category)
+    if not pays:
+        raise t.error("", "a pay table needs at least one line")
+    return pays
