@@ -17,7 +17,10 @@ from .game.cards import format_cards, parse_cards
 from .game.fortune import fortune_category
 from .game.house_ways import HOUSE_WAYS, set_by_house_way
 from .game.setting import SPLITS
+from .game.round_json import house_of, round_from_json, settlement_to_json
+from .game.settlement import settle
 from .game.values import evaluator
+from .simulate import simulate
 
 
 class UsageError(ValueError):
@@ -68,6 +71,32 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_settle(args: argparse.Namespace) -> int:
+    source = "stdin" if args.round == "-" else args.round
+    try:
+        text = sys.stdin.read() if args.round == "-" else open(args.round, encoding="utf-8").read()
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise UsageError(f"{source}: not JSON: {err}") from None
+    named = house_of(data, source)
+    if args.house and named and load_house(args.house).key != load_house(named).key:
+        raise UsageError(f"{source}: house: the round names {named!r} but --house is {args.house!r}")
+    rules = load_house(args.house or named or DEFAULT_HOUSE)
+    result = settle(round_from_json(data, source), rules)
+    _print(settlement_to_json(result, evaluator(rules.joker, rules.wheel)))
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    if args.hands < 1 or args.workers < 1:
+        raise UsageError("--hands and --workers must be at least 1")
+    rules = load_house(args.house)
+    if args.house_way and args.house_way not in HOUSE_WAYS:
+        raise UsageError(f"unknown house way {args.house_way!r}: expected one of {', '.join(HOUSE_WAYS)}")
+    _print(simulate(rules, args.hands, seed=args.seed, workers=args.workers, way=args.house_way))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -82,6 +111,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("cards", nargs="+")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("settle", help="settle a round given as JSON (a file, or - for stdin)")
+    p.add_argument("round", help="ROUND.json or -")
+    p.add_argument("--house", help="house rules (default: the round's \"house\", else general)")
+    p.set_defaults(func=cmd_settle)
+
+    p = sub.add_parser("simulate", help="heads-up hands, both sides set by the house way")
+    p.add_argument("--house", default=DEFAULT_HOUSE)
+    p.add_argument("--house-way", help="override the house's house way")
+    p.add_argument("--hands", type=int, required=True)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1)
+    p.set_defaults(func=cmd_simulate)
     return parser
 
 
