@@ -32,7 +32,7 @@ RANK_NAMES = {
 }
 RANK_PLURALS = {rank: (name + "es" if name == "six" else name + "s") for rank, name in RANK_NAMES.items()}
 
-_RANK_ALIASES = {"10": "T", "1": "A"}
+_RANK_ALIASES = {"10": "T"}
 _JOKER_ALIASES = {"jk", "joker", "jkr", "jo", "xx"}
 
 

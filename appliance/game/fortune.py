@@ -7,7 +7,7 @@ joker rule; a 7-card straight flush may run ace-to-seven.
 >>> ev = evaluator(JokerRule.BUG, WheelRule.SECOND_HIGHEST)
 >>> fortune_category(parse_cards("Th Jh Qh Kh Ah Ks Qs"), ev)
 'royal-match'
->>> fortune_category(parse_cards("Qs Qh Qd 9c 8d 7s 6h"), ev)  # trips rank above the straight
+>>> fortune_category(parse_cards("Qs Qh Qd Jc Td 9s 8h"), ev)  # trips rank above the straight
 'three-of-a-kind'
 >>> fortune_category(parse_cards("2c 2d 5h 7s 9c Jd Kh"), ev) is None
 True

@@ -17,7 +17,7 @@ from typing import Any
 
 from .cards import CardError, card
 from .money import ZERO, fmt
-from .schema import SchemaError, Table
+from .schema import Table
 from .settlement import Banker, Bet, Hand, Played, Round, RoundError, Settlement
 from .start_seat import DEALER, Position
 from .values import Evaluator
@@ -34,29 +34,25 @@ def house_of(data: Any, source: str = "round") -> str | None:
 
 
 def round_from_json(data: Any, source: str = "round") -> Round:
-    try:
-        top = Table(data, source)
-        top.raw("house", None)  # read by the caller to pick the rules
-        b = top.table("banker")
-        banker = Banker(seat=_position(b, "seat"), hand=_hand(b),
-                        wager=b.amount("wager") if b.has("wager") else None)
-        b.done()
-        action = _position(top, "action_seat")
-        bets = []
-        for t in top.tables("seats"):
-            fortune = ZERO
-            bonus = t.table("bonus", optional=True)
-            if bonus is not None:
-                if bonus.has("envy"):
-                    raise bonus.error("envy", "there is no separate Envy wager: a Fortune bet of the house's "
-                                              "Envy minimum qualifies the seat for Envy")
-                fortune = bonus.amount("fortune", ZERO)
-                bonus.done()
-            bets.append(Bet(seat=t.integer("seat", 1, 7), wager=t.amount("wager"), hand=_hand(t), fortune=fortune))
-            t.done()
-        top.done()
-    except SchemaError as err:
-        raise RoundError(str(err)) from None
+    top = Table(data, source, error=RoundError)
+    top.raw("house", None)  # read by the caller to pick the rules
+    b = top.table("banker")
+    banker = Banker(seat=_position(b, "seat"), hand=_hand(b), wager=b.amount("wager") if b.has("wager") else None)
+    b.done()
+    action = _position(top, "action_seat")
+    bets = []
+    for t in top.tables("seats"):
+        fortune = ZERO
+        bonus = t.table("bonus", optional=True)
+        if bonus is not None:
+            if bonus.has("envy"):
+                raise bonus.error("envy", "there is no separate Envy wager: a Fortune bet of the house's "
+                                          "Envy minimum qualifies the seat for Envy")
+            fortune = bonus.amount("fortune", ZERO)
+            bonus.done()
+        bets.append(Bet(seat=t.integer("seat", 1, 7), wager=t.amount("wager"), hand=_hand(t), fortune=fortune))
+        t.done()
+    top.done()
     return Round(banker, action, tuple(bets))
 
 

@@ -150,7 +150,7 @@ class HouseRules:
     @classmethod
     def from_mapping(cls, data: Any, source: str, key: str) -> HouseRules:
         """Validate a parsed house file; errors name ``source`` and the key."""
-        top = Table(data, source)
+        top = Table(data, source, error=HouseRulesError)
         house = top.table("house")
         name = house.string("name")
         house_way = house.string("house_way")

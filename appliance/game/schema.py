@@ -29,9 +29,10 @@ class SchemaError(ValueError):
 class Table:
     """One mapping being read; every key must be read or it is reported as unknown."""
 
-    def __init__(self, data: Any, source: str, path: str = ""):
+    def __init__(self, data: Any, source: str, path: str = "", error: type[ValueError] = SchemaError):
+        self.error_class = error
         if not isinstance(data, Mapping):
-            raise SchemaError(f"{source}: {path or 'top level'}: expected a table, got {type(data).__name__}")
+            raise error(f"{source}: {path or 'top level'}: expected a table, got {type(data).__name__}")
         self.data = data
         self.source = source
         self.path = path
@@ -40,8 +41,8 @@ class Table:
     def where(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
 
-    def error(self, key: str, message: str) -> SchemaError:
-        return SchemaError(f"{self.source}: {self.where(key)}: {message}")
+    def error(self, key: str, message: str) -> ValueError:
+        return self.error_class(f"{self.source}: {self.where(key)}: {message}")
 
     def has(self, key: str) -> bool:
         return key in self.data
@@ -93,7 +94,7 @@ class Table:
         try:
             return money(value, self.where(key))
         except MoneyError as err:
-            raise SchemaError(f"{self.source}: {err}") from None
+            raise self.error_class(f"{self.source}: {err}") from None
 
     def decimal(self, key: str, default: Any = _MISSING) -> Decimal:
         value = self.raw(key, default)
@@ -113,13 +114,13 @@ class Table:
         value = self.raw(key, None if optional else _MISSING)
         if value is None:
             return None
-        return Table(value, self.source, self.where(key))
+        return Table(value, self.source, self.where(key), self.error_class)
 
     def tables(self, key: str, default: Any = _MISSING) -> list[Table]:
         value = self.raw(key, default)
         if not isinstance(value, list):
             raise self.error(key, f"expected a list of tables, got {value!r}")
-        return [Table(item, self.source, f"{self.where(key)}[{i}]") for i, item in enumerate(value)]
+        return [Table(item, self.source, f"{self.where(key)}[{i}]", self.error_class) for i, item in enumerate(value)]
 
     def items(self) -> list[tuple[str, Any]]:
         """Every key of a free-form table (its keys are data, not schema)."""

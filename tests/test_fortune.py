@@ -1,0 +1,88 @@
+from fractions import Fraction
+
+import pytest
+from fortune_exact import exact_counts
+
+from appliance.game.cards import parse_cards
+from appliance.game.fortune import best_paying, fortune_category, fortune_holdings
+from appliance.game.values import JokerRule, WheelRule, evaluator
+
+BUG = evaluator(JokerRule.BUG, WheelRule.SECOND_HIGHEST)
+WILD = evaluator(JokerRule.WILD, WheelRule.LOWEST)
+
+PUBLISHED = {
+    "seven-card-straight-flush": 32,
+    "royal-match": 72,
+    "seven-card-straight-flush-joker": 196,
+    "five-aces": 1_128,
+    "royal-flush": 26_020,
+    "straight-flush": 184_644,
+    "four-of-a-kind": 307_472,
+    "full-house": 4_188_528,
+    "flush": 6_172_088,
+    "three-of-a-kind": 7_672_500,
+    "straight": 11_034_204,
+    None: 124_556_196,
+}
+COMMON_PAYS = {
+    "seven-card-straight-flush": 8000, "royal-match": 2000, "seven-card-straight-flush-joker": 1000,
+    "five-aces": 400, "royal-flush": 150, "straight-flush": 50, "four-of-a-kind": 25,
+    "full-house": 5, "flush": 4, "three-of-a-kind": 3, "straight": 2,
+}
+
+
+@pytest.fixture(scope="module")
+def bug_counts():
+    return exact_counts(BUG)
+
+
+def test_fortune_categories_over_all_154_143_080_hands(bug_counts):
+    assert sum(bug_counts.values()) == 154_143_080
+    assert dict(bug_counts) == PUBLISHED
+
+
+def test_house_edge_of_the_common_pay_table(bug_counts):
+    player = sum(COMMON_PAYS[line] * n for line, n in bug_counts.items() if line) - bug_counts[None]
+    assert player == -11_970_096
+    assert Fraction(player, 154_143_080) == Fraction(-11_970_096, 154_143_080)
+
+
+def test_wild_joker_counts_add_up_and_make_five_of_a_kind():
+    counts = exact_counts(WILD)
+    assert sum(counts.values()) == 154_143_080
+    assert counts["five-of-a-kind"] == 12 * 1_128  # four of a non-ace rank, the joker, any two others
+    assert counts["five-aces"] == 1_128
+
+
+@pytest.mark.parametrize("cards, line", [
+    ("4h 5h 6h 7h 8h 9h Th", "seven-card-straight-flush"),
+    ("Ah 2h 3h 4h 5h 6h 7h", "seven-card-straight-flush"),
+    ("4h 5h Jk 7h 8h 9h Th", "seven-card-straight-flush-joker"),
+    ("Th Jh Qh Kh Jk Ks Qs", "royal-match"),
+    ("Th Jh Qh Kh Ah Ks Qd", "royal-flush"),
+    ("As Ac Ad Ah Jk 2c 3d", "five-aces"),
+    ("As Ac Ad Jk 2c 3d 9h", "four-of-a-kind"),
+    ("Qs Qh Qd 9c 8d 7s 6h", "three-of-a-kind"),
+    ("Qs Qh Qd 9c 9d 7s 6h", "full-house"),
+    ("2s 3h 4d 5c Jk 9d Kh", "straight"),
+])
+def test_category_examples(cards, line):
+    assert fortune_category(parse_cards(cards), BUG) == line
+
+
+def test_a_pay_table_without_trips_pays_the_straight():
+    cards = parse_cards("Qs Qh Qd Jc Td 9s 8h")
+    assert {"three-of-a-kind", "straight"} <= fortune_holdings(cards, BUG)
+    assert best_paying(cards, BUG, {"straight": 2, "flush": 3}) == "straight"
+    assert best_paying(cards, BUG, COMMON_PAYS) == "three-of-a-kind"
+    assert best_paying(parse_cards("2c 2d 5h 7s 9c Jd Kh"), BUG, COMMON_PAYS) is None
+
+
+def test_wild_joker_makes_five_of_a_kind():
+    assert fortune_category(parse_cards("9s 9c 9d 9h Jk 2c 4d"), WILD) == "five-of-a-kind"
+    assert fortune_category(parse_cards("9s 9c 9d 9h Jk 2c 4d"), BUG) == "four-of-a-kind"
+
+
+def test_seven_cards_only():
+    with pytest.raises(ValueError, match="7 cards, got 5"):
+        fortune_holdings(parse_cards("2c 3d 4h 5s 6c"), BUG)
