@@ -1,0 +1,248 @@
+import dataclasses
+from decimal import Decimal as D
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from appliance.config import load_all_houses, load_house
+from appliance.game.cards import parse_cards
+from appliance.game.rules import BankingMode, FoulPenalty
+from appliance.game.settlement import (
+    Banker, Bet, Hand, Result, Round, RoundError, Side, collection_fee, settle,
+)
+
+HOUSES = load_all_houses()
+GENERAL, CAPITOL, FORTUNE, GREEKTOWN, SAFARI = (HOUSES[k] for k in ("general", "capitol", "fortune", "greektown", "safari"))
+
+# A banker hand set: front K-Q, back two pair nines and fives.
+BANKER_SET = Hand(front=parse_cards("Kh Qd"), back=parse_cards("9c 9s 5h 5d 2c"))
+WINNER = Hand(front=parse_cards("Ac Kd"), back=parse_cards("Th Ts Td 6c 6d"))  # beats both
+LOSER = Hand(front=parse_cards("3h 2d"), back=parse_cards("7c 7s 4h 4d Jc"))  # loses both
+PUSHER = Hand(front=parse_cards("As 3s"), back=parse_cards("8c 8s 4s 4c Js"))  # wins front, loses back
+WINNER2 = Hand(front=parse_cards("Ad Ah"), back=parse_cards("Qh Qs Qc 8h 8d"))
+LOSER2 = Hand(front=parse_cards("3c 2h"), back=parse_cards("6h 6s 3d 7h 2s"))
+
+
+def hand(front, back):
+    return Hand(front=parse_cards(front), back=parse_cards(back))
+
+
+def dealer_round(*bets, banker=BANKER_SET, action=1):
+    return Round(Banker("dealer", banker), action, tuple(bets))
+
+
+def test_win_push_loss_and_commission_rounding():
+    s = settle(dealer_round(Bet(1, D("25.00"), WINNER), Bet(2, D("27.00"), PUSHER), Bet(3, D("40.00"), LOSER)), GENERAL)
+    win, push, loss = s.seats
+    assert (win.result, win.front, win.back) == (Result.WIN, Side.WIN, Side.WIN)
+    assert (win.won, win.commission, win.net) == (D("25.00"), D("1.25"), D("23.75"))
+    assert (push.result, push.net, push.commission) == (Result.PUSH, D("0.00"), D("0.00"))
+    assert (loss.result, loss.lost, loss.net) == (Result.LOSS, D("40.00"), D("-40.00"))
+    assert s.banker_net == D("15.00") and s.commission == D("1.25") and s.house_net == D("16.25")
+
+
+@pytest.mark.parametrize("wager, commission", [("10.00", "0.50"), ("27.00", "1.25"), ("35.00", "1.75"), ("39.00", "1.75"), ("5.00", "0.25")])
+def test_commission_rounds_down_to_the_quarter(wager, commission):
+    s = settle(Round(Banker("dealer", BANKER_SET), 1, (Bet(1, D(wager), WINNER),)), SAFARI)
+    assert s.seats[0].commission == D(commission)
+    assert s.seats[0].net == D(wager) - D(commission)
+
+
+def test_commission_rounding_up_is_configuration():
+    rules = dataclasses.replace(GENERAL, commission=dataclasses.replace(GENERAL.commission, rounding=type(GENERAL.commission.rounding)("up")))
+    s = settle(dealer_round(Bet(1, D("27.00"), WINNER)), rules)
+    assert s.seats[0].commission == D("1.50")
+
+
+def test_copies_go_to_the_banker():
+    front_copy = hand("Ks Qh", "As Ad 3c 3h 7d")  # copies the front, wins the back
+    both = hand("Kc Qs", "9h 9d 5s 5c 2d")  # copies both
+    s = settle(dealer_round(Bet(1, D("20.00"), front_copy), Bet(2, D("20.00"), both)), GENERAL)
+    assert (s.seats[0].front, s.seats[0].back, s.seats[0].result) == (Side.COPY, Side.WIN, Result.PUSH)
+    assert (s.seats[1].front, s.seats[1].back, s.seats[1].result) == (Side.COPY, Side.COPY, Result.LOSS)
+    assert s.seats[1].lost == D("20.00")
+
+
+def test_a_fouled_hand_forfeits():
+    fouled = hand("Ac Ad", "Kc Ks 7s 4h 3c")
+    short = Hand(front=parse_cards("Ah"), back=parse_cards("Qh Qs 8h 6h 3d 2s"))
+    s = settle(dealer_round(Bet(1, D("20.00"), fouled), Bet(2, D("20.00"), short)), GENERAL)
+    assert s.seats[0].result is Result.FOUL and s.seats[0].lost == D("20.00")
+    assert "front outranks back" in s.seats[0].reason
+    assert s.seats[1].result is Result.FOUL and "front has 1 card, not 2" in s.seats[1].reason
+
+
+def test_a_fouled_hand_reset_by_the_house_way():
+    rules = dataclasses.replace(GENERAL, player_foul=FoulPenalty.HOUSE_WAY)
+    s = settle(dealer_round(Bet(1, D("20.00"), hand("Ac Ad", "Kc Ks 7s 4h 3c"))), rules)
+    seat = s.seats[0]
+    assert seat.result is not Result.FOUL and seat.played.reset_from is not None
+    assert seat.played.rule.startswith("Pair of aces and any other pair")  # AA KK split: kings in front
+    assert sorted(str(c) for c in seat.played.hand.front) == ["Kc", "Ks"]
+
+
+def test_capitol_rule_31_a_fouled_player_dealer_is_reset_by_house_way():
+    fouled_banker = hand("Ah Ad", "Kc Ks 9h 6h 3c")
+    rnd = Round(Banker(4, fouled_banker, D("500.00")), 1, (Bet(1, D("20.00"), LOSER),))
+    s = settle(rnd, CAPITOL)
+    assert s.banker.reset_from is not None and s.banker.reset_from.foul
+    assert s.banker.hand.foul is None and s.banker.rule
+
+
+def test_a_forfeiting_banker_loses_every_seat():
+    rules = dataclasses.replace(GREEKTOWN, banker_foul=FoulPenalty.FORFEIT)
+    fouled_banker = hand("Ah Ad", "Kc Ks 9h 6h 3c")
+    s = settle(Round(Banker(4, fouled_banker), 1, (Bet(1, D("20.00"), LOSER),)), rules)
+    assert s.seats[0].result is Result.WIN and s.banker_net < 0
+
+
+def test_fortune_rules_own_example_of_the_action_limit():
+    """P/D wagers $100, loses $50 to the action hand, wins $50 from the next: nothing more is settled."""
+    rnd = Round(Banker(4, BANKER_SET, D("100.00")), 5, (
+        Bet(5, D("50.00"), WINNER), Bet(6, D("50.00"), LOSER), Bet(7, D("50.00"), WINNER2), Bet(1, D("50.00"), LOSER2),
+    ))
+    s = settle(rnd, FORTUNE)
+    assert s.action_order == (5, 6, 7, 1)
+    assert [x.result for x in s.seats] == [Result.WIN, Result.LOSS, Result.NO_ACTION, Result.NO_ACTION]
+    assert [x.action for x in s.seats] == [D("50.00"), D("50.00"), D("0.00"), D("0.00")]
+    collections = sum(x.collection for x in s.seats)
+    assert s.banker_net == -s.banker_collection and collections == 4 * collection_fee(D("50.00"), FORTUNE)
+
+
+def test_partial_action():
+    rnd = Round(Banker(4, BANKER_SET, D("100.00")), 1, (
+        Bet(1, D("75.00"), LOSER), Bet(2, D("20.00"), PUSHER), Bet(3, D("50.00"), WINNER),
+    ))
+    s = settle(rnd, CAPITOL)
+    assert [x.result for x in s.seats] == [Result.LOSS, Result.PUSH, Result.WIN]
+    assert [x.action for x in s.seats] == [D("75.00"), D("20.00"), D("25.00")]
+    assert s.seats[2].won == D("25.00") and "partial action" in s.seats[2].reason
+    assert s.banker_net == D("50.00") - s.banker_collection
+
+
+def test_collection_tiers_taken_in_advance_from_every_wager():
+    assert [collection_fee(D(w), CAPITOL) for w in ("10.00", "30.00", "30.01", "100.00", "300.00", "5000.00")] == \
+        [D("1.00"), D("1.00"), D("2.00"), D("2.00"), D("3.00"), D("5.00")]
+    s = settle(Round(Banker(4, BANKER_SET, D("200.00")), 1, (Bet(1, D("40.00"), PUSHER),)), CAPITOL)
+    assert s.seats[0].collection == D("2.00") and s.seats[0].net == D("-2.00")
+    assert s.banker_collection == D("3.00") and s.collection == D("5.00")
+    assert s.commission == 0
+
+
+def test_wagers_over_the_maximum_get_no_action_on_the_excess():
+    s = settle(dealer_round(Bet(1, D("400.00"), WINNER)), SAFARI)
+    assert s.seats[0].action == D("300.00") and s.seats[0].won == D("300.00")
+    assert "over the table maximum" in s.seats[0].reason
+
+
+def test_player_banker_pays_commission_on_net_winnings():
+    rnd = Round(Banker(4, BANKER_SET), 1, (Bet(1, D("100.00"), LOSER), Bet(2, D("40.00"), WINNER)))
+    s = settle(rnd, GREEKTOWN)
+    assert s.banker_commission == D("3.00")  # 5% of 60.00
+    assert s.banker_net == D("57.00")
+    assert s.commission == D("5.00")  # the winner's 2.00 and the banker's 3.00
+
+
+def test_fortune_and_envy():
+    royal = hand("2h 3c", "Th Jh Qh Kh Ah")  # a royal flush: 100 to 1 at the Fortune room
+    straight = hand("4c 4d", "5h 6h 7d 8c 9s")
+    banker = hand("Kc Qc", "9h 9d 5c 5s 2s")
+    rnd = Round(Banker(2, banker, D("1000.00")), 1, (
+        Bet(1, D("20.00"), royal, fortune=D("5.00")),
+        Bet(3, D("20.00"), straight, fortune=D("5.00")),
+        Bet(4, D("20.00"), hand("Ac Ad", "Ks Kd 3h 3s 2d"), fortune=D("1.00")),
+    ))
+    s = settle(rnd, FORTUNE)
+    by = {x.seat: x for x in s.seats}
+    assert (by[1].fortune_line, by[1].fortune) == ("royal-flush", D("500.00"))
+    assert (by[3].fortune_line, by[3].fortune) == ("straight", D("10.00"))
+    assert by[4].fortune == D("-1.00")
+    # Envy: seat 3 (Fortune $5) is paid for seat 1's royal; seat 1 gets nothing for its own;
+    # seat 4's $1 Fortune bet does not qualify.
+    assert (by[1].envy, by[3].envy, by[4].envy) == (D("0.00"), D("50.00"), D("0.00"))
+    assert s.bonus_net == -(D("500.00") + D("10.00") - D("1.00") + D("50.00"))
+
+
+@pytest.mark.parametrize("rnd, rules, message", [
+    (dealer_round(Bet(1, D("20.00"), WINNER), Bet(1, D("20.00"), LOSER)), GENERAL, r"seats\[1\].seat: seat 1 appears twice"),
+    (dealer_round(Bet(9, D("20.00"), WINNER)), GENERAL, r"seats\[0\].seat: 9 is not a seat 1-6"),
+    (dealer_round(Bet(1, D("2.00"), WINNER)), GENERAL, r"seats\[0\].wager: 2.00 is under the table minimum 10.00"),
+    (dealer_round(Bet(1, D("20.00"), hand("Kh 2d", "7c 7s 4h 4d Jc"))), GENERAL, "card Kh appears twice across the hands"),
+    (dealer_round(Bet(1, D("20.00"), WINNER), banker=hand("Kh Qd", "9c 9s 5h 5d")), GENERAL, "banker: 6 cards"),
+    (dealer_round(Bet(1, D("20.00"), WINNER)), CAPITOL, "banker.seat: Capitol Casino has no house bank"),
+    (Round(Banker(4, BANKER_SET), 1, (Bet(1, D("20.00"), WINNER),)), CAPITOL, "banker.wager: the Player/Dealer's wager is needed"),
+    (Round(Banker(4, BANKER_SET), 1, (Bet(1, D("20.00"), WINNER),)), SAFARI, "banker.seat: .* is house-banked"),
+    (dealer_round(Bet(1, D("20.00"), WINNER, fortune=D("5.00"))), GENERAL, r"seats\[0\].bonus.fortune: .* offers no Fortune bonus"),
+    (dealer_round(Bet(1, D("20.00"), WINNER), action=8), GENERAL, "action_seat: action seat 8 is not at a 6-seat table"),
+])
+def test_invalid_rounds_are_refused_before_any_result(rnd, rules, message):
+    with pytest.raises(RoundError, match=message):
+        settle(rnd, rules)
+
+
+# --- money is conserved, round by round -------------------------------------------------------
+
+def _round_strategy():
+    house = st.sampled_from(sorted(HOUSES))
+
+    @st.composite
+    def build(draw):
+        rules = HOUSES[draw(house)]
+        deck = draw(st.permutations(range(53)))
+        seats = rules.start.player_seats
+        banker_seat = "dealer" if rules.banking.mode is BankingMode.HOUSE else draw(st.integers(1, seats))
+        if rules.banking.mode is BankingMode.PLAYER_OPTIONAL and draw(st.booleans()):
+            banker_seat = "dealer"
+        players = [s for s in range(1, seats + 1) if s != banker_seat]
+        chosen = draw(st.lists(st.sampled_from(players), min_size=1, max_size=len(players), unique=True))
+        cents = st.integers(int(rules.limits.minimum * 100), int(rules.limits.maximum * 100) + 5000)
+        bets, pos = [], 7
+        for seat in chosen:
+            cards = tuple(deck[pos:pos + 7])
+            pos += 7
+            if draw(st.booleans()):
+                h = Hand(cards=cards)
+            else:
+                h = Hand(front=cards[:2], back=cards[2:])  # as a player might lay them, fouls included
+            fortune = D(0)
+            if rules.fortune is not None and draw(st.booleans()):
+                fortune = D(draw(st.integers(int(rules.fortune.minimum), int(rules.fortune.maximum))))
+            bets.append(Bet(seat, D(draw(cents)) / 100, h, fortune))
+        wager = None
+        if banker_seat != "dealer":
+            wager = D(draw(st.integers(1000, 100000))) / 100
+        banker_hand = Hand(cards=tuple(deck[:7])) if draw(st.booleans()) else Hand(front=tuple(deck[:2]), back=tuple(deck[2:7]))
+        action = draw(st.sampled_from(players))
+        return rules, Round(Banker(banker_seat, banker_hand, wager), action, tuple(bets))
+
+    return build()
+
+
+@settings(max_examples=400, deadline=None)
+@given(_round_strategy())
+def test_money_is_conserved(case):
+    rules, rnd = case
+    s = settle(rnd, rules)
+    players = sum(x.net for x in s.seats)
+    player_banker = s.banker_net if s.banker_seat != "dealer" else 0
+    assert players + player_banker + s.house_net == 0
+    # What players win, less the commission, is what the bank pays out (and the bank keeps what they lose).
+    assert sum(x.won - x.lost for x in s.seats) == -(s.banker_net + s.banker_commission + s.banker_collection)
+    for x in s.seats:
+        assert x.won == 0 or x.lost == 0
+        assert x.action <= x.wager
+        assert x.commission <= x.won
+    if rules.banking.action_limited and s.banker_seat != "dealer":
+        used = sum(x.won + x.lost for x in s.seats)
+        assert used <= rnd.banker.wager
+    for amount in [s.banker_net, s.house_net, *(x.net for x in s.seats)]:
+        assert amount == amount.quantize(D("0.01"))
+
+
+def test_every_house_settles_a_round():
+    for key, rules in HOUSES.items():
+        banker = Banker("dealer", BANKER_SET) if rules.banking.mode is not BankingMode.PLAYER else Banker(6, BANKER_SET, D("500.00"))
+        s = settle(Round(banker, 1, (Bet(1, rules.limits.minimum, WINNER), Bet(2, rules.limits.minimum, LOSER))), rules)
+        assert [x.result for x in s.seats] == [Result.WIN, Result.LOSS], key
+    assert load_house("general").key == "general"
