@@ -18,12 +18,9 @@ DEFAULT_HOUSE = "general"
 
 def shipped_config_dir() -> Path:
     """The configuration that ships with the package."""
-    try:
-        installed = Path(str(importlib.resources.files("appliance._config")))
-        if (installed / "houses").is_dir():
-            return installed
-    except ModuleNotFoundError:
-        pass
+    installed = Path(str(importlib.resources.files("appliance"))) / "_config"
+    if (installed / "houses").is_dir():
+        return installed
     return Path(__file__).resolve().parent.parent / "config"
 
 
