@@ -118,3 +118,19 @@ def test_errors():
         set_by_house_way(parse_cards("Ah Kd 9c 9s 5h 5d"), "trump-plaza", EV)
     with pytest.raises(ValueError, match="appears twice"):
         set_by_house_way(["Ah", "Kd", "9c", "9s", "5h", "5d", "Ah"], "trump-plaza", EV)
+
+
+def test_settings_remembered_by_rank_pattern_match_the_charts():
+    from appliance.game import house_ways
+
+    rng = random.Random(8)
+    for ev in ALL_EVALUATORS:
+        for way in HOUSE_WAYS:
+            for _ in range(3000):
+                hand = rng.sample(range(53), 7)
+                fast = decide(hand, way, ev)  # remembered, or read from the chart and remembered
+                again = decide(rng.sample(hand, 7), way, ev)
+                full = house_ways._decide(tuple(sorted(hand)), way, ev)
+                for got in (fast, again):
+                    assert (sorted(got[0]), sorted(got[1]), got[2], got[3], got[4]) == \
+                        (sorted(full[0]), sorted(full[1]), full[2], full[3], full[4])

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
+from operator import itemgetter
 
-from ..cards import Card, card, check_unique, format_cards, parse_cards  # noqa: F401  (doctest)
+from ..cards import JOKER_INDEX, Card, card, check_unique, format_cards, parse_cards  # noqa: F401  (doctest)
 from ..setting import SPLITS
 from ..values import Evaluator
 from . import ballys, golden_nugget, trump_plaza
@@ -62,8 +64,34 @@ def house_way_names() -> list[str]:
     return list(HOUSE_WAYS)
 
 
+# Seven cards in which no flush can be made are set by their ranks alone: the charts read
+# ranks, values are rank-only, and among equal settings the first in card order is taken.
+# So such a hand's setting is remembered by its rank pattern (at most 67,000 patterns) as
+# the positions of the front cards in the sorted hand, its values and its rule.
+_BY_RANKS: dict[tuple, dict[tuple[int, ...], tuple]] = {}
+_BACK_OF = {front: itemgetter(*(i for i in range(7) if i not in front)) for front in combinations(range(7), 2)}
+
+
 def decide(cards: Sequence[int], way: str, ev: Evaluator) -> tuple[tuple[int, int], tuple[int, ...], int, int, str]:
     """The fast path for simulations: (front, back, front value, back value, rule), no checks."""
+    cards = tuple(sorted(cards))
+    joker = cards[-1] == JOKER_INDEX
+    suits = [c & 3 for c in (cards[:-1] if joker else cards)]
+    if max(suits.count(0), suits.count(1), suits.count(2), suits.count(3)) + joker >= 5:
+        return _decide(cards, way, ev)
+    memo = _BY_RANKS.get((ev.joker, ev.wheel, way))
+    if memo is None:
+        memo = _BY_RANKS[(ev.joker, ev.wheel, way)] = {}
+    pattern = tuple([c >> 2 for c in cards])
+    known = memo.get(pattern)
+    if known is None:
+        front, _, fv, bv, rule = _decide(cards, way, ev)
+        known = memo[pattern] = ((cards.index(front[0]), cards.index(front[1])), fv, bv, rule)
+    (i, j), fv, bv, rule = known
+    return (cards[i], cards[j]), _BACK_OF[(i, j) if i < j else (j, i)](cards), fv, bv, rule
+
+
+def _decide(cards: tuple[int, ...], way: str, ev: Evaluator) -> tuple[tuple[int, int], tuple[int, ...], int, int, str]:
     shape = Shape(cards, ev)
     d = HOUSE_WAYS[way].decide(shape)
     fv, bv = ev.two(d.front), ev.five(d.back)
