@@ -9,10 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import signal
 import sys
+import threading
+import time
 from collections.abc import Sequence
 
 from .config import DEFAULT_HOUSE, load_house
+from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
+from .devices.simulator import DeviceSimulator, Faults
 from .game.cards import format_cards, parse_cards
 from .game.fortune import fortune_category
 from .game.house_ways import HOUSE_WAYS, set_by_house_way
@@ -97,6 +103,52 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_devices_listen(args: argparse.Namespace) -> int:
+    done = threading.Event()
+    start = time.monotonic()
+    seen = 0
+
+    def on_result(result) -> None:
+        nonlocal seen
+        _print(result.to_json())
+        seen += 1
+        if args.count and seen >= args.count:
+            done.set()
+
+    def on_reject(rejection) -> None:
+        print(json.dumps(rejection.to_json()), file=sys.stderr, flush=True)
+
+    def on_status(status, why) -> None:
+        print(json.dumps({"status": status.value, "reason": why}), file=sys.stderr, flush=True)
+
+    settings = SerialSettings(DeviceKind(args.device), args.port, baudrate=args.baud)
+    with StartSeatDevice(settings, on_result, on_reject, on_status) as device:
+        try:
+            while not done.wait(args.roll_every or 0.5):
+                if args.roll_every:
+                    device.roll()
+                if args.timeout and time.monotonic() - start > args.timeout:
+                    raise UsageError(f"{args.timeout} s passed with {seen} of {args.count} results")
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+def cmd_devices_simulate(args: argparse.Namespace) -> int:
+    faults = Faults(bad_checksum=args.bad_checksum, noise=args.noise, silent=args.silent)
+    sim = DeviceSimulator(DeviceKind(args.device), every=args.every, heartbeat=args.heartbeat,
+                          faults=faults, seed=args.seed, link=args.link)
+    signal.signal(signal.SIGTERM, lambda *_: sim.stop_serving())
+    _print({"device": args.device, "port": sim.path, "link": args.link})
+    try:
+        sim.serve(stdin_fd=sys.stdin.fileno() if sys.stdin and not sys.stdin.closed else None)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sim.stop()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -124,16 +176,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1)
     p.set_defaults(func=cmd_simulate)
+
+    devices = sub.add_parser("devices", help="start-seat devices on a serial port").add_subparsers(
+        dest="devices_command", required=True)
+    p = devices.add_parser("listen", help="print each validated result as a JSON line (rejections on stderr)")
+    p.add_argument("device", choices=["rng", "dice"])
+    p.add_argument("--port", required=True, help="a device path or a pyserial URL (loop://, socket://host:port)")
+    p.add_argument("--count", type=int, default=0, help="stop after N results (default: run until interrupted)")
+    p.add_argument("--baud", type=int, default=9600)
+    p.add_argument("--roll-every", type=float, default=0, help="send ROLL every S seconds")
+    p.add_argument("--timeout", type=float, default=0, help="give up after S seconds (with --count)")
+    p.set_defaults(func=cmd_devices_listen)
+
+    p = devices.add_parser("simulate", help="a device on a pseudo-terminal: prints its path, then serves")
+    p.add_argument("device", choices=["rng", "dice"])
+    p.add_argument("--every", type=float, help="send a result every S seconds (also on ROLL and on Enter)")
+    p.add_argument("--heartbeat", type=float, default=1.0)
+    p.add_argument("--bad-checksum", type=float, default=0.0, help="probability of a wrong checksum")
+    p.add_argument("--noise", type=float, default=0.0, help="probability of noise bytes before a line")
+    p.add_argument("--silent", action="store_true", help="send nothing (an unplugged or dead device)")
+    p.add_argument("--link", help="also make this path a link to the port, as udev does")
+    p.add_argument("--seed", type=int, help="reproducible values (default: the OS generator)")
+    p.set_defaults(func=cmd_devices_simulate)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # Commands report on stdout/stderr as JSON; the log only speaks up for errors here.
+    logging.basicConfig(level=logging.ERROR, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         return args.func(args)
     except (ValueError, OSError) as err:
-        print(f"appliance {args.command}: {err}", file=sys.stderr)
+        command = args.command + (f" {args.devices_command}" if args.command == "devices" else "")
+        print(f"appliance {command}: {err}", file=sys.stderr)
         return 2
 
 
