@@ -11,7 +11,12 @@ import importlib.resources
 import tomllib
 from pathlib import Path
 
+from dataclasses import dataclass
+
+from .devices.gpio import BACKENDS, BUTTONS, LAMPS, PanelPins
+from .devices.serial_device import DeviceKind, SerialSettings
 from .game.rules import HouseRules, HouseRulesError, UnknownHouseError
+from .game.schema import SchemaError, Table
 
 DEFAULT_HOUSE = "general"
 
@@ -61,3 +66,62 @@ def load_all_houses(config_dir: Path | None = None) -> dict[str, HouseRules]:
         key: HouseRules.from_mapping(read_toml(path), str(path), key)
         for key, path in house_files(config_dir).items()
     }
+
+
+START_SOURCES = ("rng", "dice", "builtin", "simulated")
+
+
+class DeviceConfigError(SchemaError):
+    """A devices file that is incomplete or mistyped."""
+
+
+@dataclass(frozen=True)
+class DeviceConfig:
+    start_source: str
+    serial: dict[DeviceKind, SerialSettings]
+    health_window: int
+    health_alpha: float
+    gpio_backend: str
+    panel: PanelPins
+    source: str
+
+
+def load_devices(path: Path | None = None) -> DeviceConfig:
+    """``config/devices.toml`` (or the given file), validated."""
+    path = path or shipped_config_dir() / "devices.toml"
+    top = Table(read_toml(path), str(path), error=DeviceConfigError)
+    start = top.table("start_seat")
+    source = start.string("source")
+    if source not in START_SOURCES:
+        raise start.error("source", f"expected one of {', '.join(START_SOURCES)}, got {source!r}")
+    start.done()
+    serial_t = top.table("serial")
+    ports = {}
+    for kind in DeviceKind:
+        t = serial_t.table(kind.value)
+        ports[kind] = SerialSettings(
+            kind, t.string("port"), baudrate=t.integer("baudrate", 300, 115200),
+            offline_after=t.number("offline_after_s", 0.1, 60), reconnect_every=t.number("reconnect_every_s", 0.01, 60),
+        )
+        t.done()
+    serial_t.done()
+    health = top.table("health")
+    window, alpha = health.integer("window", 35, 1_000_000), health.number("alpha", 1e-9, 0.5)
+    health.done()
+    gpio = top.table("gpio")
+    backend = gpio.string("backend")
+    if backend not in BACKENDS:
+        raise gpio.error("backend", f"expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    pins = {}
+    for group, names in (("buttons", BUTTONS), ("lamps", LAMPS)):
+        t = gpio.table(group)
+        pins[group] = {name: t.integer(name, 0, 27) for name in names}
+        t.done()
+    used = list(pins["buttons"].values()) + list(pins["lamps"].values())
+    if len(set(used)) != len(used):
+        raise gpio.error("buttons", "two buttons or lamps share a pin")
+    panel = PanelPins(pins["buttons"], pins["lamps"], debounce=gpio.integer("debounce_ms", 1, 500) / 1000,
+                      sample_every=gpio.integer("sample_ms", 1, 100) / 1000)
+    gpio.done()
+    top.done()
+    return DeviceConfig(source, ports, window, alpha, backend, panel, str(path))

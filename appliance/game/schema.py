@@ -75,6 +75,13 @@ class Table:
             raise self.error(key, f"expected a whole number from {lo} to {hi}, got {value!r}")
         return value
 
+    def number(self, key: str, lo: float, hi: float, default: Any = _MISSING) -> float:
+        """A measurement (seconds, a level): int or float, never money."""
+        value = self._typed(key, (int, float), "a number", default)
+        if not lo <= value <= hi:
+            raise self.error(key, f"expected a number from {lo} to {hi}, got {value!r}")
+        return float(value)
+
     def choice(self, key: str, kind: type[E], default: Any = _MISSING) -> E:
         value = self.raw(key, default)
         if isinstance(value, kind):
