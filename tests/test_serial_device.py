@@ -7,8 +7,10 @@ import threading
 import time
 
 import serial
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from appliance.devices.protocol import frame
+from appliance.devices.protocol import LineReader, frame
 from appliance.devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice, Status
 from appliance.devices.simulator import DeviceSimulator, Faults
 
@@ -163,3 +165,21 @@ def test_listen_against_simulate_end_to_end(tmp_path):
     for row in rows:
         assert row["device"] == "dice" and len(row["dice"]) == 3 and row["total"] == sum(row["dice"])
     assert '"status": "online"' in out.stderr
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(list(DeviceKind)),
+       st.lists(st.binary(max_size=50) | st.sampled_from([b"\r\n", frame("R,1,7"), frame("D,2,6,6,1"), frame("H,3")]),
+                max_size=40))
+def test_the_driver_never_delivers_a_value_out_of_range(kind, chunks):
+    c = Collector()
+    device = c.device(SerialSettings(kind, "unused"))
+    reader = LineReader()
+    for chunk in chunks:
+        for line in reader.feed(chunk):
+            device.handle_line(line)
+    for r in c.results:
+        if kind is DeviceKind.RNG:
+            assert 1 <= r.value <= 7
+        else:
+            assert all(1 <= d <= 6 for d in r.dice) and 3 <= r.total <= 18
