@@ -16,7 +16,9 @@ import threading
 import time
 from collections.abc import Sequence
 
-from .config import DEFAULT_HOUSE, load_house
+from pathlib import Path
+
+from .config import DEFAULT_HOUSE, load_house, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
 from .game.cards import format_cards, parse_cards
@@ -149,6 +151,60 @@ def cmd_devices_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _layout(path: str | None):
+    from .vision.layout import load_layout
+
+    return load_layout(path or shipped_config_dir() / "layout.toml")
+
+
+def cmd_vision_markers(args: argparse.Namespace) -> int:
+    from .vision.markers import write_marker_pages
+
+    paths = write_marker_pages(_layout(args.layout), Path(args.out), args.dpi)
+    _print({"pages": [str(p) for p in paths], "dpi": args.dpi})
+    return 0
+
+
+def cmd_vision_calibrate(args: argparse.Namespace) -> int:
+    import cv2
+
+    from .vision.calibrate import CalibrationError, calibrate
+
+    layout = _layout(args.layout)
+    status = 0
+    for path in args.frames:
+        frame = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
+        if frame is None:
+            _print({"frame": path, "error": f"{path}: missing, or not an image OpenCV can read"})
+            status = 1
+            continue
+        try:
+            _print({"frame": path, **calibrate(frame, layout).to_json()})
+        except CalibrationError as err:
+            _print({"frame": path, "error": str(err)})
+            status = 1
+    return status
+
+
+def cmd_vision_render(args: argparse.Namespace) -> int:
+    import random
+
+    import cv2
+
+    from .vision.render import DESIGNS, Scene, deal_table, render_table
+
+    layout = _layout(args.layout)
+    if args.design not in DESIGNS:
+        raise UsageError(f"unknown design {args.design!r}: expected one of {', '.join(DESIGNS)}")
+    rng = random.Random(args.seed)
+    scene = Scene.random(rng, size=(args.width, args.height), degrade=not args.clean)
+    rendered = render_table(layout, deal_table(rng), DESIGNS[args.design], scene, seed=args.seed)
+    if not cv2.imwrite(args.out, rendered.image):
+        raise UsageError(f"{args.out}: cannot write the frame")
+    _print({"frame": args.out, "zones": rendered.truth, "tilt_deg": round(scene.tilt_deg, 1)})
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -198,6 +254,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--link", help="also make this path a link to the port, as udev does")
     p.add_argument("--seed", type=int, help="reproducible values (default: the OS generator)")
     p.set_defaults(func=cmd_devices_simulate)
+
+    vision = sub.add_parser("vision", help="the layout, its markers and the camera").add_subparsers(
+        dest="vision_command", required=True)
+    p = vision.add_parser("markers", help="print the layout's markers at true size (A4 PNG pages)")
+    p.add_argument("--layout", help="layout TOML (default: the shipped config/layout.toml)")
+    p.add_argument("--out", required=True, help="folder for markers-N.png")
+    p.add_argument("--dpi", type=int, default=300)
+    p.set_defaults(func=cmd_vision_markers)
+    p = vision.add_parser("calibrate", help="find the markers in frames and fit the homography")
+    p.add_argument("--layout")
+    p.add_argument("frames", nargs="+")
+    p.set_defaults(func=cmd_vision_calibrate)
+    p = vision.add_parser("render", help="draw a synthetic dealt table (the simulated camera)")
+    p.add_argument("--layout")
+    p.add_argument("--out", required=True)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--design", default="classic")
+    p.add_argument("--width", type=int, default=4608)
+    p.add_argument("--height", type=int, default=2592)
+    p.add_argument("--clean", action="store_true", help="no tilt, light, glare, noise, blur or JPEG")
+    p.set_defaults(func=cmd_vision_render)
     return parser
 
 
@@ -209,7 +286,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except (ValueError, OSError) as err:
-        command = args.command + (f" {args.devices_command}" if args.command == "devices" else "")
+        command = " ".join(filter(None, (args.command, getattr(args, "devices_command", None),
+                                          getattr(args, "vision_command", None))))
         print(f"appliance {command}: {err}", file=sys.stderr)
         return 2
 

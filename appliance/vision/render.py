@@ -1,0 +1,315 @@
+"""The synthetic table: card faces drawn by the project, laid in the layout's zones, seen by a
+tilted camera, with uneven light, glare, noise, blur and JPEG. Tests, benchmarks and the
+simulation's camera use it with fixed seeds.
+
+>>> from appliance.config import shipped_config_dir
+>>> from appliance.vision.layout import load_layout
+>>> layout = load_layout(shipped_config_dir() / "layout.toml")
+>>> r = render_table(layout, {"seat1.front": ["As", "Jk"]}, DESIGNS["classic"], Scene(size=(1152, 648)), seed=1)
+>>> r.image.shape, r.truth["seat1.front"]
+((648, 1152, 3), ['As', 'Jk'])
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from ..game.cards import CARDS, Card
+from .layout import Layout
+
+CARD_W, CARD_H = 63.0, 88.0  # poker size, mm
+FACE_PX_PER_MM = 6.0
+RED, BLACK = "hd", "cs"
+
+
+@dataclass(frozen=True)
+class Design:
+    """A deck design: how its faces are drawn. The reader learns a design from its faces."""
+
+    name: str
+    font: int
+    thickness: int
+    red: tuple[int, int, int]  # BGR
+    black: tuple[int, int, int]
+    paper: tuple[int, int, int]
+    rank_height_mm: float  # height of the corner rank
+    ten: str  # how the ten is printed: "10" or "T"
+    border: bool
+
+
+DESIGNS = {
+    "classic": Design("classic", cv2.FONT_HERSHEY_DUPLEX, 2, (40, 30, 200), (30, 30, 30), (245, 245, 240), 7.5, "10", True),
+    "modern": Design("modern", cv2.FONT_HERSHEY_SIMPLEX, 3, (60, 20, 220), (10, 10, 10), (250, 250, 250), 8.0, "10", False),
+    "casino": Design("casino", cv2.FONT_HERSHEY_TRIPLEX, 2, (30, 40, 180), (40, 20, 20), (235, 240, 245), 7.0, "10", True),
+}
+
+
+# --- card faces ----------------------------------------------------------------------------
+
+def _suit_shape(img: np.ndarray, suit: str, cx: float, cy: float, size: float, color) -> None:
+    """A suit symbol of the given height centred at (cx, cy), drawn with filled shapes."""
+    s = size / 2
+    if suit == "d":
+        pts = np.array([(cx, cy - s), (cx + 0.72 * s, cy), (cx, cy + s), (cx - 0.72 * s, cy)])
+        cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], color, cv2.LINE_AA, shift=4)
+        return
+    if suit in "hs":
+        flip = 1 if suit == "h" else -1  # a spade is an upside-down heart with a stem
+        r = 0.5 * s
+        for dx in (-r, r):
+            cv2.circle(img, (round((cx + dx) * 16), round((cy - flip * 0.35 * s) * 16)), round(r * 1.02 * 16),
+                       color, -1, cv2.LINE_AA, shift=4)
+        pts = np.array([(cx - 2 * r, cy - flip * 0.25 * s), (cx + 2 * r, cy - flip * 0.25 * s), (cx, cy + flip * s)])
+        cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], color, cv2.LINE_AA, shift=4)
+        if suit == "s":
+            _stem(img, cx, cy + 0.3 * s, s, color)
+        return
+    if suit == "c":
+        r = 0.42 * s
+        for dx, dy in ((0, -0.5 * s), (-0.5 * s, 0.15 * s), (0.5 * s, 0.15 * s)):
+            cv2.circle(img, (round((cx + dx) * 16), round((cy + dy) * 16)), round(r * 16), color, -1, cv2.LINE_AA, shift=4)
+        _stem(img, cx, cy + 0.25 * s, s, color)
+        return
+    # the joker's star
+    pts = []
+    for k in range(10):
+        radius = s if k % 2 == 0 else 0.42 * s
+        a = -math.pi / 2 + k * math.pi / 5
+        pts.append((cx + radius * math.cos(a), cy + radius * math.sin(a)))
+    cv2.fillPoly(img, [np.round(np.array(pts) * 16).astype(np.int32)], color, cv2.LINE_AA, shift=4)
+
+
+def _stem(img, cx, top, s, color) -> None:
+    pts = np.array([(cx, top - 0.1 * s), (cx + 0.35 * s, top + 0.7 * s), (cx - 0.35 * s, top + 0.7 * s)])
+    cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], color, cv2.LINE_AA, shift=4)
+
+
+def _text(img, text: str, cx: float, top: float, height: float, design: Design, color) -> None:
+    """Text of the given cap height, centred on cx, its top at ``top``."""
+    scale = 1.0
+    (w, h), _ = cv2.getTextSize(text, design.font, scale, design.thickness)
+    scale = height / h
+    thickness = max(1, round(design.thickness * scale / 1.6))
+    (w, h), _ = cv2.getTextSize(text, design.font, scale, thickness)
+    cv2.putText(img, text, (round(cx - w / 2), round(top + h)), design.font, scale, color, thickness, cv2.LINE_AA)
+
+
+def card_face(code: str, design: Design, px_per_mm: float = FACE_PX_PER_MM) -> np.ndarray:
+    """The upright face of one card, as a camera would see it lying flat."""
+    c = Card.parse(code)
+    w, h = round(CARD_W * px_per_mm), round(CARD_H * px_per_mm)
+    img = np.full((h, w, 3), design.paper, np.uint8)
+    m = px_per_mm
+    if design.border:
+        cv2.rectangle(img, (round(2.5 * m), round(2.5 * m)), (w - round(2.5 * m), h - round(2.5 * m)),
+                      (150, 150, 150), max(1, round(0.3 * m)), cv2.LINE_AA)
+    if c.is_joker:
+        color, rank, suit = design.black, "JK", "*"
+    else:
+        color = design.red if c.suit in RED else design.black
+        rank = str(c)[0] if str(c)[0] != "T" else design.ten
+        suit = c.suit
+    corner = np.full((round(24 * m), round(11 * m), 3), design.paper, np.uint8)
+    rank_h = design.rank_height_mm * m
+    _text(corner, rank, corner.shape[1] / 2, 1.0 * m, rank_h, design, color)
+    _suit_shape(corner, suit, corner.shape[1] / 2, 1.0 * m + rank_h + 5.0 * m, 6.5 * m, color)
+    ch, cw = corner.shape[:2]
+    x0, y0 = round(2.8 * m), round(3.0 * m)
+    img[y0:y0 + ch, x0:x0 + cw] = corner
+    img[h - y0 - ch:h - y0, w - x0 - cw:w - x0] = corner[::-1, ::-1]
+    if c.is_joker:
+        _text(img, "JOKER", w / 2, h / 2 - 4 * m, 8 * m, design, design.black)
+        _suit_shape(img, "*", w / 2, h / 2 + 14 * m, 18 * m, design.red)
+    else:
+        _suit_shape(img, suit, w / 2, h / 2, 26 * m, color)
+    return img
+
+
+# --- the scene ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Scene:
+    """How the camera sees the table, and the degradations of its picture."""
+
+    size: tuple[int, int] = (4608, 2592)  # width, height in pixels
+    tilt_deg: float = 0.0  # camera axis off vertical
+    tilt_dir_deg: float = 0.0  # direction of the tilt in the table plane
+    roll_deg: float = 0.0  # camera rotation about its axis
+    light: float = 0.0  # 0: even light; 1: strong gradient
+    glare: float = 0.0  # 0: none; 1: a strong glare spot
+    noise: float = 0.0  # sensor noise sigma in grey levels
+    blur: float = 0.0  # Gaussian blur sigma in pixels
+    jpeg: int = 0  # JPEG quality (0: no compression)
+    rotation: str = "slight"  # cards: "slight" (within 20 degrees) or "any"
+
+    @classmethod
+    def random(cls, rng: random.Random, size: tuple[int, int] = (4608, 2592), degrade: bool = True) -> Scene:
+        if not degrade:
+            return cls(size=size)
+        return cls(size=size, tilt_deg=rng.uniform(0, 30), tilt_dir_deg=rng.uniform(0, 360),
+                   roll_deg=rng.uniform(-5, 5), light=rng.uniform(0, 1), glare=rng.uniform(0, 1),
+                   noise=rng.uniform(1, 6), blur=rng.uniform(0, 1.2), jpeg=rng.randint(60, 95))
+
+
+@dataclass
+class Rendered:
+    image: np.ndarray
+    truth: dict[str, list[str]]  # zone -> cards, left to right on the layout
+    homography: np.ndarray  # layout mm -> image pixels
+    quads: dict[str, list[np.ndarray]] = field(default_factory=dict)  # zone -> each card's corners in pixels
+
+
+def camera_homography(layout: Layout, scene: Scene) -> np.ndarray:
+    """Layout mm -> image pixels for a pinhole camera above the layout's centre, tilted as the scene says."""
+    w, h = scene.size
+    tilt, direction, roll = (math.radians(a) for a in (scene.tilt_deg, scene.tilt_dir_deg, scene.roll_deg))
+    # Layout x to the right and y towards the players make z point down into the table, so a
+    # camera 1500 mm above the centre looking straight down has the identity rotation; it is
+    # then tilted about an axis in the table plane and rolled about its own axis.
+    axis = np.array([math.cos(direction), math.sin(direction), 0.0])
+    r_tilt, _ = cv2.Rodrigues(axis * tilt)
+    r_roll, _ = cv2.Rodrigues(np.array([0.0, 0.0, roll]))
+    rotation = r_roll @ r_tilt.T
+    centre = np.array([layout.width / 2, layout.height / 2, 0.0])
+    position = centre + r_tilt @ np.array([0.0, 0.0, -1500.0])
+    t = -rotation @ position
+    h_plane = np.column_stack([rotation[:, 0], rotation[:, 1], rotation @ np.zeros(3) + t])
+    corners = np.array([[0, 0], [layout.width, 0], [layout.width, layout.height], [0, layout.height]], np.float64)
+    projected = cv2.perspectiveTransform(corners[None], h_plane)[0]
+    # Fit the projected layout into the frame with a 3% margin (choosing the focal length).
+    lo, hi = projected.min(axis=0), projected.max(axis=0)
+    scale = min(w * 0.94 / (hi[0] - lo[0]), h * 0.94 / (hi[1] - lo[1]))
+    offset = np.array([w, h]) / 2 - scale * (lo + hi) / 2
+    fit = np.array([[scale, 0, offset[0]], [0, scale, offset[1]], [0, 0, 1]])
+    homography = fit @ h_plane
+    return homography / homography[2, 2]
+
+
+def _placements(zone, count: int, scene: Scene, rng: random.Random) -> list[tuple[float, float, float]]:
+    """(x, y, angle) in mm and degrees for ``count`` separate cards in a zone, left to right."""
+    slot = zone.width / count
+    out = []
+    for i in range(count):
+        for _ in range(200):
+            if scene.rotation == "any" and count == 1:
+                angle = rng.uniform(0, 360)
+            else:
+                angle = rng.uniform(-20, 20) + (rng.choice([0, 180]) if scene.rotation == "any" else 0)
+            a = math.radians(angle)
+            bw = abs(CARD_W * math.cos(a)) + abs(CARD_H * math.sin(a))
+            bh = abs(CARD_W * math.sin(a)) + abs(CARD_H * math.cos(a))
+            if bw <= slot - 2 and bh <= zone.height - 2:
+                break
+        else:
+            angle, bw, bh = 0.0, CARD_W, CARD_H
+        x = zone.x + slot * i + slot / 2 + rng.uniform(-1, 1) * max(0.0, (slot - bw) / 2 - 1)
+        y = zone.y + zone.height / 2 + rng.uniform(-1, 1) * max(0.0, (zone.height - bh) / 2 - 1)
+        out.append((x, y, angle))
+    return out
+
+
+def _background(layout: Layout, homography: np.ndarray, size: tuple[int, int], rng: random.Random) -> np.ndarray:
+    px = 2.0  # felt and markers drawn at 2 px/mm, then seen through the camera
+    canvas = np.empty((round(layout.height * px), round(layout.width * px), 3), np.uint8)
+    canvas[:] = (50 + rng.randint(-8, 8), 110 + rng.randint(-10, 10), 40 + rng.randint(-8, 8))
+    for zone in layout.zones:
+        cv2.rectangle(canvas, (round(zone.x * px), round(zone.y * px)),
+                      (round((zone.x + zone.width) * px), round((zone.y + zone.height) * px)), (90, 160, 90), 2)
+    dictionary = layout.aruco_dictionary()
+    for marker in layout.markers:
+        side = round(marker.size * px)
+        border = round(marker.size * px * 0.2)  # a white quiet zone around each printed marker
+        x0, y0 = round((marker.center[0]) * px - side / 2), round(marker.center[1] * px - side / 2)
+        cv2.rectangle(canvas, (x0 - border, y0 - border), (x0 + side + border, y0 + side + border), (255, 255, 255), -1)
+        image = cv2.aruco.generateImageMarker(dictionary, marker.id, side)
+        canvas[y0:y0 + side, x0:x0 + side] = image[:, :, None]
+    to_canvas = np.diag([1 / px, 1 / px, 1.0])
+    return cv2.warpPerspective(canvas, homography @ to_canvas, size, flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=(35, 35, 35))
+
+
+def _paste_card(frame: np.ndarray, face: np.ndarray, quad: np.ndarray) -> None:
+    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
+    x0, y0 = max(x0, 0), max(y0, 0)
+    x1, y1 = min(x1, frame.shape[1]), min(y1, frame.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return
+    fh, fw = face.shape[:2]
+    src = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
+    m = cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
+    patch = cv2.warpPerspective(face, m, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
+    mask = cv2.warpPerspective(np.full((fh, fw), 255, np.uint8), m, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
+    alpha = (mask.astype(np.float32) / 255)[:, :, None]
+    region = frame[y0:y1, x0:x1]
+    region[:] = (patch * alpha + region * (1 - alpha)).astype(np.uint8)
+
+
+def _degrade(image: np.ndarray, scene: Scene, rng: random.Random) -> np.ndarray:
+    h, w = image.shape[:2]
+    out = image.astype(np.float32)
+    if scene.light:
+        ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
+        a, b = rng.uniform(-1, 1), rng.uniform(-1, 1)
+        gain = 1.0 - scene.light * 0.35 * (1 + a * (xs / w - 0.5) * 2 + b * (ys / h - 0.5) * 2) / 2
+        out *= cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)[:, :, None]
+    if scene.glare:
+        cx, cy = rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h
+        radius = rng.uniform(0.04, 0.10) * w
+        ys, xs = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
+        spot = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * radius ** 2)) * 110 * scene.glare
+        out += cv2.resize(spot, (w, h), interpolation=cv2.INTER_LINEAR)[:, :, None]
+    if scene.blur:
+        out = cv2.GaussianBlur(out, (0, 0), scene.blur)
+    if scene.noise:
+        noise = np.empty_like(out)
+        cv2.randn(noise, 0, scene.noise)
+        out += noise
+    image = np.clip(out, 0, 255).astype(np.uint8)
+    if scene.jpeg:
+        ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg])
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    return image
+
+
+def render_table(layout: Layout, hands: dict[str, list[str]], design: Design, scene: Scene,
+                 seed: int = 0) -> Rendered:
+    """Cards (codes) in zones, as the camera would see them; the truth lists each zone left to right."""
+    rng = random.Random(seed)
+    cv2.setRNGSeed(seed)
+    homography = camera_homography(layout, scene)
+    frame = _background(layout, homography, scene.size, rng)
+    truth, quads = {}, {}
+    faces: dict[str, np.ndarray] = {}
+    for name, codes in hands.items():
+        zone = layout.zone(name)
+        placed = _placements(zone, len(codes), scene, rng)
+        truth[name] = [str(Card.parse(code)) for code in codes]
+        quads[name] = []
+        for code, (x, y, angle) in zip(codes, placed):
+            face = faces.setdefault(code, card_face(code, design))
+            a = math.radians(angle)
+            corners = np.array([[-CARD_W / 2, -CARD_H / 2], [CARD_W / 2, -CARD_H / 2],
+                                [CARD_W / 2, CARD_H / 2], [-CARD_W / 2, CARD_H / 2]])
+            rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+            mm = corners @ rot.T + [x, y]
+            quad = cv2.perspectiveTransform(mm[None], homography)[0]
+            _paste_card(frame, face, quad)
+            quads[name].append(quad)
+    return Rendered(_degrade(frame, scene, rng), truth, homography, quads)
+
+
+def deal_table(rng: random.Random, seats: range = range(1, 7)) -> dict[str, list[str]]:
+    """Seven hands of seven from a shuffled 53-card deck: the banker's seven and each seat's 2 + 5."""
+    deck = [str(c) for c in CARDS]
+    rng.shuffle(deck)
+    hands = {"banker": deck[:7]}
+    for i, seat in enumerate(seats):
+        cards = deck[7 * (i + 1): 7 * (i + 2)]
+        hands[f"seat{seat}.front"], hands[f"seat{seat}.back"] = cards[:2], cards[2:]
+    return hands
