@@ -62,8 +62,13 @@ CASES = [
     ("9h 8c 7d 6s 5h 5c 5d", "5c 5d", "Straight or flush with three of a kind: play the pair in front"),
     ("9h 8c 7d 6s 5h 9c 5d", "5h 5d", "Two pair, low and medium: split"),  # the two pair rule breaks the straight
     ("Ah Kh Qh Jh Th Ac Kc", "Kh Kc", "Pair of aces and any other pair"),  # ... and even a royal flush
-    ("Ah Ac As Kh Qd Jc Jk", "Ac As", "Straight or flush with three of a kind"),  # the joker makes the straight
-    ("Jk Ah Kd Qc Js 6h 3d", "6h 3d", "Straight or flush: play it in back"),  # the joker is no ace here
+    # A-A-A and the joker with a straight that needs the joker: a pair of aces in front, the straight behind
+    # (four aces split, and the joker goes where it makes the higher back).
+    ("Ah Ac As Kh Qd Jc Jk", "Ac As", "Four of a kind, aces: always split"),
+    # Ace and joker are a pair of aces, but no straight stays behind with them in front.
+    ("Jk Ah Kd Qc Js 6h 3d", "6h 3d", "Straight or flush with one pair: no straight or flush stays behind"),
+    # Ace, joker and another pair is two pair, even though the joker could complete a straight.
+    ("9c Ts Qh Kd Ks As Jk", "Kd Ks", "Pair of aces and any other pair: always split"),
 ]
 
 

@@ -27,7 +27,7 @@ BALLYS = [
     ("Ah Ac As Ad Kh 7c 2s", "Ah Ac", "Four aces: always split"),
     ("Ah Ac As Ad Kh Kc 2s", "Kh Kc", "Four of a kind with a pair or three of a kind"),
     ("Ah Kd Qc Js Jk 5h 3d", "Kd Qc", "Ace-high straight with the joker: play the pair of aces in back"),
-    ("Ah Kd Qc Jk Th 9s 3d", "Ah 3d", "Straights and flushes"),  # the lower straight gives the better front anyway
+    ("Ah Kd Qc Jk Th 9s 3d", "Ah 3d", "Straight or flush with one pair"),  # the lower straight gives the better front
     ("Ah Jk 3d 4c 5s Kd 9h", "Kd 9h", "Straight or flush"),  # A-2-3-4-5 with the joker: play the wheel
     ("6h 6c 3s 3d Kh 9c 2s", "Kh 9c", "Two pair, low and low, holding a king or better"),
 ]

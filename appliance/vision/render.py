@@ -33,7 +33,7 @@ class Design:
 
     name: str
     font: int
-    thickness: int
+    stroke_mm: float  # the index's stroke width
     red: tuple[int, int, int]  # BGR
     black: tuple[int, int, int]
     paper: tuple[int, int, int]
@@ -43,9 +43,9 @@ class Design:
 
 
 DESIGNS = {
-    "classic": Design("classic", cv2.FONT_HERSHEY_DUPLEX, 2, (40, 30, 200), (30, 30, 30), (245, 245, 240), 7.5, "10", True),
-    "modern": Design("modern", cv2.FONT_HERSHEY_SIMPLEX, 3, (60, 20, 220), (10, 10, 10), (250, 250, 250), 8.0, "10", False),
-    "casino": Design("casino", cv2.FONT_HERSHEY_TRIPLEX, 2, (30, 40, 180), (40, 20, 20), (235, 240, 245), 7.0, "10", True),
+    "classic": Design("classic", cv2.FONT_HERSHEY_DUPLEX, 1.0, (40, 30, 200), (30, 30, 30), (245, 245, 240), 7.5, "10", True),
+    "modern": Design("modern", cv2.FONT_HERSHEY_SIMPLEX, 1.1, (60, 20, 220), (10, 10, 10), (250, 250, 250), 8.0, "10", False),
+    "casino": Design("casino", cv2.FONT_HERSHEY_TRIPLEX, 0.9, (30, 40, 180), (40, 20, 20), (235, 240, 245), 7.0, "10", True),
 }
 
 
@@ -89,12 +89,11 @@ def _stem(img, cx, top, s, color) -> None:
     cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], color, cv2.LINE_AA, shift=4)
 
 
-def _text(img, text: str, cx: float, top: float, height: float, design: Design, color) -> None:
-    """Text of the given cap height, centred on cx, its top at ``top``."""
-    scale = 1.0
-    (w, h), _ = cv2.getTextSize(text, design.font, scale, design.thickness)
+def _text(img, text: str, cx: float, top: float, height: float, design: Design, color, px_per_mm: float) -> None:
+    """Text of the given cap height, centred on cx, its top at ``top``, strokes of the design's width."""
+    (w, h), _ = cv2.getTextSize(text, design.font, 1.0, 1)
     scale = height / h
-    thickness = max(1, round(design.thickness * scale / 1.6))
+    thickness = max(1, round(design.stroke_mm * px_per_mm))
     (w, h), _ = cv2.getTextSize(text, design.font, scale, thickness)
     cv2.putText(img, text, (round(cx - w / 2), round(top + h)), design.font, scale, color, thickness, cv2.LINE_AA)
 
@@ -116,14 +115,14 @@ def card_face(code: str, design: Design, px_per_mm: float = FACE_PX_PER_MM) -> n
         suit = c.suit
     corner = np.full((round(24 * m), round(11 * m), 3), design.paper, np.uint8)
     rank_h = design.rank_height_mm * m
-    _text(corner, rank, corner.shape[1] / 2, 1.0 * m, rank_h, design, color)
+    _text(corner, rank, corner.shape[1] / 2, 1.0 * m, rank_h, design, color, m)
     _suit_shape(corner, suit, corner.shape[1] / 2, 1.0 * m + rank_h + 5.0 * m, 6.5 * m, color)
     ch, cw = corner.shape[:2]
     x0, y0 = round(2.8 * m), round(3.0 * m)
     img[y0:y0 + ch, x0:x0 + cw] = corner
     img[h - y0 - ch:h - y0, w - x0 - cw:w - x0] = corner[::-1, ::-1]
     if c.is_joker:
-        _text(img, "JOKER", w / 2, h / 2 - 4 * m, 8 * m, design, design.black)
+        _text(img, "JOKER", w / 2, h / 2 - 4 * m, 8 * m, design, design.black, m)
         _suit_shape(img, "*", w / 2, h / 2 + 14 * m, 18 * m, design.red)
     else:
         _suit_shape(img, suit, w / 2, h / 2, 26 * m, color)
@@ -169,14 +168,14 @@ def camera_homography(layout: Layout, scene: Scene) -> np.ndarray:
     w, h = scene.size
     tilt, direction, roll = (math.radians(a) for a in (scene.tilt_deg, scene.tilt_dir_deg, scene.roll_deg))
     # Layout x to the right and y towards the players make z point down into the table, so a
-    # camera 1500 mm above the centre looking straight down has the identity rotation; it is
+    # camera 2500 mm above the centre looking straight down has the identity rotation; it is
     # then tilted about an axis in the table plane and rolled about its own axis.
     axis = np.array([math.cos(direction), math.sin(direction), 0.0])
     r_tilt, _ = cv2.Rodrigues(axis * tilt)
     r_roll, _ = cv2.Rodrigues(np.array([0.0, 0.0, roll]))
     rotation = r_roll @ r_tilt.T
     centre = np.array([layout.width / 2, layout.height / 2, 0.0])
-    position = centre + r_tilt @ np.array([0.0, 0.0, -1500.0])
+    position = centre + r_tilt @ np.array([0.0, 0.0, -2500.0])
     t = -rotation @ position
     h_plane = np.column_stack([rotation[:, 0], rotation[:, 1], rotation @ np.zeros(3) + t])
     corners = np.array([[0, 0], [layout.width, 0], [layout.width, layout.height], [0, layout.height]], np.float64)

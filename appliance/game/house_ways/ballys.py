@@ -31,8 +31,9 @@ def _ace_high_with_joker(option: tuple) -> bool:
 
 def straight_or_flush(h: Shape) -> Decision:
     best = h.best_sf()
-    aces = h.by_rank.get(ACE)
-    if aces and h.sf_largest == 1 and _ace_high_with_joker(best):
+    # A natural ace, the joker and no other pair: the hand holds a pair of aces.
+    ace_and_joker_only = h.by_rank.get(ACE) and h.joker and all(len(c) == 1 for c in h.by_rank.values())
+    if ace_and_joker_only and _ace_high_with_joker(best):
         lower = h.best_sf(lambda fv, bv, back: not _ace_high_with_joker((fv, bv, back, None)))
         if lower is not None:
             return h.decide(lower[3], lower[2],

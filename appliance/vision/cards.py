@@ -1,0 +1,144 @@
+"""One card's face: finding cards in a zone image, flattening them, and cutting the index corner
+into its rank and suit symbols. Shared by deck learning and reading, so both see a card alike.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+CARD_W_MM, CARD_H_MM = 63.0, 88.0
+CANON_PX_PER_MM = 5.0
+CANON_SIZE = (round(CARD_W_MM * CANON_PX_PER_MM), round(CARD_H_MM * CANON_PX_PER_MM))  # 315 x 440
+# The index corner: generous enough for common designs, clear of the centre pips.
+CORNER_MM = (1.2, 1.2, 15.5, 32.0)  # x0, y0, x1, y1
+# Template sizes (w, h) in pixels: small enough that a card seen at 2.5 px/mm and a face learned
+# at full resolution look alike.
+RANK_SIZE = (24, 32)
+SUIT_SIZE = (24, 24)
+
+
+@dataclass(frozen=True)
+class Glyph:
+    """A symbol cut from the index corner: its ink at the template size, aspect ratio and colour."""
+
+    raw: np.ndarray  # uint8 ink intensity at the template size (what a deck stores)
+    aspect: float  # width / height of its ink
+    redness: float  # mean (R - max(G, B)) over its ink, in grey levels
+
+    @property
+    def image(self) -> np.ndarray:
+        """Zero mean, unit norm: the dot product of two is their normalised cross-correlation."""
+        cached = self.__dict__.get("_image")
+        if cached is None:
+            img = self.raw.astype(np.float32)
+            img -= img.mean()
+            norm = float(np.linalg.norm(img))
+            cached = img / norm if norm > 1e-6 else img
+            object.__setattr__(self, "_image", cached)
+        return cached
+
+
+def order_quad(points: np.ndarray) -> np.ndarray:
+    """Four corners, clockwise on screen, starting at the start of a short side: the card is portrait."""
+    pts = np.asarray(points, np.float32).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    angles = np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0])
+    pts = pts[np.argsort(angles)]  # clockwise on screen (y points down)
+    if np.linalg.norm(pts[1] - pts[0]) > np.linalg.norm(pts[2] - pts[1]):
+        pts = np.roll(pts, -1, axis=0)  # make pts[0] -> pts[1] a short side
+    return pts
+
+
+def flatten(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The card inside ``quad`` (ordered) as an upright canonical face (one of two 180-degree turns)."""
+    w, h = CANON_SIZE
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    m = cv2.getPerspectiveTransform(order_quad(quad), dst)
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _resize(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """The ink scaled to fit the template box keeping its shape, centred, slightly blurred, 0..255."""
+    w, h = size
+    ph, pw = patch.shape[:2]
+    scale = min((w - 2) / pw, (h - 2) / ph)
+    nw, nh = max(1, round(pw * scale)), max(1, round(ph * scale))
+    canvas = np.zeros((h, w), np.float32)
+    x0, y0 = (w - nw) // 2, (h - nh) // 2
+    canvas[y0:y0 + nh, x0:x0 + nw] = cv2.resize(patch, (nw, nh), interpolation=cv2.INTER_AREA)
+    canvas = cv2.GaussianBlur(canvas, (0, 0), 0.8)
+    peak = float(canvas.max()) or 1.0
+    return np.clip(canvas * (255.0 / peak), 0, 255).astype(np.uint8)
+
+
+def index_glyphs(face: np.ndarray) -> tuple[Glyph, Glyph] | None:
+    """The rank and suit symbols of the top-left index corner, or None when they cannot be told apart."""
+    m = CANON_PX_PER_MM
+    x0, y0, x1, y1 = (round(v * m) for v in CORNER_MM)
+    corner = face[y0:y1, x0:x1]
+    grey = cv2.cvtColor(corner, cv2.COLOR_BGR2GRAY)
+    # Ink is darker than the paper; Otsu finds the split even under uneven light.
+    level, ink = cv2.threshold(cv2.GaussianBlur(grey, (3, 3), 0), 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    if float(grey.max()) - float(grey.min()) < 40:
+        return None  # washed out (glare) or blank
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    h, w = ink.shape
+    boxes = []
+    for i in range(1, count):
+        x, y, bw, bh, area = stats[i]
+        if area < 0.6 * m * m:
+            continue  # specks
+        if (bw > 0.6 * w or bh > 0.6 * h) and area < 0.15 * bw * bh:
+            continue  # a printed border line
+        if x == 0 or y == 0:
+            continue  # cut by the corner's edge: not a symbol of the index
+        boxes.append((y, y + bh, x, x + bw, i))
+    if not boxes:
+        return None
+    # Group the symbols into rows: the rank on top (a "10" is two pieces side by side), the suit below.
+    boxes.sort()
+    rows: list[list[tuple]] = []
+    for box in boxes:
+        if rows and box[0] < max(b[1] for b in rows[-1]) - 0.5 * m:
+            rows[-1].append(box)
+        else:
+            rows.append([box])
+    if len(rows) < 2:
+        return None
+    glyphs = []
+    for row, size in ((rows[0], RANK_SIZE), (rows[1], SUIT_SIZE)):
+        top, bottom = min(b[0] for b in row), max(b[1] for b in row)
+        left, right = min(b[2] for b in row), max(b[3] for b in row)
+        mask = np.isin(labels[top:bottom, left:right], [b[4] for b in row])
+        patch = np.where(mask, 255 - grey[top:bottom, left:right].astype(np.float32), 0)
+        colour = corner[top:bottom, left:right].astype(np.float32)
+        red = colour[..., 2] - np.maximum(colour[..., 0], colour[..., 1])
+        redness = float(red[mask].mean()) if mask.any() else 0.0
+        glyphs.append(Glyph(_resize(patch, size), (right - left) / max(1, bottom - top), redness))
+    return glyphs[0], glyphs[1]
+
+
+def card_quads(zone_image: np.ndarray, px_per_mm: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Card outlines in a rectified zone image: (whole cards, card-like shapes that cannot be read)."""
+    hsv = cv2.cvtColor(zone_image, cv2.COLOR_BGR2HSV)
+    paper = ((hsv[..., 1] < 50) & (hsv[..., 2] > 90)).astype(np.uint8) * 255
+    k = max(3, round(1.2 * px_per_mm)) | 1
+    paper = cv2.morphologyEx(paper, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+    contours, _ = cv2.findContours(paper, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    card_area = CARD_W_MM * CARD_H_MM * px_per_mm ** 2
+    cards, odd = [], []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if area < 0.25 * card_area:
+            continue
+        (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
+        aspect = min(rw, rh) / max(rw, rh)
+        quad = cv2.boxPoints(((cx, cy), (rw, rh), angle))
+        if 0.8 * card_area <= area <= 1.25 * card_area and 0.62 <= aspect <= 0.82 and area >= 0.9 * rw * rh:
+            cards.append(quad)
+        else:
+            odd.append(quad)
+    return cards, odd

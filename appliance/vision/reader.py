@@ -1,0 +1,165 @@
+"""Reading the cards on the layout: zone by zone, card by card, never a guessed card.
+
+Each zone is rectified through the calibration's homography, card outlines are found,
+each card is flattened from the full-resolution frame, and both index corners are cut
+into rank and suit and matched against the learned templates (normalised
+cross-correlation). A card is named only when both its rank and its suit win clearly
+(a score above the floor, and much closer than the runner-up), the suit's ink colour
+agrees, and the two corners do not disagree; anything else is reported as unreadable.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from .calibrate import Calibration
+from .cards import Glyph, card_quads, flatten, index_glyphs
+from .deck import Deck
+from .layout import Layout, Zone
+
+ZONE_PX_PER_MM = 3.0
+ZONE_MARGIN_MM = 8.0
+RED_SUITS = {"h", "d"}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    score: float = 0.75  # normalised cross-correlation floor
+    ratio: float = 0.5  # the best's distance (1 - score) at most this share of the runner-up's
+    red: float = 60.0  # suit ink at least this red is red ink
+    black: float = 25.0  # ... and at most this red is black ink (between: the colour is not used)
+
+
+@dataclass(frozen=True)
+class CardRead:
+    card: str | None
+    confidence: float
+    reason: str | None
+    center_mm: tuple[float, float]
+
+    def to_json(self) -> dict:
+        if self.card is None:
+            return {"card": None, "reason": self.reason}
+        return {"card": self.card, "confidence": round(self.confidence, 3)}
+
+
+@dataclass
+class FrameRead:
+    zones: dict[str, list[CardRead]]
+    warnings: list[str] = field(default_factory=list)
+    elapsed_ms: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"elapsed_ms": round(self.elapsed_ms, 1),
+                "zones": {z: [c.to_json() for c in cards] for z, cards in self.zones.items() if cards},
+                "warnings": self.warnings}
+
+
+def _ranked(glyph: Glyph, templates: dict[str, list[Glyph]], keys=None) -> list[tuple[float, str]]:
+    scores = []
+    for key, examples in templates.items():
+        if keys is not None and key not in keys:
+            continue
+        best = -1.0
+        for example in examples:
+            score = float(np.dot(glyph.image.ravel(), example.image.ravel()))
+            if abs(math.log(max(glyph.aspect, 1e-3) / max(example.aspect, 1e-3))) > 0.35:
+                score -= 0.2  # a symbol of another shape
+            best = max(best, score)
+        scores.append((best, key))
+    scores.sort(reverse=True)
+    return scores
+
+
+def read_corner(face: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None, float, str]:
+    """(code, confidence, why) for the top-left index corner of a flattened face."""
+    glyphs = index_glyphs(face)
+    if glyphs is None:
+        return None, 0.0, "no rank and suit found in the index corner"
+    rank_glyph, suit_glyph = glyphs
+    # The ink's colour narrows the suit to red or black where it is clear; the shapes decide within.
+    if suit_glyph.redness >= t.red:
+        colour = RED_SUITS
+    elif suit_glyph.redness <= t.black:
+        colour = set(deck.suits) - RED_SUITS
+    else:
+        colour = None
+    ranks, suits = _ranked(rank_glyph, deck.ranks), _ranked(suit_glyph, deck.suits, colour)
+    (r_score, rank), (r_next, _) = ranks[0], ranks[1]
+    (s_score, suit), (s_next, _) = suits[0], suits[1]
+    if r_score < t.score or (1 - r_score) > t.ratio * (1 - r_next):
+        return None, r_score, f"rank unclear ({rank} {r_score:.2f}, next {ranks[1][1]} {r_next:.2f})"
+    if s_score < t.score or (1 - s_score) > t.ratio * (1 - s_next):
+        return None, s_score, f"suit unclear ({suit} {s_score:.2f}, next {suits[1][1]} {s_next:.2f})"
+    if (rank == "JK") != (suit == "*"):
+        return None, 0.0, f"rank {rank} with suit {suit}"
+    code = "Jk" if rank == "JK" else rank + suit
+    return code, min(r_score, s_score), "read"
+
+
+def read_card(face: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
+    """Both index corners: named if one is read and the other does not disagree."""
+    first = read_corner(face, deck, t)
+    second = read_corner(cv2.rotate(face, cv2.ROTATE_180), deck, t)
+    named = [r for r in (first, second) if r[0] is not None]
+    if not named:
+        return None, 0.0, f"unreadable: {first[2]}"
+    if len({r[0] for r in named}) > 1:
+        return None, 0.0, f"unreadable: the two corners read {named[0][0]} and {named[1][0]}"
+    return named[0][0], max(r[1] for r in named), None
+
+
+def _zone_transform(zone: Zone) -> tuple[np.ndarray, tuple[int, int]]:
+    """Layout mm -> rectified zone pixels, and the zone image size."""
+    s, m = ZONE_PX_PER_MM, ZONE_MARGIN_MM
+    to_zone = np.array([[s, 0, -s * (zone.x - m)], [0, s, -s * (zone.y - m)], [0, 0, 1]], np.float64)
+    size = (round((zone.width + 2 * m) * s), round((zone.height + 2 * m) * s))
+    return to_zone, size
+
+
+def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibration,
+              t: Thresholds = Thresholds()) -> list[CardRead]:
+    to_zone, size = _zone_transform(zone)
+    frame_to_zone = to_zone @ np.linalg.inv(calibration.homography)
+    zone_image = cv2.warpPerspective(frame, frame_to_zone, size, flags=cv2.INTER_AREA)
+    cards, odd = card_quads(zone_image, ZONE_PX_PER_MM)
+    zone_to_frame = np.linalg.inv(frame_to_zone)
+    zone_to_mm = np.linalg.inv(to_zone)
+    reads = []
+    for quad in cards:
+        frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
+        face = flatten(frame, frame_quad)
+        code, confidence, reason = read_card(face, deck, t)
+        centre = cv2.perspectiveTransform(quad.mean(axis=0)[None, None].astype(np.float64), zone_to_mm)[0, 0]
+        reads.append(CardRead(code, confidence, reason, (float(centre[0]), float(centre[1]))))
+    for quad in odd:
+        centre = cv2.perspectiveTransform(quad.mean(axis=0)[None, None].astype(np.float64), zone_to_mm)[0, 0]
+        reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
+                              (float(centre[0]), float(centre[1]))))
+    reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
+    return reads
+
+
+def read_frame(frame: np.ndarray, layout: Layout, deck: Deck, calibration: Calibration,
+               zones: list[str] | None = None, t: Thresholds = Thresholds()) -> FrameRead:
+    start = time.perf_counter()
+    result = FrameRead({})
+    for zone in layout.zones:
+        if zones is not None and zone.name not in zones or zones is None and zone.name == "teach":
+            continue
+        reads = read_zone(frame, zone, deck, calibration, t)
+        result.zones[zone.name] = reads
+        expected = zone.expected_cards
+        if reads and expected and len(reads) != expected:
+            result.warnings.append(f"{zone.name}: {len(reads)} cards where {expected} are expected")
+    if calibration.stale:
+        result.warnings.append("markers covered: the last good calibration was used")
+    result.elapsed_ms = (time.perf_counter() - start) * 1000
+    return result
+
+
