@@ -205,6 +205,68 @@ def cmd_vision_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_deck_learn(args: argparse.Namespace) -> int:
+    from .vision.deck import learn
+
+    deck = learn(args.faces)
+    deck.save(Path(args.out))
+    _print({"deck": args.out, "ranks": sorted(deck.ranks), "suits": sorted(deck.suits),
+            "templates": sum(map(len, deck.ranks.values())) + sum(map(len, deck.suits.values()))})
+    return 0
+
+
+def cmd_deck_capture(args: argparse.Namespace) -> int:
+    import cv2
+
+    from .vision.capture import CaptureError, face_in_teach_zone, save_face
+
+    layout = _layout(args.layout)
+    codes = parse_cards(args.codes) if args.codes else parse_cards(" ".join(
+        r + s for s in "shdc" for r in "AKQJT98765432") + " Jk")
+    if len(codes) < len(args.frames):
+        raise UsageError(f"{len(args.frames)} frames but only {len(codes)} card codes")
+    status = 0
+    for path, code in zip(args.frames, codes):
+        frame = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
+        if frame is None:
+            _print({"frame": path, "error": f"{path}: missing, or not an image OpenCV can read"})
+            status = 1
+            continue
+        try:
+            saved = save_face(face_in_teach_zone(frame, layout), str(code), Path(args.out))
+            _print({"frame": path, "card": str(code), "face": str(saved)})
+        except (CaptureError, ValueError) as err:
+            _print({"frame": path, "card": str(code), "error": str(err)})
+            status = 1
+    return status
+
+
+def cmd_vision_read(args: argparse.Namespace) -> int:
+    import cv2
+
+    from .vision.calibrate import CalibrationError, calibrate
+    from .vision.deck import Deck
+    from .vision.reader import read_frame
+
+    layout = _layout(args.layout)
+    deck = Deck.load(args.deck)
+    status = 0
+    for path in args.frames:
+        frame = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
+        if frame is None:
+            _print({"frame": path, "error": f"{path}: missing, or not an image OpenCV can read"})
+            status = 1
+            continue
+        try:
+            result = read_frame(frame, layout, deck, calibrate(frame, layout))
+        except CalibrationError as err:
+            _print({"frame": path, "error": str(err)})
+            status = 1
+            continue
+        _print({"frame": path, **result.to_json()})
+    return status
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -275,6 +337,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--height", type=int, default=2592)
     p.add_argument("--clean", action="store_true", help="no tilt, light, glare, noise, blur or JPEG")
     p.set_defaults(func=cmd_vision_render)
+    p = vision.add_parser("read", help="read every card on the layout, zone by zone (JSON per frame)")
+    p.add_argument("--layout")
+    p.add_argument("--deck", required=True, help="a deck directory made by appliance deck learn")
+    p.add_argument("frames", nargs="+")
+    p.set_defaults(func=cmd_vision_read)
+
+    deck = sub.add_parser("deck", help="teach the reader a deck design").add_subparsers(
+        dest="deck_command", required=True)
+    p = deck.add_parser("learn", help="rank and suit templates from one face image per card")
+    p.add_argument("--faces", required=True, help="folder of faces named by card code: As.png ... Jk.png")
+    p.add_argument("--out", required=True, help="the deck directory to write")
+    p.set_defaults(func=cmd_deck_learn)
+    p = deck.add_parser("capture", help="faces from frames of one card at a time in the teach zone")
+    p.add_argument("--layout")
+    p.add_argument("--out", required=True, help="folder for the faces (then: appliance deck learn --faces)")
+    p.add_argument("--codes", help="the cards in the order they were laid (default: As Ks ... 2c Jk)")
+    p.add_argument("frames", nargs="+")
+    p.set_defaults(func=cmd_deck_capture)
     return parser
 
 
@@ -287,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except (ValueError, OSError) as err:
         command = " ".join(filter(None, (args.command, getattr(args, "devices_command", None),
-                                          getattr(args, "vision_command", None))))
+                                          getattr(args, "vision_command", None), getattr(args, "deck_command", None))))
         print(f"appliance {command}: {err}", file=sys.stderr)
         return 2
 

@@ -91,8 +91,9 @@ def index_glyphs(face: np.ndarray) -> tuple[Glyph, Glyph] | None:
         x, y, bw, bh, area = stats[i]
         if area < 0.6 * m * m:
             continue  # specks
-        if (bw > 0.6 * w or bh > 0.6 * h) and area < 0.15 * bw * bh:
-            continue  # a printed border line
+        long_side = max(bw, bh)
+        if long_side >= 3 * m and (min(bw, bh) <= 0.6 * m or area < 0.15 * bw * bh):
+            continue  # a printed border line, or a piece of one
         if x == 0 or y == 0:
             continue  # cut by the corner's edge: not a symbol of the index
         boxes.append((y, y + bh, x, x + bw, i))
@@ -106,6 +107,9 @@ def index_glyphs(face: np.ndarray) -> tuple[Glyph, Glyph] | None:
             rows[-1].append(box)
         else:
             rows.append([box])
+    # Slivers of a border or of the card's edge are small beside the symbols: keep the rows with ink.
+    areas = [sum(int(stats[b[4], cv2.CC_STAT_AREA]) for b in row) for row in rows]
+    rows = [row for row, area in zip(rows, areas) if area >= 0.25 * max(areas)]
     if len(rows) < 2:
         return None
     glyphs = []

@@ -1,0 +1,135 @@
+"""Deck learning and reading, on real OpenCV images from the renderer."""
+
+import json
+import random
+import shutil
+import subprocess
+
+import cv2
+import pytest
+
+from appliance.config import shipped_config_dir
+from appliance.game.cards import CARDS
+from appliance.vision.calibrate import calibrate
+from appliance.vision.capture import face_in_teach_zone
+from appliance.vision.deck import Deck, DeckError, learn
+from appliance.vision.layout import load_layout
+from appliance.vision.reader import read_frame
+from appliance.vision.render import DESIGNS, Scene, card_face, deal_table, render_table
+
+LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
+
+
+def write_faces(folder, design):
+    folder.mkdir(exist_ok=True)
+    for c in CARDS:
+        cv2.imwrite(str(folder / f"{c}.png"), card_face(str(c), DESIGNS[design]))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def casino_deck(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("casino")
+    deck = learn(write_faces(folder / "faces", "casino"))
+    deck.save(folder / "deck")
+    return Deck.load(folder / "deck")
+
+
+def test_learned_deck_round_trips(casino_deck):
+    assert set(casino_deck.ranks) == set("23456789TJQKA") | {"JK"}
+    assert set(casino_deck.suits) == set("cdhs") | {"*"}
+    assert all(len(v) >= 4 for v in casino_deck.ranks.values())
+
+
+def test_learning_refuses_missing_and_bad_faces(tmp_path):
+    faces = write_faces(tmp_path / "faces", "classic")
+    (faces / "Qh.png").unlink()
+    (faces / "Jk.png").unlink()
+    with pytest.raises(DeckError, match=r"no face for 2 card\(s\): Qh, Jk"):
+        learn(faces)
+    (faces / "Qh.png").write_bytes(b"not a png")
+    cv2.imwrite(str(faces / "Jk.png"), card_face("Jk", DESIGNS["classic"]))
+    with pytest.raises(DeckError, match="Qh.png: not an image OpenCV can read"):
+        learn(faces)
+    (faces / "Qh.png").unlink()
+    cv2.imwrite(str(faces / "Zz.png"), card_face("Qh", DESIGNS["classic"]))
+    with pytest.raises(DeckError, match="Zz.png: the file name is not a card code"):
+        learn(faces)
+    with pytest.raises(DeckError, match="no deck here"):
+        Deck.load(tmp_path)
+
+
+def test_a_clean_table_is_read_exactly(casino_deck):
+    rendered = render_table(LAYOUT, deal_table(random.Random(7)), DESIGNS["casino"], Scene(), seed=7)
+    result = read_frame(rendered.image, LAYOUT, casino_deck, calibrate(rendered.image, LAYOUT))
+    assert {z: [r.card for r in reads] for z, reads in result.zones.items() if reads} == rendered.truth
+    assert result.warnings == []
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_a_degraded_table_never_gets_a_wrong_card(casino_deck, seed):
+    rng = random.Random(seed)
+    rendered = render_table(LAYOUT, deal_table(rng), DESIGNS["casino"], Scene.random(rng), seed=seed)
+    result = read_frame(rendered.image, LAYOUT, casino_deck, calibrate(rendered.image, LAYOUT))
+    correct = 0
+    for zone, truth in rendered.truth.items():
+        reads = result.zones[zone]
+        assert len(reads) == len(truth), zone  # every card found
+        for read, card in zip(reads, truth):
+            assert read.card in (None, card), (zone, card, read)  # never a confident misread
+            if read.card is None:
+                assert read.reason.startswith("unreadable")
+            correct += read.card == card
+    assert correct >= 0.95 * 49
+
+
+def test_a_foreign_deck_is_not_read_as_cards(casino_deck):
+    """Cards of a design the appliance never learned: unreadable or right, never wrong."""
+    rendered = render_table(LAYOUT, deal_table(random.Random(3)), DESIGNS["modern"], Scene(tilt_deg=10), seed=3)
+    result = read_frame(rendered.image, LAYOUT, casino_deck, calibrate(rendered.image, LAYOUT))
+    for zone, truth in rendered.truth.items():
+        for read, card in zip(result.zones[zone], truth):
+            assert read.card in (None, card)
+
+
+def test_too_many_cards_in_a_zone_is_a_warning(casino_deck):
+    hands = {"seat2.front": ["As", "Kd", "2c"], "seat2.back": ["3h", "4h", "5h", "6h"]}
+    rendered = render_table(LAYOUT, hands, DESIGNS["casino"], Scene(), seed=2)
+    result = read_frame(rendered.image, LAYOUT, casino_deck, calibrate(rendered.image, LAYOUT))
+    assert "seat2.front: 3 cards where 2 are expected" in result.warnings
+    assert "seat2.back: 4 cards where 5 are expected" in result.warnings
+
+
+def test_capture_a_face_from_the_teach_zone_then_learn_it(tmp_path):
+    rendered = render_table(LAYOUT, {"teach": ["Qh"]}, DESIGNS["classic"], Scene(tilt_deg=12, tilt_dir_deg=70), seed=4)
+    face = face_in_teach_zone(rendered.image, LAYOUT)
+    assert face.shape == (440, 315, 3)
+    red = (face[..., 2].astype(int) - face[..., 0] > 80).sum()
+    assert red > 2000  # the queen of hearts' red ink
+
+
+def test_cli_read_and_errors(tmp_path, casino_deck):
+    appliance = shutil.which("appliance")
+    faces = write_faces(tmp_path / "faces", "casino")
+    out = subprocess.run([appliance, "deck", "learn", "--faces", str(faces), "--out", str(tmp_path / "deck")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    rendered = render_table(LAYOUT, {"seat4.front": ["Ah", "Jk"]}, DESIGNS["casino"], Scene(), seed=1)
+    frame = tmp_path / "f1.png"
+    cv2.imwrite(str(frame), rendered.image)
+    (tmp_path / "corrupt.png").write_bytes(b"\x89PNG broken")
+    out = subprocess.run([appliance, "vision", "read", "--deck", str(tmp_path / "deck"), str(frame),
+                          str(tmp_path / "corrupt.png"), str(tmp_path / "missing.png")], capture_output=True, text=True)
+    assert out.returncode == 1
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert rows[0]["zones"] == {"seat4.front": [{"card": "Ah", "confidence": rows[0]["zones"]["seat4.front"][0]["confidence"]},
+                                                {"card": "Jk", "confidence": rows[0]["zones"]["seat4.front"][1]["confidence"]}]}
+    assert rows[1]["error"].endswith("corrupt.png: missing, or not an image OpenCV can read")
+    assert rows[2]["error"].endswith("missing.png: missing, or not an image OpenCV can read")
+    assert "Traceback" not in out.stderr
+    bad_layout = tmp_path / "layout.toml"
+    bad_layout.write_text((shipped_config_dir() / "layout.toml").read_text().replace("[layout]", "[layout]\nzoom = 2"))
+    out = subprocess.run([appliance, "vision", "read", "--layout", str(bad_layout), "--deck", str(tmp_path / "deck"),
+                          str(frame)], capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.strip().endswith("layout.toml: layout.zoom: unknown key")
+    assert len(out.stderr.strip().splitlines()) == 1
