@@ -52,12 +52,30 @@ def order_quad(points: np.ndarray) -> np.ndarray:
     return pts
 
 
-def flatten(image: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """The card inside ``quad`` (ordered) as an upright canonical face (one of two 180-degree turns)."""
+def flatten(image: np.ndarray, quad: np.ndarray, region_mm: tuple[float, float, float, float] | None = None,
+            ordered: bool = False) -> np.ndarray:
+    """The card inside ``quad`` as an upright canonical face (one of two 180-degree turns), or only
+    the ``region_mm`` (x0, y0, x1, y1 on the card) of it: warping just a corner is much cheaper."""
     w, h = CANON_SIZE
-    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    m = cv2.getPerspectiveTransform(order_quad(quad), dst)
-    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    x0, y0, x1, y1 = (0.0, 0.0, CARD_W_MM, CARD_H_MM) if region_mm is None else region_mm
+    m = CANON_PX_PER_MM
+    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - [x0 * m, y0 * m]
+    src = np.asarray(quad, np.float32) if ordered else order_quad(quad)
+    size = (round((x1 - x0) * m), round((y1 - y0) * m))
+    return cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dst.astype(np.float32)), size,
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def index_corners(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Both index corners of the card in ``quad``, each upright as the top-left corner of a face."""
+    q = order_quad(quad)
+    return flatten(image, q, CORNER_MM, ordered=True), flatten(image, np.roll(q, 2, axis=0), CORNER_MM, ordered=True)
+
+
+def corner_of(face: np.ndarray) -> np.ndarray:
+    """The top-left index corner of a canonical face."""
+    x0, y0, x1, y1 = (round(v * CANON_PX_PER_MM) for v in CORNER_MM)
+    return face[y0:y1, x0:x1]
 
 
 def _resize(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -74,11 +92,9 @@ def _resize(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return np.clip(canvas * (255.0 / peak), 0, 255).astype(np.uint8)
 
 
-def index_glyphs(face: np.ndarray) -> tuple[Glyph, Glyph] | None:
-    """The rank and suit symbols of the top-left index corner, or None when they cannot be told apart."""
+def index_glyphs(corner: np.ndarray) -> tuple[Glyph, Glyph] | None:
+    """The rank and suit symbols of an index corner, or None when they cannot be told apart."""
     m = CANON_PX_PER_MM
-    x0, y0, x1, y1 = (round(v * m) for v in CORNER_MM)
-    corner = face[y0:y1, x0:x1]
     grey = cv2.cvtColor(corner, cv2.COLOR_BGR2GRAY)
     # Ink is darker than the paper; Otsu finds the split even under uneven light.
     level, ink = cv2.threshold(cv2.GaussianBlur(grey, (3, 3), 0), 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..game.cards import CARDS, Card, CardError
 from .cards import (
-    CANON_PX_PER_MM, CANON_SIZE, CORNER_MM, RANK_SIZE, SUIT_SIZE, Glyph, card_quads, flatten, index_glyphs,
+    CANON_PX_PER_MM, CANON_SIZE, CORNER_MM, RANK_SIZE, SUIT_SIZE, Glyph, card_quads, corner_of, flatten, index_glyphs,
 )
 
 FORMAT = 1
@@ -36,10 +36,31 @@ def suit_key(code: str) -> str:
 
 
 @dataclass
+class Templates:
+    """One kind's templates stacked for matching all at once: a row per example, grouped by key."""
+
+    keys: list[str]
+    starts: np.ndarray  # where each key's rows begin
+    images: np.ndarray  # rows: zero-mean, unit-norm template images
+    aspects: np.ndarray
+
+    @classmethod
+    def of(cls, table: dict[str, list[Glyph]]) -> Templates:
+        keys = sorted(table)
+        rows = [g for k in keys for g in table[k]]
+        starts = np.cumsum([0] + [len(table[k]) for k in keys[:-1]])
+        return cls(keys, starts, np.stack([g.image.ravel() for g in rows]), np.array([g.aspect for g in rows]))
+
+
+@dataclass
 class Deck:
     ranks: dict[str, list[Glyph]]
     suits: dict[str, list[Glyph]]
     source: str = ""
+
+    def __post_init__(self) -> None:
+        self.rank_templates = Templates.of(self.ranks)
+        self.suit_templates = Templates.of(self.suits)
 
     def save(self, folder: Path) -> None:
         for kind, table in (("ranks", self.ranks), ("suits", self.suits)):
@@ -134,7 +155,7 @@ def learn(faces: str | Path) -> Deck:
         except ValueError as err:
             raise DeckError(f"{path}: {err}") from None
         for seen in _as_the_camera_sees(face):
-            glyphs = index_glyphs(seen)
+            glyphs = index_glyphs(corner_of(seen))
             if glyphs is None:
                 raise DeckError(f"{path}: cannot find a rank above a suit in the top-left index corner")
             ranks.setdefault(rank_key(code), []).append(glyphs[0])

@@ -10,7 +10,6 @@ agrees, and the two corners do not disagree; anything else is reported as unread
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
@@ -18,8 +17,8 @@ import cv2
 import numpy as np
 
 from .calibrate import Calibration
-from .cards import Glyph, card_quads, flatten, index_glyphs
-from .deck import Deck
+from .cards import Glyph, card_quads, index_corners, index_glyphs
+from .deck import Deck, Templates
 from .layout import Layout, Zone
 
 ZONE_PX_PER_MM = 3.0
@@ -60,25 +59,19 @@ class FrameRead:
                 "warnings": self.warnings}
 
 
-def _ranked(glyph: Glyph, templates: dict[str, list[Glyph]], keys=None) -> list[tuple[float, str]]:
-    scores = []
-    for key, examples in templates.items():
-        if keys is not None and key not in keys:
-            continue
-        best = -1.0
-        for example in examples:
-            score = float(np.dot(glyph.image.ravel(), example.image.ravel()))
-            if abs(math.log(max(glyph.aspect, 1e-3) / max(example.aspect, 1e-3))) > 0.35:
-                score -= 0.2  # a symbol of another shape
-            best = max(best, score)
-        scores.append((best, key))
-    scores.sort(reverse=True)
-    return scores
+def _ranked(glyph: Glyph, templates: Templates, keys=None) -> list[tuple[float, str]]:
+    """Each key's best score, best first; a template of another shape (aspect) loses 0.2."""
+    scores = templates.images @ glyph.image.ravel()
+    off_shape = np.abs(np.log(max(glyph.aspect, 1e-3) / np.maximum(templates.aspects, 1e-3))) > 0.35
+    scores = scores - 0.2 * off_shape
+    best = np.maximum.reduceat(scores, templates.starts)
+    ranked = sorted(((float(score), key) for score, key in zip(best, templates.keys)), reverse=True)
+    return ranked if keys is None else [item for item in ranked if item[1] in keys]
 
 
-def read_corner(face: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None, float, str]:
-    """(code, confidence, why) for the top-left index corner of a flattened face."""
-    glyphs = index_glyphs(face)
+def read_corner(corner: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None, float, str]:
+    """(code, confidence, why) for one index corner, upright."""
+    glyphs = index_glyphs(corner)
     if glyphs is None:
         return None, 0.0, "no rank and suit found in the index corner"
     rank_glyph, suit_glyph = glyphs
@@ -89,7 +82,7 @@ def read_corner(face: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None
         colour = set(deck.suits) - RED_SUITS
     else:
         colour = None
-    ranks, suits = _ranked(rank_glyph, deck.ranks), _ranked(suit_glyph, deck.suits, colour)
+    ranks, suits = _ranked(rank_glyph, deck.rank_templates), _ranked(suit_glyph, deck.suit_templates, colour)
     (r_score, rank), (r_next, _) = ranks[0], ranks[1]
     (s_score, suit), (s_next, _) = suits[0], suits[1]
     if r_score < t.score or (1 - r_score) > t.ratio * (1 - r_next):
@@ -102,10 +95,12 @@ def read_corner(face: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None
     return code, min(r_score, s_score), "read"
 
 
-def read_card(face: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
-    """Both index corners: named if one is read and the other does not disagree."""
-    first = read_corner(face, deck, t)
-    second = read_corner(cv2.rotate(face, cv2.ROTATE_180), deck, t)
+def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
+    """Both index corners of the card at ``quad`` in the frame: named if one is read and the other
+    does not disagree."""
+    top_left, bottom_right = index_corners(frame, quad)
+    first = read_corner(top_left, deck, t)
+    second = read_corner(bottom_right, deck, t)
     named = [r for r in (first, second) if r[0] is not None]
     if not named:
         return None, 0.0, f"unreadable: {first[2]}"
@@ -133,8 +128,7 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
     reads = []
     for quad in cards:
         frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
-        face = flatten(frame, frame_quad)
-        code, confidence, reason = read_card(face, deck, t)
+        code, confidence, reason = read_card(frame, frame_quad, deck, t)
         centre = cv2.perspectiveTransform(quad.mean(axis=0)[None, None].astype(np.float64), zone_to_mm)[0, 0]
         reads.append(CardRead(code, confidence, reason, (float(centre[0]), float(centre[1]))))
     for quad in odd:
