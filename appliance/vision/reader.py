@@ -29,7 +29,10 @@ RED_SUITS = {"h", "d"}
 @dataclass(frozen=True)
 class Thresholds:
     score: float = 0.75  # normalised cross-correlation floor
-    ratio: float = 0.5  # the best's distance (1 - score) at most this share of the runner-up's
+    # The best's distance (1 - score) at most this share of the runner-up's: for a card read
+    # from one corner alone, and (looser) when both corners are read and agree.
+    ratio: float = 0.5
+    ratio_agreeing: float = 0.7
     red: float = 60.0  # suit ink at least this red is red ink
     black: float = 25.0  # ... and at most this red is black ink (between: the colour is not used)
 
@@ -69,8 +72,8 @@ def _ranked(glyph: Glyph, templates: Templates, keys=None) -> list[tuple[float, 
     return ranked if keys is None else [item for item in ranked if item[1] in keys]
 
 
-def read_corner(corner: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None, float, str]:
-    """(code, confidence, why) for one index corner, upright."""
+def read_corner(corner: np.ndarray, deck: Deck, t: Thresholds, ratio: float) -> tuple[str | None, float, str]:
+    """(code, confidence, why) for one index corner, upright, at the given ratio test."""
     glyphs = index_glyphs(corner)
     if glyphs is None:
         return None, 0.0, "no rank and suit found in the index corner"
@@ -85,9 +88,9 @@ def read_corner(corner: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | No
     ranks, suits = _ranked(rank_glyph, deck.rank_templates), _ranked(suit_glyph, deck.suit_templates, colour)
     (r_score, rank), (r_next, _) = ranks[0], ranks[1]
     (s_score, suit), (s_next, _) = suits[0], suits[1]
-    if r_score < t.score or (1 - r_score) > t.ratio * (1 - r_next):
+    if r_score < t.score or (1 - r_score) > ratio * (1 - r_next):
         return None, r_score, f"rank unclear ({rank} {r_score:.2f}, next {ranks[1][1]} {r_next:.2f})"
-    if s_score < t.score or (1 - s_score) > t.ratio * (1 - s_next):
+    if s_score < t.score or (1 - s_score) > ratio * (1 - s_next):
         return None, s_score, f"suit unclear ({suit} {s_score:.2f}, next {suits[1][1]} {s_next:.2f})"
     if (rank == "JK") != (suit == "*"):
         return None, 0.0, f"rank {rank} with suit {suit}"
@@ -96,17 +99,22 @@ def read_corner(corner: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | No
 
 
 def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
-    """Both index corners of the card at ``quad`` in the frame: named if one is read and the other
-    does not disagree."""
-    top_left, bottom_right = index_corners(frame, quad)
-    first = read_corner(top_left, deck, t)
-    second = read_corner(bottom_right, deck, t)
-    named = [r for r in (first, second) if r[0] is not None]
-    if not named:
-        return None, 0.0, f"unreadable: {first[2]}"
-    if len({r[0] for r in named}) > 1:
-        return None, 0.0, f"unreadable: the two corners read {named[0][0]} and {named[1][0]}"
-    return named[0][0], max(r[1] for r in named), None
+    """Both index corners of the card at ``quad``. Named when both corners agree under the looser
+    test, or when one corner passes the strict test and the other names no other card."""
+    corners = index_corners(frame, quad)
+    loose = [read_corner(c, deck, t, t.ratio_agreeing) for c in corners]
+    named = {r[0] for r in loose if r[0] is not None}
+    if len(named) > 1:
+        return None, 0.0, f"unreadable: the two corners read {' and '.join(sorted(named))}"
+    if loose[0][0] is not None and loose[0][0] == loose[1][0]:
+        return loose[0][0], max(loose[0][1], loose[1][1]), None
+    for corner, first_look in zip(corners, loose):
+        if first_look[0] is not None:
+            strict = read_corner(corner, deck, t, t.ratio)
+            if strict[0] is not None:
+                return strict[0], strict[1], None
+            return None, 0.0, f"unreadable: only one corner read, and not clearly ({strict[2]})"
+    return None, 0.0, f"unreadable: {loose[0][2]}"
 
 
 def _zone_transform(zone: Zone) -> tuple[np.ndarray, tuple[int, int]]:
