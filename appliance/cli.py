@@ -165,25 +165,29 @@ def cmd_vision_markers(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_vision_calibrate(args: argparse.Namespace) -> int:
+def _each_frame(paths: list[str], handle) -> int:
+    """Run ``handle(path, frame) -> dict`` on each readable frame, printing one JSON line per frame;
+    an unreadable frame, or a ValueError from ``handle``, is that frame's error. Exit status 1 if any."""
     import cv2
 
-    from .vision.calibrate import CalibrationError, calibrate
-
-    layout = _layout(args.layout)
     status = 0
-    for path in args.frames:
+    for path in paths:
         frame = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
-        if frame is None:
-            _print({"frame": path, "error": f"{path}: missing, or not an image OpenCV can read"})
-            status = 1
-            continue
         try:
-            _print({"frame": path, **calibrate(frame, layout).to_json()})
-        except CalibrationError as err:
+            if frame is None:
+                raise ValueError(f"{path}: missing, or not an image OpenCV can read")
+            _print({"frame": path, **handle(path, frame)})
+        except ValueError as err:
             _print({"frame": path, "error": str(err)})
             status = 1
     return status
+
+
+def cmd_vision_calibrate(args: argparse.Namespace) -> int:
+    from .vision.calibrate import calibrate
+
+    layout = _layout(args.layout)
+    return _each_frame(args.frames, lambda path, frame: calibrate(frame, layout).to_json())
 
 
 def cmd_vision_render(args: argparse.Namespace) -> int:
@@ -216,55 +220,30 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
 
 
 def cmd_deck_capture(args: argparse.Namespace) -> int:
-    import cv2
-
-    from .vision.capture import CaptureError, face_in_teach_zone, save_face
+    from .vision.capture import face_in_teach_zone, save_face
 
     layout = _layout(args.layout)
     codes = parse_cards(args.codes) if args.codes else parse_cards(" ".join(
         r + s for s in "shdc" for r in "AKQJT98765432") + " Jk")
     if len(codes) < len(args.frames):
         raise UsageError(f"{len(args.frames)} frames but only {len(codes)} card codes")
-    status = 0
-    for path, code in zip(args.frames, codes):
-        frame = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
-        if frame is None:
-            _print({"frame": path, "error": f"{path}: missing, or not an image OpenCV can read"})
-            status = 1
-            continue
-        try:
-            saved = save_face(face_in_teach_zone(frame, layout), str(code), Path(args.out))
-            _print({"frame": path, "card": str(code), "face": str(saved)})
-        except (CaptureError, ValueError) as err:
-            _print({"frame": path, "card": str(code), "error": str(err)})
-            status = 1
-    return status
+    card_of = dict(zip(args.frames, map(str, codes)))
+
+    def capture(path, frame):
+        saved = save_face(face_in_teach_zone(frame, layout), card_of[path], Path(args.out))
+        return {"card": card_of[path], "face": str(saved)}
+
+    return _each_frame(args.frames, capture)
 
 
 def cmd_vision_read(args: argparse.Namespace) -> int:
-    import cv2
-
-    from .vision.calibrate import CalibrationError, calibrate
+    from .vision.calibrate import calibrate
     from .vision.deck import Deck
     from .vision.reader import read_frame
 
     layout = _layout(args.layout)
     deck = Deck.load(args.deck)
-    status = 0
-    for path in args.frames:
-        frame = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
-        if frame is None:
-            _print({"frame": path, "error": f"{path}: missing, or not an image OpenCV can read"})
-            status = 1
-            continue
-        try:
-            result = read_frame(frame, layout, deck, calibrate(frame, layout))
-        except CalibrationError as err:
-            _print({"frame": path, "error": str(err)})
-            status = 1
-            continue
-        _print({"frame": path, **result.to_json()})
-    return status
+    return _each_frame(args.frames, lambda path, frame: read_frame(frame, layout, deck, calibrate(frame, layout)).to_json())
 
 
 def build_parser() -> argparse.ArgumentParser:
