@@ -70,3 +70,21 @@ def test_a_camera_that_cannot_open_is_retried_quietly(tmp_path):
         clock.now = t
         assert camera.read() is None
     assert len(faults) == 1 and "no such folder" in faults[0]
+
+
+def test_the_synthetic_camera_is_a_camera_source():
+    import random as _random
+
+    from appliance.config import shipped_config_dir
+    from appliance.vision.calibrate import calibrate
+    from appliance.vision.layout import load_layout
+    from appliance.vision.render import SyntheticCamera, deal_table
+
+    layout = load_layout(shipped_config_dir() / "layout.toml")
+    faults = []
+    camera = Camera(lambda: SyntheticCamera(layout, seed=3, size=(1152, 648)), faults.append)
+    assert camera.read() is not None  # opens the source: an empty table
+    camera.source.show(deal_table(_random.Random(1)))
+    first, second = camera.read(), camera.read()
+    assert first.shape == (648, 1152, 3) and not np.array_equal(first, second)  # fresh noise each frame
+    assert calibrate(second, layout).markers and faults == []

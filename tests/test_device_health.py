@@ -42,3 +42,22 @@ def test_the_builtin_generator_is_uniform_enough():
     assert {d.value for d in draws} == set(range(1, 8))
     assert [d.seq for d in draws[:3]] == [0, 1, 2]
     assert m.check().p_value > 1e-6  # a fair generator fails this once in a million runs
+
+
+def test_tracker_warns_once_per_biased_die_and_logs_every_value(caplog):
+    import logging
+
+    from appliance.devices.protocol import DiceResult
+    from appliance.devices.start_source import HealthTracker
+
+    warnings = []
+    tracker = HealthTracker("dice", window=600, on_warning=warnings.append)
+    rng = random.Random(4)
+    with caplog.at_level(logging.INFO, logger="appliance.devices.start_source"):
+        for seq in range(600):
+            # the second die is loaded: it shows six a third of the time
+            loaded = 6 if rng.random() < 0.33 else rng.randint(1, 6)
+            tracker.observe(DiceResult(seq, (rng.randint(1, 6), loaded, rng.randint(1, 6))))
+    assert [w.die for w in warnings] == [2]
+    assert "dice die 2: values depart from uniform" in warnings[0].message()
+    assert sum("dice dice" in r.getMessage() for r in caplog.records) == 600

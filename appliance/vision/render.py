@@ -312,3 +312,29 @@ def deal_table(rng: random.Random, seats: range = range(1, 7)) -> dict[str, list
         cards = deck[7 * (i + 1): 7 * (i + 2)]
         hands[f"seat{seat}.front"], hands[f"seat{seat}.back"] = cards[:2], cards[2:]
     return hands
+
+
+class SyntheticCamera:
+    """The simulation's camera, behind the same seam as the real ones (``read``/``close``):
+    each frame renders the cards currently on the simulated table, with fresh sensor noise."""
+
+    def __init__(self, layout: Layout, design: str = "classic", seed: int = 0,
+                 size: tuple[int, int] = (4608, 2592), degrade: bool = True):
+        self.layout = layout
+        self.design = DESIGNS[design]
+        self.name = f"synthetic:{design}"
+        self._rng = random.Random(seed)
+        self.scene = Scene.random(self._rng, size=size, degrade=degrade)  # the camera does not move
+        self.hands: dict[str, list[str]] = {}
+        self.frames = 0
+
+    def show(self, hands: dict[str, list[str]]) -> None:
+        """What lies on the table from now on (zone -> card codes)."""
+        self.hands = {zone: list(codes) for zone, codes in hands.items()}
+
+    def read(self) -> np.ndarray:
+        self.frames += 1
+        return render_table(self.layout, self.hands, self.design, self.scene, seed=self._rng.randrange(2**31)).image
+
+    def close(self) -> None:
+        pass
