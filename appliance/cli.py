@@ -246,6 +246,27 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
     return _each_frame(args.frames, lambda path, frame: read_frame(frame, layout, deck, calibrate(frame, layout)).to_json())
 
 
+def cmd_audit_verify(args: argparse.Namespace) -> int:
+    from .audit.log import load_key, verify
+
+    result = verify(args.path, load_key(args.key_file))
+    _print(result.to_json())
+    if not result.ok:
+        print(f"appliance audit verify: {result.file} line {result.line}: {result.problem}", file=sys.stderr)
+    return 0 if result.ok else 1
+
+
+def cmd_audit_keygen(args: argparse.Namespace) -> int:
+    from .audit.log import new_key
+
+    try:
+        new_key(args.path)
+    except FileExistsError:
+        raise UsageError(f"{args.path}: a key is already there; an audit key is never overwritten") from None
+    _print({"key": args.path})
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -334,6 +355,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--codes", help="the cards in the order they were laid (default: As Ks ... 2c Jk)")
     p.add_argument("frames", nargs="+")
     p.set_defaults(func=cmd_deck_capture)
+
+    audit = sub.add_parser("audit", help="the tamper-evident audit log").add_subparsers(
+        dest="audit_command", required=True)
+    p = audit.add_parser("verify", help="check every chain and signature; names the first bad record")
+    p.add_argument("path", help="the log folder (or one day's file)")
+    p.add_argument("--key-file", required=True, help="the HMAC key, kept outside the log")
+    p.set_defaults(func=cmd_audit_verify)
+    p = audit.add_parser("keygen", help="create the HMAC key file (mode 600); never overwrites")
+    p.add_argument("path")
+    p.set_defaults(func=cmd_audit_keygen)
     return parser
 
 
@@ -346,7 +377,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.func(args)
     except (ValueError, OSError) as err:
         command = " ".join(filter(None, (args.command, getattr(args, "devices_command", None),
-                                          getattr(args, "vision_command", None), getattr(args, "deck_command", None))))
+                                          getattr(args, "vision_command", None), getattr(args, "deck_command", None),
+                                          getattr(args, "audit_command", None))))
         print(f"appliance {command}: {err}", file=sys.stderr)
         return 2
 
