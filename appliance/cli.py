@@ -267,6 +267,46 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate_table(args: argparse.Namespace) -> int:
+    from .audit.log import AuditLog, load_key, new_key
+    from .table.simulation import play_rounds
+
+    audit_dir = Path(args.audit)
+    key_file = Path(args.key_file) if args.key_file else audit_dir.parent / f"{audit_dir.name}.key"
+    if not key_file.exists():
+        new_key(key_file)
+    rules = load_house(args.house)
+    start = time.perf_counter()
+    totals = play_rounds(rules, AuditLog(audit_dir, load_key(key_file)), args.rounds, seed=args.seed,
+                         render=args.render, size=(args.width, args.height))
+    _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
+            "seconds": round(time.perf_counter() - start, 2)})
+    return 0
+
+
+def cmd_audit_replay(args: argparse.Namespace) -> int:
+    from .audit.log import load_key
+    from .audit.replay import replay
+
+    result = replay(args.path, load_key(args.key_file), args.round)
+    _print(result)
+    return 1 if result["differences"] else 0
+
+
+def cmd_audit_export(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from .audit.log import load_key
+    from .audit.replay import export_csv
+
+    try:
+        start, end = dt.date.fromisoformat(args.date_from), dt.date.fromisoformat(args.date_to)
+    except ValueError as err:
+        raise UsageError(f"--from/--to: {err} (use YYYY-MM-DD)") from None
+    sys.stdout.write(export_csv(args.path, load_key(args.key_file), start, end))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -294,6 +334,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1)
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
+    p.add_argument("--rounds", type=int, required=True)
+    p.add_argument("--audit", required=True, help="the audit log folder")
+    p.add_argument("--key-file", help="the HMAC key (default: <audit>.key beside the folder, created if absent)")
+    p.add_argument("--house", default=DEFAULT_HOUSE)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--render", action="store_true", help="read every hand with the simulated camera and the reader")
+    p.add_argument("--width", type=int, default=4608)
+    p.add_argument("--height", type=int, default=2592)
+    p.set_defaults(func=cmd_simulate_table)
 
     devices = sub.add_parser("devices", help="start-seat devices on a serial port").add_subparsers(
         dest="devices_command", required=True)
@@ -362,6 +413,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", help="the log folder (or one day's file)")
     p.add_argument("--key-file", required=True, help="the HMAC key, kept outside the log")
     p.set_defaults(func=cmd_audit_verify)
+    p = audit.add_parser("replay", help="settle every logged round again from its raw records; report differences")
+    p.add_argument("path")
+    p.add_argument("--key-file", required=True)
+    p.add_argument("--round", help="only this round id")
+    p.set_defaults(func=cmd_audit_replay)
+    p = audit.add_parser("export", help="settled rounds as CSV for the cage or accounting")
+    p.add_argument("path")
+    p.add_argument("--key-file", required=True)
+    p.add_argument("--from", dest="date_from", required=True)
+    p.add_argument("--to", dest="date_to", required=True)
+    p.set_defaults(func=cmd_audit_export)
     p = audit.add_parser("keygen", help="create the HMAC key file (mode 600); never overwrites")
     p.add_argument("path")
     p.set_defaults(func=cmd_audit_keygen)

@@ -1,0 +1,214 @@
+"""One round at the table: an explicit state machine whose every step is an audit record.
+
+The round engine is the only place that knows the order of a round. Each input (bets,
+the start-seat value, the banker's cards, each seat's cards, a supervisor's action) is
+checked against the phase, written to the audit log (fsync-ed), and only then applied and
+announced to listeners (the dashboard). The round's state is folded from its own records
+by :func:`apply`, and its settlement derived by :func:`derive` with the game engine alone:
+``appliance audit replay`` runs the same two functions over the log.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from ..audit.log import AuditLog, records
+from ..game.cards import check_unique, format_cards, parse_cards
+from ..game.house_ways import decide
+from ..game.money import fmt
+from ..game.round_json import round_from_json, settlement_to_json
+from ..game.rules import HouseRules
+from ..game.settlement import settle
+from ..game.start_seat import Position, first_hand
+from ..game.values import evaluator
+
+
+class Phase(enum.Enum):
+    BETS_OPEN = "bets_open"
+    START_SEAT = "start_seat"
+    BANKER = "banker"
+    PLAYERS = "players"
+    SETTLED = "settled"
+    VOIDED = "voided"
+
+
+class Events:
+    """Event names, the same in the audit log, the live dashboard stream and the watchdog."""
+
+    APPLIANCE_STARTED = "ApplianceStarted"
+    ROUND_OPENED = "RoundOpened"
+    START_SEAT = "StartSeat"
+    BANKER_CARDS = "BankerCards"
+    SEAT_CARDS = "SeatCards"
+    READ_CONFIRMED = "ReadConfirmed"
+    ROUND_SETTLED = "RoundSettled"
+    ROUND_VOIDED = "RoundVoided"
+
+
+#: phase -> (event that leaves it, next phase); any open round may be voided.
+TRANSITIONS = {
+    Phase.BETS_OPEN: {Events.START_SEAT: Phase.START_SEAT},
+    Phase.START_SEAT: {Events.BANKER_CARDS: Phase.BANKER},
+    Phase.BANKER: {Events.SEAT_CARDS: Phase.PLAYERS},
+    Phase.PLAYERS: {Events.SEAT_CARDS: Phase.PLAYERS, Events.ROUND_SETTLED: Phase.SETTLED},
+    Phase.SETTLED: {},
+    Phase.VOIDED: {},
+}
+
+
+class RoundStateError(ValueError):
+    """An input that the round's phase does not allow."""
+
+
+def rules_fingerprint(rules_mapping: dict) -> str:
+    return hashlib.sha256(json.dumps(rules_mapping, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def apply(state: dict, event: str, data: dict) -> None:
+    """Fold one of a round's records into its state (live, and in a replay)."""
+    if event == Events.ROUND_OPENED:
+        state.update(house=data["house"], rules=data["rules"], banker=data["banker"],
+                     banker_wager=data.get("banker_wager"), bets=data["bets"], seat_cards={})
+    elif event == Events.START_SEAT:
+        state["start"] = {"value": data["value"], "dice": data.get("dice")}
+    elif event == Events.BANKER_CARDS:
+        state["banker_cards"] = data["cards"]
+    elif event == Events.SEAT_CARDS:
+        state["seat_cards"][data["seat"]] = (data["front"], data["back"])
+
+
+def derive(state: dict, rules: HouseRules) -> dict:
+    """The settlement of a folded round, by the game engine alone."""
+    start = state["start"]
+    count = sum(start["dice"]) if start["dice"] else start["value"]
+    banker = {"seat": state["banker"], "cards": state["banker_cards"]}
+    if state.get("banker_wager") is not None:
+        banker["wager"] = state["banker_wager"]
+    seats = []
+    for bet in state["bets"]:
+        front, back = state["seat_cards"][bet["seat"]]
+        seats.append({**bet, "front": front, "back": back})
+    data = {"house": state["house"], "banker": banker, "seats": seats,
+            "action_seat": first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)}
+    result = settle(round_from_json(data, f"round {state.get('round', '')}"), rules)
+    return settlement_to_json(result, evaluator(rules.joker, rules.wheel))
+
+
+@dataclass
+class TableRound:
+    round_id: str
+    rules: HouseRules
+    rules_mapping: dict  # the house file's content, recorded so a replay uses the rules in force
+    audit: AuditLog
+    listeners: list[Callable[[dict], None]] = field(default_factory=list)
+    phase: Phase = Phase.BETS_OPEN
+    state: dict = field(default_factory=dict)
+
+    def _record(self, event: str, data: dict, who: str) -> dict:
+        if event == Events.ROUND_VOIDED:
+            if self.phase in (Phase.SETTLED, Phase.VOIDED):
+                raise RoundStateError(f"round {self.round_id}: cannot be voided once {self.phase.value}")
+            to = Phase.VOIDED
+        elif event == Events.READ_CONFIRMED:
+            to = self.phase
+        else:
+            to = TRANSITIONS[self.phase].get(event)
+            if to is None:
+                raise RoundStateError(f"round {self.round_id}: {event} is not allowed while {self.phase.value}")
+        record = self.audit.append(event, {"round": self.round_id, **data}, who)  # on disk first
+        apply(self.state, event, data)
+        self.phase = to
+        for listener in self.listeners:
+            listener(record)
+        return record
+
+    def open(self, banker: Position, bets: list[dict], banker_wager: Decimal | None = None, who: str = "dealer") -> None:
+        if self.state:
+            raise RoundStateError(f"round {self.round_id} is already open")
+        seats = [{"seat": b["seat"], "wager": fmt(Decimal(b["wager"])),
+                  **({"bonus": {"fortune": fmt(Decimal(b["fortune"]))}} if b.get("fortune") else {})} for b in bets]
+        data = {"house": self.rules.key, "rules": self.rules_mapping,
+                "rules_sha256": rules_fingerprint(self.rules_mapping), "banker": banker,
+                "banker_wager": None if banker_wager is None else fmt(banker_wager), "bets": seats}
+        record = self.audit.append(Events.ROUND_OPENED, {"round": self.round_id, **data}, who)
+        apply(self.state, Events.ROUND_OPENED, data)
+        for listener in self.listeners:
+            listener(record)
+
+    def start_seat(self, source: str, value: int, dice: list[int] | None = None, seq: int | None = None,
+                   who: str = "device") -> Position:
+        count = sum(dice) if dice else value
+        first = first_hand(count, self.state["banker"], self.rules.start.player_seats, self.rules.start.count_direction)
+        self._record(Events.START_SEAT, {"source": source, "value": value, "dice": dice, "seq": seq,
+                                         "first_hand": first}, who)
+        return first
+
+    def banker_cards(self, cards: list[str], read: list[dict] | None = None, who: str = "reader") -> dict:
+        """The banker's seven cards; the house-way setting and its rule are recorded with them."""
+        hand = parse_cards(cards)
+        check_unique(hand, " in the banker's hand")
+        front, back, _, _, rule = decide(hand, self.rules.house_way, evaluator(self.rules.joker, self.rules.wheel))
+        setting = {"front": format_cards(sorted(front, reverse=True)), "back": format_cards(sorted(back, reverse=True)),
+                   "rule": rule}
+        self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read}, who)
+        return setting
+
+    def seat_cards(self, seat: int, front: list[str], back: list[str], read: list[dict] | None = None,
+                   who: str = "reader") -> None:
+        if seat not in {b["seat"] for b in self.state.get("bets", [])}:
+            raise RoundStateError(f"round {self.round_id}: seat {seat} has no wager this round")
+        self._record(Events.SEAT_CARDS, {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
+                                         "back": format_cards(parse_cards(back, unique=False)), "read": read}, who)
+
+    def confirm_read(self, zone: str, position: int, card: str, who: str) -> None:
+        """A card the reader could not read, confirmed or entered by a person (never by the appliance)."""
+        self._record(Events.READ_CONFIRMED, {"zone": zone, "position": position, "card": card}, who)
+
+    def settle(self, who: str = "appliance") -> dict:
+        missing = [b["seat"] for b in self.state["bets"] if b["seat"] not in self.state["seat_cards"]]
+        if missing:
+            raise RoundStateError(f"round {self.round_id}: no cards yet for seat(s) {missing}")
+        settlement = derive(self.state, self.rules)
+        self._record(Events.ROUND_SETTLED, {"settlement": settlement}, who)
+        return settlement
+
+    def void(self, reason: str, who: str) -> None:
+        self._record(Events.ROUND_VOIDED, {"reason": reason}, who)
+
+
+def rounds_in(folder) -> dict[str, dict]:
+    """Each logged round's folded state, its recorded settlement (if any) and whether it was voided."""
+    rounds: dict[str, dict] = {}
+    for record in records(folder):
+        round_id = record["data"].get("round")
+        if round_id is None:
+            continue
+        entry = rounds.setdefault(round_id, {"state": {"round": round_id}, "settlement": None, "voided": None,
+                                             "settled_at": None})
+        if record["event"] == Events.ROUND_SETTLED:
+            entry["settlement"], entry["settled_at"] = record["data"]["settlement"], record["ts"]
+        elif record["event"] == Events.ROUND_VOIDED:
+            entry["voided"] = record["data"]["reason"]
+        else:
+            apply(entry["state"], record["event"], record["data"])
+    return rounds
+
+
+def void_interrupted(audit: AuditLog) -> list[str]:
+    """At start-up: every round opened but neither settled nor voided is voided, with a record saying so.
+
+    Gaming regulators want a machine that lost power mid-round to stay stopped until the fault is
+    cleared; the simulation clears it itself, the appliance waits for a supervisor's decision.
+    """
+    voided = []
+    for round_id, entry in rounds_in(audit.folder).items():
+        if entry["settlement"] is None and entry["voided"] is None:
+            audit.append(Events.ROUND_VOIDED, {"round": round_id, "reason": "interrupted: the appliance stopped "
+                                               "mid-round and was restarted"}, "appliance (recovery)")
+            voided.append(round_id)
+    return voided

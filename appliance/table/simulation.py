@@ -1,0 +1,138 @@
+"""A table that plays itself: full rounds through the real round engine and audit log.
+
+Each round: bets, a start-seat value from the simulated RNG, seven hands of seven dealt
+from a shuffled 53-card deck in rotation from the first hand (four cards unused, empty
+seats' hands discarded), the banker's hand and each seat's hand read from the simulated
+camera by the real reader (or taken as dealt with ``render=False``), players setting
+their hands by the house way, and the settlement. A card the reader cannot read is
+confirmed by the simulated dealer, as a person would at the table, and logged so.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+from ..audit.log import AuditLog
+from ..config import read_toml
+from ..game.cards import CARDS, format_cards, parse_cards
+from ..game.house_ways import decide
+from ..game.rules import BankingMode, HouseRules
+from ..game.start_seat import DEALER, ring
+from ..game.values import evaluator
+from .round import Events, TableRound, rounds_in, void_interrupted
+
+
+@dataclass
+class Reader:
+    """The simulated camera and the real card reader, or (render=False) a perfect eye."""
+
+    render: bool
+    seed: int
+    size: tuple[int, int] = (4608, 2592)
+
+    def __post_init__(self) -> None:
+        if not self.render:
+            return
+        import cv2
+
+        from ..config import shipped_config_dir
+        from ..vision.calibrate import Calibrator
+        from ..vision.deck import learn
+        from ..vision.layout import load_layout
+        from ..vision.render import DESIGNS, SyntheticCamera, card_face
+
+        self.layout = load_layout(shipped_config_dir() / "layout.toml")
+        with tempfile.TemporaryDirectory() as faces:
+            for c in CARDS:
+                cv2.imwrite(str(Path(faces) / f"{c}.png"), card_face(str(c), DESIGNS["classic"]))
+            self.deck = learn(faces)
+        self.camera = SyntheticCamera(self.layout, "classic", seed=self.seed, size=self.size)
+        self.calibrator = Calibrator(self.layout)
+
+    def read(self, zones: dict[str, list[str]]) -> dict[str, list[dict]]:
+        """What the reader says of each zone: [{"card": code or None, ...}] left to right."""
+        if not self.render:
+            return {zone: [{"card": c, "confidence": 1.0} for c in cards] for zone, cards in zones.items()}
+        from ..vision.reader import read_zone
+
+        self.camera.show(zones)
+        frame = self.camera.read()
+        calibration = self.calibrator.update(frame)
+        return {zone: [r.to_json() for r in read_zone(frame, self.layout.zone(zone), self.deck, calibration)]
+                for zone in zones}
+
+
+def _confirmed(table: TableRound, zone: str, read: list[dict], dealt: list[str], totals: dict) -> list[str]:
+    """The cards as read, with each unreadable or missing one confirmed by the (simulated) dealer."""
+    cards = []
+    for i, truth in enumerate(dealt):
+        got = read[i]["card"] if i < len(read) and len(read) == len(dealt) else None
+        if got is None:
+            table.confirm_read(zone, i, truth, who="dealer (simulated)")
+            totals["confirmed_reads"] += 1
+            got = truth
+        cards.append(got)
+    return cards
+
+
+def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
+                size: tuple[int, int] = (4608, 2592)) -> dict:
+    mapping = read_toml(Path(rules.source))
+    reader = Reader(render, seed, size)
+    ev = evaluator(rules.joker, rules.wheel)
+    audit.append(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
+                                            "house": rules.key})
+    interrupted = void_interrupted(audit)
+    # Rounds go on from the last one logged, so a restart never repeats a round id.
+    done = [int(rid.rsplit("-", 1)[1]) for rid in rounds_in(audit.folder) if rid.startswith(f"{seed}-")]
+    first_round = max(done, default=0) + 1
+    player_seats = rules.start.player_seats
+    totals = {"rounds": 0, "confirmed_reads": 0, "commission": Decimal(0), "collection": Decimal(0),
+              "voided_at_start": interrupted}
+    for n in range(first_round, first_round + rounds):
+        rng = random.Random(f"{seed}:{n}")  # each round's deal depends on its number alone
+        banker = DEALER if rules.banking.mode is not BankingMode.PLAYER else rng.randint(1, player_seats)
+        seats = [s for s in range(1, player_seats + 1) if s != banker and rng.random() < 0.75] or \
+            [next(s for s in range(1, player_seats + 1) if s != banker)]
+        step = 5
+        low, high = int(rules.limits.minimum), int(rules.limits.maximum)
+        bets = [{"seat": s, "wager": str(rng.randrange(low, min(high, low * 10) + 1, step) if low % step == 0 else low)}
+                for s in seats]
+        if rules.fortune is not None:
+            for bet in bets:
+                if rng.random() < 0.4:
+                    bet["fortune"] = str(max(int(rules.fortune.minimum), rng.choice([1, 5, 10])))
+        banker_wager = Decimal(rng.randrange(100, 1001, 50)) if banker != DEALER else None
+        table = TableRound(f"{seed}-{n}", rules, mapping, audit)
+        table.open(banker, bets, banker_wager)
+        first = table.start_seat("simulated-rng", rng.randint(1, 7), seq=n % 10000)
+        # Deal seven hands of seven, in rotation from the first hand; four cards stay unused.
+        deck = list(range(53))
+        rng.shuffle(deck)
+        positions = ring(player_seats, banker)
+        step_dir = 1 if rules.start.action_direction.value == "clockwise" else -1
+        start = positions.index(first)
+        order = [positions[(start + step_dir * k) % len(positions)] for k in range(len(positions))]
+        hands = {pos: format_cards(deck[7 * i: 7 * i + 7]) for i, pos in enumerate(order)}
+        banker_hand = hands[banker]
+        read = reader.read({"banker": banker_hand})["banker"]
+        table.banker_cards(_confirmed(table, "banker", read, banker_hand, totals), read=read)
+        for seat in seats:
+            front, back, _, _, _ = decide(parse_cards(hands[seat]), rules.house_way, ev)
+            front_codes = format_cards(sorted(front, reverse=True))
+            back_codes = format_cards(sorted(back, reverse=True))
+            zones = {f"seat{seat}.front": front_codes, f"seat{seat}.back": back_codes}
+            reads = reader.read(zones)
+            table.seat_cards(seat, _confirmed(table, f"seat{seat}.front", reads[f"seat{seat}.front"], front_codes, totals),
+                             _confirmed(table, f"seat{seat}.back", reads[f"seat{seat}.back"], back_codes, totals),
+                             read=[*reads[f"seat{seat}.front"], *reads[f"seat{seat}.back"]])
+        settlement = table.settle()
+        totals["rounds"] += 1
+        totals["commission"] += Decimal(settlement["totals"]["commission"])
+        totals["collection"] += Decimal(settlement["totals"]["collection"])
+    totals["commission"], totals["collection"] = str(totals["commission"]), str(totals["collection"])
+    return totals

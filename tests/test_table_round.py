@@ -1,0 +1,154 @@
+"""The round engine, the simulated table, replay, export, and the crash test."""
+
+import json
+import random
+import shutil
+import signal
+import subprocess
+import time
+
+import pytest
+
+from appliance.audit.log import AuditLog, load_key, records, verify
+from appliance.audit.replay import export_csv, replay
+from appliance.config import load_house, read_toml
+from appliance.table.round import Events, RoundStateError, TableRound, rounds_in
+from appliance.table.simulation import play_rounds
+
+KEY = b"t" * 64
+APPLIANCE = shutil.which("appliance")
+
+
+def new_round(tmp_path, listeners=()):
+    rules = load_house("general")
+    audit = AuditLog(tmp_path / "log", KEY)
+    table = TableRound("r1", rules, read_toml(__import__("pathlib").Path(rules.source)), audit, list(listeners))
+    return table, audit
+
+
+def test_a_round_step_by_step(tmp_path):
+    seen = []
+    table, audit = new_round(tmp_path, [lambda record: seen.append(record)])
+    table.open("dealer", [{"seat": 2, "wager": "25"}, {"seat": 5, "wager": "40"}])
+    assert table.start_seat("rng", 3) == 5  # counted counter-clockwise here: 1 the dealer, 2 seat 6, 3 seat 5
+    setting = table.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
+    assert setting["rule"].startswith("Two pair") and setting["front"] == ["As", "Kd"]
+    table.seat_cards(2, ["Qh", "Jh"], ["Ts", "Th", "Tc", "4d", "4c"])
+    with pytest.raises(RoundStateError, match="no cards yet for seat"):
+        table.settle()
+    table.seat_cards(5, ["3h", "2d"], ["7c", "7s", "4h", "6d", "Jc"])
+    settlement = table.settle()
+    assert [s["result"] for s in settlement["seats"]] and settlement["totals"]["banker_net"]
+    assert [r["event"] for r in records(tmp_path / "log")] == [
+        Events.ROUND_OPENED, Events.START_SEAT, Events.BANKER_CARDS, Events.SEAT_CARDS, Events.SEAT_CARDS,
+        Events.ROUND_SETTLED]
+    assert [r["event"] for r in seen] == [r["event"] for r in records(tmp_path / "log")]
+
+
+def test_inputs_out_of_order_are_refused_and_nothing_is_written(tmp_path):
+    table, audit = new_round(tmp_path)
+    table.open("dealer", [{"seat": 2, "wager": "25"}])
+    with pytest.raises(RoundStateError, match="BankerCards is not allowed while bets_open"):
+        table.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
+    with pytest.raises(RoundStateError, match="seat 4 has no wager"):
+        table.seat_cards(4, ["As", "Kd"], ["9c", "9s", "5h", "5d", "2c"])
+    assert len(records(tmp_path / "log")) == 1
+    table.void("misdeal: two cards exposed", who="supervisor 1042")
+    with pytest.raises(RoundStateError, match="cannot be voided once voided"):
+        table.void("again", who="supervisor 1042")
+
+
+def test_the_record_is_on_disk_before_anyone_sees_it(tmp_path):
+    on_disk = []
+    table, audit = new_round(tmp_path, [lambda record: on_disk.append(
+        any(r["seq"] == record["seq"] for r in records(tmp_path / "log")))])
+    table.open("dealer", [{"seat": 1, "wager": "10"}])
+    table.start_seat("rng", 5)
+    assert on_disk == [True, True]
+
+
+def test_two_hundred_rounds_verify_and_replay_with_no_difference(tmp_path):
+    out = subprocess.run([APPLIANCE, "simulate-table", "--rounds", "200", "--audit", str(tmp_path / "log")],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["rounds"] == 200
+    key = ["--key-file", str(tmp_path / "log.key")]
+    assert subprocess.run([APPLIANCE, "audit", "verify", str(tmp_path / "log"), *key]).returncode == 0
+    result = subprocess.run([APPLIANCE, "audit", "replay", str(tmp_path / "log"), *key], capture_output=True, text=True)
+    assert result.returncode == 0 and json.loads(result.stdout) == {
+        "rounds": 200, "settled": 200, "voided": 0, "open": 0, "differences": []}
+
+
+@pytest.mark.parametrize("house", ["capitol", "fortune", "greektown", "safari"])
+def test_every_house_replays(tmp_path, house):
+    audit = AuditLog(tmp_path / "log", KEY)
+    play_rounds(load_house(house), audit, 30, seed=4)
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_replay_finds_a_settlement_that_the_rules_do_not_give(tmp_path):
+    audit = AuditLog(tmp_path / "log", KEY)
+    play_rounds(load_house("general"), audit, 3, seed=2)
+    # A correctly signed log whose recorded settlement was computed wrongly (say, by a faulty build).
+    entry = rounds_in(tmp_path / "log")["2-3"]
+    wrong = json.loads(json.dumps(entry["settlement"]))
+    wrong["totals"]["banker_net"] = "999.00"
+    forged = AuditLog(tmp_path / "forged", KEY)
+    for record in records(tmp_path / "log"):
+        data = record["data"]
+        if record["event"] == Events.ROUND_SETTLED and data["round"] == "2-3":
+            data = {**data, "settlement": wrong}
+        forged.append(record["event"], data, record["who"])
+    result = replay(tmp_path / "forged", KEY)
+    assert [d["round"] for d in result["differences"]] == ["2-3"]
+    assert result["differences"][0]["recorded"]["banker_net"] == "999.00"
+
+
+def test_rendered_rounds_read_by_the_camera(tmp_path):
+    audit = AuditLog(tmp_path / "log", KEY)
+    totals = play_rounds(load_house("general"), audit, 1, seed=6, render=True, size=(4608, 2592))
+    assert totals["rounds"] == 1
+    reads = [r for r in records(tmp_path / "log") if r["event"] == Events.BANKER_CARDS]
+    assert reads[0]["data"]["read"] and len(reads[0]["data"]["read"]) == 7
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_export_csv(tmp_path):
+    audit = AuditLog(tmp_path / "log", KEY)
+    play_rounds(load_house("general"), audit, 5, seed=8)
+    import datetime as dt
+
+    today = dt.date.today()
+    text = export_csv(tmp_path / "log", KEY, today - dt.timedelta(days=1), today + dt.timedelta(days=1))
+    lines = text.splitlines()
+    assert lines[0].startswith("round,settled_at,seat,wager") and len(lines) > 5
+    assert export_csv(tmp_path / "log", KEY, dt.date(2000, 1, 1), dt.date(2000, 1, 2)).count("\n") == 1
+
+
+def test_killed_at_twenty_random_moments(tmp_path):
+    """SIGKILL mid-run: the log verifies, no settled round is lost or repeated, the open one is voided."""
+    rng = random.Random(20)
+    log, key = tmp_path / "log", tmp_path / "log.key"
+    settled_before = set()
+    for attempt in range(20):
+        with subprocess.Popen([APPLIANCE, "simulate-table", "--rounds", "100000", "--audit", str(log), "--seed", "9"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
+            time.sleep(rng.uniform(0.4, 1.2))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=10)
+        rounds = rounds_in(log)
+        settled = {rid for rid, e in rounds.items() if e["settlement"] is not None}
+        assert settled_before <= settled  # nothing settled was lost
+        settled_before = settled
+    # The next start recovers: the log verifies and the interrupted round is voided with a record.
+    out = subprocess.run([APPLIANCE, "simulate-table", "--rounds", "1", "--audit", str(log), "--seed", "9"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert verify(log, load_key(key)).ok
+    rounds = rounds_in(log)
+    ids = [r["data"]["round"] for r in records(log) if r["event"] == Events.ROUND_SETTLED]
+    assert len(ids) == len(set(ids))  # no round settled twice
+    assert all(e["settlement"] is not None or e["voided"] for e in rounds.values())
+    voided = [r for r in records(log) if r["event"] == Events.ROUND_VOIDED]
+    assert voided and all(r["who"] == "appliance (recovery)" and "interrupted" in r["data"]["reason"] for r in voided)
+    assert replay(log, load_key(key))["differences"] == []
