@@ -152,3 +152,18 @@ def test_killed_at_twenty_random_moments(tmp_path):
     voided = [r for r in records(log) if r["event"] == Events.ROUND_VOIDED]
     assert voided and all(r["who"] == "appliance (recovery)" and "interrupted" in r["data"]["reason"] for r in voided)
     assert replay(log, load_key(key))["differences"] == []
+
+
+def test_a_card_seen_twice_holds_the_round_for_the_supervisor(tmp_path):
+    from appliance.table.round import HeldForSupervisor
+
+    table, audit = new_round(tmp_path)
+    table.open("dealer", [{"seat": 2, "wager": "25"}])
+    table.start_seat("rng", 4)
+    table.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
+    with pytest.raises(HeldForSupervisor, match="card Kd seen twice: banker and seat 2"):
+        table.seat_cards(2, ["Kd", "Jh"], ["Ts", "Th", "Tc", "4d", "4c"])
+    last = records(tmp_path / "log")[-1]
+    assert last["event"] == Events.TABLE_FLAGGED and last["data"]["flags"] == ["card Kd seen twice: banker and seat 2"]
+    assert 2 not in table.state["seat_cards"]
+    table.void("misdeal: foreign card", who="supervisor 1042")

@@ -46,6 +46,7 @@ class Events:
     BANKER_CARDS = "BankerCards"
     SEAT_CARDS = "SeatCards"
     READ_CONFIRMED = "ReadConfirmed"
+    TABLE_FLAGGED = "TableFlagged"
     ROUND_SETTLED = "RoundSettled"
     ROUND_VOIDED = "RoundVoided"
 
@@ -63,6 +64,10 @@ TRANSITIONS = {
 
 class RoundStateError(ValueError):
     """An input that the round's phase does not allow."""
+
+
+class HeldForSupervisor(RoundStateError):
+    """The layout does not add up (a card seen twice): the round waits for a supervisor."""
 
 
 def rules_fingerprint(rules_mapping: dict) -> str:
@@ -114,7 +119,7 @@ class TableRound:
             if self.phase in (Phase.SETTLED, Phase.VOIDED):
                 raise RoundStateError(f"round {self.round_id}: cannot be voided once {self.phase.value}")
             to = Phase.VOIDED
-        elif event == Events.READ_CONFIRMED:
+        elif event in (Events.READ_CONFIRMED, Events.TABLE_FLAGGED):
             to = self.phase
         else:
             to = TRANSITIONS[self.phase].get(event)
@@ -152,6 +157,7 @@ class TableRound:
         """The banker's seven cards; the house-way setting and its rule are recorded with them."""
         hand = parse_cards(cards)
         check_unique(hand, " in the banker's hand")
+        self._hold_if_seen(format_cards(hand), "banker")
         front, back, _, _, rule = decide(hand, self.rules.house_way, evaluator(self.rules.joker, self.rules.wheel))
         setting = {"front": format_cards(sorted(front, reverse=True)), "back": format_cards(sorted(back, reverse=True)),
                    "rule": rule}
@@ -162,12 +168,23 @@ class TableRound:
                    who: str = "reader") -> None:
         if seat not in {b["seat"] for b in self.state.get("bets", [])}:
             raise RoundStateError(f"round {self.round_id}: seat {seat} has no wager this round")
+        self._hold_if_seen(format_cards(parse_cards([*front, *back])), f"seat {seat}")
         self._record(Events.SEAT_CARDS, {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                                          "back": format_cards(parse_cards(back, unique=False)), "read": read}, who)
 
     def confirm_read(self, zone: str, position: int, card: str, who: str) -> None:
         """A card the reader could not read, confirmed or entered by a person (never by the appliance)."""
         self._record(Events.READ_CONFIRMED, {"zone": zone, "position": position, "card": card}, who)
+
+    def _hold_if_seen(self, cards: list[str], where: str) -> None:
+        """A card already in this round's hands is a possible foreign card: flag it, take nothing."""
+        taken = {c: "banker" for c in self.state.get("banker_cards", [])}
+        for seat, (front, back) in self.state.get("seat_cards", {}).items():
+            taken.update({c: f"seat {seat}" for c in (*front, *back)})
+        twice = [f"card {c} seen twice: {taken[c]} and {where}" for c in cards if c in taken]
+        if twice:
+            self._record(Events.TABLE_FLAGGED, {"flags": twice, "where": where}, "reader")
+            raise HeldForSupervisor(f"round {self.round_id}: {'; '.join(twice)}: held for the supervisor")
 
     def settle(self, who: str = "appliance") -> dict:
         missing = [b["seat"] for b in self.state["bets"] if b["seat"] not in self.state["seat_cards"]]
