@@ -167,3 +167,18 @@ def test_a_card_seen_twice_holds_the_round_for_the_supervisor(tmp_path):
     assert last["event"] == Events.TABLE_FLAGGED and last["data"]["flags"] == ["card Kd seen twice: banker and seat 2"]
     assert 2 not in table.state["seat_cards"]
     table.void("misdeal: foreign card", who="supervisor 1042")
+
+
+def test_zone_images_are_kept_by_their_hash_and_checked(tmp_path):
+    audit = AuditLog(tmp_path / "log", KEY)
+    play_rounds(load_house("general"), audit, 1, seed=6, render=True, size=(4608, 2592))
+    assert verify(tmp_path / "log", KEY).ok
+    images = sorted((tmp_path / "log" / "images").rglob("*.png"))
+    assert images
+    cited = {d for r in records(tmp_path / "log") for d in r["data"].get("images", [])}
+    assert {p.stem for p in images} == cited
+    data = bytearray(images[0].read_bytes())
+    data[-20] ^= 1
+    images[0].write_bytes(bytes(data))
+    result = verify(tmp_path / "log", KEY)
+    assert not result.ok and "does not match its SHA-256" in result.problem and result.line >= 1

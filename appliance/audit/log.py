@@ -135,6 +135,20 @@ class AuditLog:
             self._write_head(path.name)
             return record
 
+    def store_image(self, png: bytes) -> str:
+        """Keep a zone image as ``images/<sha256>.png`` (once), and return its SHA-256 for a record to cite."""
+        digest = hashlib.sha256(png).hexdigest()
+        path = self.folder / "images" / digest[:2] / f"{digest}.png"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            with open(tmp, "wb") as handle:
+                handle.write(png)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        return digest
+
     def _write_head(self, file: str) -> None:
         head = {"seq": self.seq, "hash": self.prev, "file": file}
         head["hmac"] = sign(self.key, head)
@@ -192,6 +206,12 @@ def verify(folder: str | Path, key: bytes) -> Verification:
                 return bad("chain broken: the record before it is missing, moved or changed")
             if record["seq"] != seq + 1:
                 return bad(f"sequence {record['seq']} where {seq + 1} was expected")
+            for digest in record.get("data", {}).get("images", []) if isinstance(record.get("data"), dict) else []:
+                image = (folder if folder.is_dir() else folder.parent) / "images" / digest[:2] / f"{digest}.png"
+                if not image.is_file():
+                    return bad(f"zone image {digest[:12]}... is missing")
+                if hashlib.sha256(image.read_bytes()).hexdigest() != digest:
+                    return bad(f"zone image {digest[:12]}... does not match its SHA-256 (changed)")
             prev, seq, count = line_hash(line), record["seq"], count + 1
     head_path = (folder if folder.is_dir() else folder.parent) / HEAD
     if head_path.is_file():

@@ -153,7 +153,8 @@ class TableRound:
                                          "first_hand": first}, who)
         return first
 
-    def banker_cards(self, cards: list[str], read: list[dict] | None = None, who: str = "reader") -> dict:
+    def banker_cards(self, cards: list[str], read: list[dict] | None = None, images: list[str] = (),
+                     who: str = "reader") -> dict:
         """The banker's seven cards; the house-way setting and its rule are recorded with them."""
         hand = parse_cards(cards)
         check_unique(hand, " in the banker's hand")
@@ -161,16 +162,18 @@ class TableRound:
         front, back, _, _, rule = decide(hand, self.rules.house_way, evaluator(self.rules.joker, self.rules.wheel))
         setting = {"front": format_cards(sorted(front, reverse=True)), "back": format_cards(sorted(back, reverse=True)),
                    "rule": rule}
-        self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read}, who)
+        self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read,
+                                           "images": list(images)}, who)
         return setting
 
     def seat_cards(self, seat: int, front: list[str], back: list[str], read: list[dict] | None = None,
-                   who: str = "reader") -> None:
+                   images: list[str] = (), who: str = "reader") -> None:
         if seat not in {b["seat"] for b in self.state.get("bets", [])}:
             raise RoundStateError(f"round {self.round_id}: seat {seat} has no wager this round")
         self._hold_if_seen(format_cards(parse_cards([*front, *back])), f"seat {seat}")
         self._record(Events.SEAT_CARDS, {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
-                                         "back": format_cards(parse_cards(back, unique=False)), "read": read}, who)
+                                         "back": format_cards(parse_cards(back, unique=False)), "read": read,
+                                         "images": list(images)}, who)
 
     def confirm_read(self, zone: str, position: int, card: str, who: str) -> None:
         """A card the reader could not read, confirmed or entered by a person (never by the appliance)."""

@@ -53,17 +53,25 @@ class Reader:
         self.camera = SyntheticCamera(self.layout, "classic", seed=self.seed, size=self.size)
         self.calibrator = Calibrator(self.layout)
 
-    def read(self, zones: dict[str, list[str]]) -> dict[str, list[dict]]:
-        """What the reader says of each zone: [{"card": code or None, ...}] left to right."""
+    def read(self, zones: dict[str, list[str]], audit: AuditLog) -> tuple[dict[str, list[dict]], list[str]]:
+        """What the reader says of each zone ([{"card": code or None, ...}] left to right), and the
+        SHA-256 of each zone image kept in the audit log."""
         if not self.render:
-            return {zone: [{"card": c, "confidence": 1.0} for c in cards] for zone, cards in zones.items()}
-        from ..vision.reader import read_zone
+            return {zone: [{"card": c, "confidence": 1.0} for c in cards] for zone, cards in zones.items()}, []
+        import cv2
+
+        from ..vision.reader import read_zone, zone_image
 
         self.camera.show(zones)
         frame = self.camera.read()
         calibration = self.calibrator.update(frame)
-        return {zone: [r.to_json() for r in read_zone(frame, self.layout.zone(zone), self.deck, calibration)]
-                for zone in zones}
+        reads, images = {}, []
+        for name in zones:
+            zone = self.layout.zone(name)
+            reads[name] = [r.to_json() for r in read_zone(frame, zone, self.deck, calibration)]
+            ok, png = cv2.imencode(".png", zone_image(frame, zone, calibration)[0])
+            images.append(audit.store_image(png.tobytes()))
+        return reads, images
 
 
 def _confirmed(table: TableRound, zone: str, read: list[dict], dealt: list[str], totals: dict) -> list[str]:
@@ -119,17 +127,21 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         order = [positions[(start + step_dir * k) % len(positions)] for k in range(len(positions))]
         hands = {pos: format_cards(deck[7 * i: 7 * i + 7]) for i, pos in enumerate(order)}
         banker_hand = hands[banker]
-        read = reader.read({"banker": banker_hand})["banker"]
-        table.banker_cards(_confirmed(table, "banker", read, banker_hand, totals), read=read)
+        reads, images = reader.read({"banker": banker_hand}, audit)
+        read = reads["banker"]
+        table.banker_cards(_confirmed(table, "banker", read, banker_hand, totals), read=read, images=images)
+        # Players set their hands (by the house way here); one frame shows every seat's cards.
+        laid = {}
         for seat in seats:
             front, back, _, _, _ = decide(parse_cards(hands[seat]), rules.house_way, ev)
-            front_codes = format_cards(sorted(front, reverse=True))
-            back_codes = format_cards(sorted(back, reverse=True))
-            zones = {f"seat{seat}.front": front_codes, f"seat{seat}.back": back_codes}
-            reads = reader.read(zones)
-            table.seat_cards(seat, _confirmed(table, f"seat{seat}.front", reads[f"seat{seat}.front"], front_codes, totals),
-                             _confirmed(table, f"seat{seat}.back", reads[f"seat{seat}.back"], back_codes, totals),
-                             read=[*reads[f"seat{seat}.front"], *reads[f"seat{seat}.back"]])
+            laid[f"seat{seat}.front"] = format_cards(sorted(front, reverse=True))
+            laid[f"seat{seat}.back"] = format_cards(sorted(back, reverse=True))
+        reads, images = reader.read(laid, audit)
+        for i, seat in enumerate(seats):
+            front_zone, back_zone = f"seat{seat}.front", f"seat{seat}.back"
+            table.seat_cards(seat, _confirmed(table, front_zone, reads[front_zone], laid[front_zone], totals),
+                             _confirmed(table, back_zone, reads[back_zone], laid[back_zone], totals),
+                             read=[*reads[front_zone], *reads[back_zone]], images=images[2 * i: 2 * i + 2])
         settlement = table.settle()
         totals["rounds"] += 1
         totals["commission"] += Decimal(settlement["totals"]["commission"])

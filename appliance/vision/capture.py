@@ -11,7 +11,7 @@ from ..game.cards import Card
 from .calibrate import calibrate
 from .cards import card_quads, flatten
 from .layout import Layout
-from .reader import ZONE_PX_PER_MM, _zone_transform
+from .reader import ZONE_PX_PER_MM, zone_image
 
 
 class CaptureError(ValueError):
@@ -20,11 +20,8 @@ class CaptureError(ValueError):
 
 def face_in_teach_zone(frame: np.ndarray, layout: Layout) -> np.ndarray:
     """The one card lying in the teach zone, flattened upright."""
-    calibration = calibrate(frame, layout)
-    zone = layout.zone("teach")
-    to_zone, size = _zone_transform(zone)
-    frame_to_zone = to_zone @ np.linalg.inv(calibration.homography)
-    cards, odd = card_quads(cv2.warpPerspective(frame, frame_to_zone, size, flags=cv2.INTER_AREA), ZONE_PX_PER_MM)
+    image, frame_to_zone = zone_image(frame, layout.zone("teach"), calibrate(frame, layout))
+    cards, odd = card_quads(image, ZONE_PX_PER_MM)
     if len(cards) != 1 or odd:
         raise CaptureError(f"{len(cards) + len(odd)} card shapes in the teach zone; lay exactly one card there")
     quad = cv2.perspectiveTransform(cards[0][None].astype(np.float64), np.linalg.inv(frame_to_zone))[0]

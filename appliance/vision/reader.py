@@ -125,12 +125,19 @@ def _zone_transform(zone: Zone) -> tuple[np.ndarray, tuple[int, int]]:
     return to_zone, size
 
 
-def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibration,
-              t: Thresholds = Thresholds()) -> list[CardRead]:
+def zone_image(frame: np.ndarray, zone: Zone, calibration: Calibration) -> tuple[np.ndarray, np.ndarray]:
+    """The zone seen from straight above at ZONE_PX_PER_MM (what the audit log keeps), and
+    the frame-to-zone transform."""
     to_zone, size = _zone_transform(zone)
     frame_to_zone = to_zone @ np.linalg.inv(calibration.homography)
-    zone_image = cv2.warpPerspective(frame, frame_to_zone, size, flags=cv2.INTER_AREA)
-    cards, odd = card_quads(zone_image, ZONE_PX_PER_MM)
+    return cv2.warpPerspective(frame, frame_to_zone, size, flags=cv2.INTER_AREA), frame_to_zone
+
+
+def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibration,
+              t: Thresholds = Thresholds()) -> list[CardRead]:
+    to_zone, _ = _zone_transform(zone)
+    image, frame_to_zone = zone_image(frame, zone, calibration)
+    cards, odd = card_quads(image, ZONE_PX_PER_MM)
     zone_to_frame = np.linalg.inv(frame_to_zone)
     zone_to_mm = np.linalg.inv(to_zone)
     reads = []
