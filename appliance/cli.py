@@ -256,6 +256,33 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def cmd_audit_index(args: argparse.Namespace) -> int:
+    from .audit.index import Index
+
+    index = Index(args.db)
+    count = index.rebuild(args.path)
+    index.close()
+    _print({"db": args.db, "records": count})
+    return 0
+
+
+def cmd_audit_recall(args: argparse.Namespace) -> int:
+    from .audit.log import load_key, records, verify
+
+    checked = verify(args.path, load_key(args.key_file))
+    if not checked.ok:
+        raise UsageError(f"{checked.file} line {checked.line}: {checked.problem}")
+    by_round: dict[str, list[dict]] = {}
+    for record in records(args.path):
+        if "round" in record["data"]:
+            by_round.setdefault(record["data"]["round"], []).append(
+                {k: record[k] for k in ("seq", "ts", "event", "who")} | {"data": {
+                    k: v for k, v in record["data"].items() if k not in ("rules", "round")}})
+    for round_id in list(by_round)[-args.last:]:
+        _print({"round": round_id, "records": by_round[round_id]})
+    return 0
+
+
 def cmd_audit_keygen(args: argparse.Namespace) -> int:
     from .audit.log import new_key
 
@@ -424,6 +451,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--from", dest="date_from", required=True)
     p.add_argument("--to", dest="date_to", required=True)
     p.set_defaults(func=cmd_audit_export)
+    p = audit.add_parser("index", help="rebuild the SQLite history index from the log")
+    p.add_argument("path")
+    p.add_argument("--db", required=True)
+    p.set_defaults(func=cmd_audit_index)
+    p = audit.add_parser("recall", help="the last rounds with their reads, device values and settlement")
+    p.add_argument("path")
+    p.add_argument("--key-file", required=True)
+    p.add_argument("--last", type=int, default=10)
+    p.set_defaults(func=cmd_audit_recall)
     p = audit.add_parser("keygen", help="create the HMAC key file (mode 600); never overwrites")
     p.add_argument("path")
     p.set_defaults(func=cmd_audit_keygen)

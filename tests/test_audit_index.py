@@ -1,0 +1,39 @@
+from appliance.audit.index import Index
+from appliance.audit.log import AuditLog, records
+from appliance.config import load_house
+from appliance.table.round import TableRound, void_interrupted
+from appliance.table.simulation import play_rounds
+
+KEY = b"i" * 64
+
+
+def test_index_rebuilds_from_the_log_and_serves_recall_and_search(tmp_path):
+    audit = AuditLog(tmp_path / "log", KEY)
+    play_rounds(load_house("general"), audit, 15, seed=3)
+    index = Index(tmp_path / "index.sqlite")
+    assert index.rebuild(tmp_path / "log") == len(records(tmp_path / "log"))
+    recent = index.recent()
+    assert len(recent) == 10 and recent[0]["round"] == "3-15" and recent[-1]["round"] == "3-6"
+    assert all(r["status"] == "settled" for r in recent)
+    wins = index.search(result="win")
+    assert wins and all(w["result"] == "win" for w in wins)
+    assert [e["event"] for e in index.events_of("3-2")][:2] == ["RoundOpened", "StartSeat"]
+    # The index is only a cache: dropped and rebuilt, it says the same.
+    before = index.recent(15)
+    index.close()
+    (tmp_path / "index.sqlite").unlink()
+    again = Index(tmp_path / "index.sqlite")
+    again.rebuild(tmp_path / "log")
+    assert again.recent(15) == before
+
+
+def test_index_follows_the_live_log(tmp_path):
+    index = Index(tmp_path / "index.sqlite")
+    audit = AuditLog(tmp_path / "log", KEY)
+    rules = load_house("general")
+    table = TableRound("live-1", rules, {"house": {}}, audit, [index.add])
+    table.open("dealer", [{"seat": 1, "wager": "20"}])
+    assert index.recent(1)[0]["status"] == "open"
+    void_interrupted(audit)
+    index.rebuild(tmp_path / "log")
+    assert index.recent(1)[0]["status"] == "voided" and "interrupted" in index.recent(1)[0]["reason"]
