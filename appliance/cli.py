@@ -301,6 +301,7 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     audit_dir = Path(args.audit)
     key_file = Path(args.key_file) if args.key_file else audit_dir.parent / f"{audit_dir.name}.key"
     if not key_file.exists():
+        key_file.parent.mkdir(parents=True, exist_ok=True)
         new_key(key_file)
     rules = load_house(args.house)
     start = time.perf_counter()

@@ -182,3 +182,11 @@ def test_zone_images_are_kept_by_their_hash_and_checked(tmp_path):
     images[0].write_bytes(bytes(data))
     result = verify(tmp_path / "log", KEY)
     assert not result.ok and "does not match its SHA-256" in result.problem and result.line >= 1
+
+
+def test_simulate_table_creates_the_key_folder(tmp_path):
+    out = subprocess.run([APPLIANCE, "simulate-table", "--rounds", "2", "--audit", "data/audit"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "data" / "audit.key").is_file() and verify(tmp_path / "data" / "audit",
+                                                                   load_key(tmp_path / "data" / "audit.key")).ok
