@@ -47,6 +47,8 @@ class Events:
     SEAT_CARDS = "SeatCards"
     READ_CONFIRMED = "ReadConfirmed"
     TABLE_FLAGGED = "TableFlagged"
+    READ_CORRECTED = "ReadCorrected"
+    SUPERVISOR_REFUSED = "SupervisorRefused"
     ROUND_SETTLED = "RoundSettled"
     ROUND_VOIDED = "RoundVoided"
 
@@ -56,8 +58,10 @@ TRANSITIONS = {
     Phase.BETS_OPEN: {Events.START_SEAT: Phase.START_SEAT},
     Phase.START_SEAT: {Events.BANKER_CARDS: Phase.BANKER},
     Phase.BANKER: {Events.SEAT_CARDS: Phase.PLAYERS},
-    Phase.PLAYERS: {Events.SEAT_CARDS: Phase.PLAYERS, Events.ROUND_SETTLED: Phase.SETTLED},
-    Phase.SETTLED: {},
+    Phase.PLAYERS: {Events.SEAT_CARDS: Phase.PLAYERS, Events.ROUND_SETTLED: Phase.SETTLED,
+                    Events.READ_CORRECTED: Phase.PLAYERS},
+    # A supervisor's correction reopens a settled round (until the next round starts) to settle again.
+    Phase.SETTLED: {Events.READ_CORRECTED: Phase.PLAYERS},
     Phase.VOIDED: {},
 }
 
@@ -85,6 +89,11 @@ def apply(state: dict, event: str, data: dict) -> None:
         state["banker_cards"] = data["cards"]
     elif event == Events.SEAT_CARDS:
         state["seat_cards"][data["seat"]] = (data["front"], data["back"])
+    elif event == Events.READ_CORRECTED:
+        if data["seat"] == "banker":
+            state["banker_cards"] = data["cards"]
+        else:
+            state["seat_cards"][data["seat"]] = (data["front"], data["back"])
 
 
 def derive(state: dict, rules: HouseRules) -> dict:
@@ -199,6 +208,18 @@ class TableRound:
 
     def void(self, reason: str, who: str) -> None:
         self._record(Events.ROUND_VOIDED, {"reason": reason}, who)
+
+    def correct(self, seat: int | str, reason: str, who: str, cards: list[str] | None = None,
+                front: list[str] | None = None, back: list[str] | None = None) -> None:
+        """A supervisor's correction of a read: the banker's seven cards, or a seat's front and back."""
+        if seat == "banker":
+            data = {"seat": "banker", "cards": format_cards(parse_cards(cards))}
+        else:
+            if seat not in self.state.get("seat_cards", {}):
+                raise RoundStateError(f"round {self.round_id}: seat {seat} has no cards to correct")
+            data = {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
+                    "back": format_cards(parse_cards(back, unique=False))}
+        self._record(Events.READ_CORRECTED, {**data, "reason": reason}, who)
 
 
 def rounds_in(folder) -> dict[str, dict]:

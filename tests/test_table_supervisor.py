@@ -1,0 +1,75 @@
+from pathlib import Path
+
+import pytest
+
+from appliance.audit.log import AuditLog, records
+from appliance.audit.replay import replay
+from appliance.config import load_house, read_toml
+from appliance.table.round import Events, RoundStateError
+from appliance.table.supervisor import PinError, SupervisorGate, hash_pin
+from appliance.table.table import Table
+
+KEY = b"s" * 64
+
+
+def played(tmp_path):
+    rules = load_house("general")
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {"1042": hash_pin("4821")})
+    r = table.new_round("r1")
+    r.open("dealer", [{"seat": 2, "wager": "25"}])
+    table.manual_start("r1", "1042", "4821", 4)
+    r.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
+    r.seat_cards(2, ["3h", "2d"], ["7c", "7s", "4h", "4d", "Jc"])  # the reader got a card wrong
+    r.settle()
+    return table, r
+
+
+def test_a_correction_resettles_and_replays(tmp_path):
+    table, r = played(tmp_path)
+    assert r.state["start"] == {"value": 4, "dice": None}
+    before = records(tmp_path / "log")
+    assert [x for x in before if x["event"] == Events.START_SEAT][0]["who"] == "supervisor 1042"
+    settlement = table.correct("r1", "1042", "4821", "3h misread, it is the ace of clubs", 2,
+                               front=["Ac", "2d"], back=["7c", "7s", "4h", "4d", "Jc"])
+    assert settlement["seats"][0]["front"] == "loss"  # ace-two against the banker's ace-king
+    log = records(tmp_path / "log")
+    assert [x["event"] for x in log[-2:]] == [Events.READ_CORRECTED, Events.ROUND_SETTLED]
+    assert log[-2]["who"] == "supervisor 1042" and log[-2]["data"]["reason"].startswith("3h misread")
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_wrong_pins_are_refused_logged_and_rate_limited(tmp_path):
+    table, _ = played(tmp_path)
+    for _ in range(5):
+        with pytest.raises(PinError):
+            table.void("r1", "1042", "0000", "test")
+    with pytest.raises(PinError, match="locked"):
+        table.void("r1", "1042", "4821", "test")  # even the right PIN, while locked
+    refused = [x for x in records(tmp_path / "log") if x["event"] == Events.SUPERVISOR_REFUSED]
+    assert len(refused) == 6 and all("4821" not in str(x) and "0000" not in str(x) for x in refused)
+
+
+def test_no_change_once_the_next_round_has_started(tmp_path):
+    table, _ = played(tmp_path)
+    table.new_round("r2").open("dealer", [{"seat": 1, "wager": "10"}])
+    with pytest.raises(RoundStateError, match="round r1 can no longer be changed"):
+        table.void("r1", "1042", "4821", "too late")
+
+
+def test_misdeal(tmp_path):
+    rules = load_house("general")
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {"7": hash_pin("123456")})
+    r = table.new_round("m1")
+    r.open("dealer", [{"seat": 3, "wager": "10"}])
+    with pytest.raises(RoundStateError, match="still open"):
+        table.new_round("m2")
+    table.misdeal("m1", "7", "123456", "joker exposed")
+    assert records(tmp_path / "log")[-1]["data"]["reason"] == "misdeal: joker exposed"
+    assert table.new_round("m2")
+
+
+def test_pin_rules():
+    with pytest.raises(PinError, match="4 to 8 digits"):
+        hash_pin("12ab")
+    gate = SupervisorGate({"1": hash_pin("1234")})
+    assert gate.check("1", "1234") == "1"
