@@ -335,6 +335,51 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def data_dir(given: str | None) -> Path:
+    """--data, else $APPLIANCE_DATA_DIR, else systemd's $STATE_DIRECTORY, else ./data."""
+    import os
+
+    return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import threading
+
+    import waitress
+
+    from .audit.log import AuditLog, load_key, new_key
+    from .config import load_devices
+    from .table.live import LiveTable
+    from .table.simulation import play_rounds
+    from .web.app import create_app
+
+    data = data_dir(args.data)
+    key_file = data / "audit.key"
+    if not key_file.exists():
+        data.mkdir(parents=True, exist_ok=True)
+        new_key(key_file)
+    audit = AuditLog(data / "audit", load_key(key_file))
+    rules = load_house(args.house)
+    devices = load_devices(Path(args.config) / "devices.toml" if args.config else None)
+    simulate = args.simulate or devices.start_source == "simulated"
+    live = LiveTable()
+    stop = threading.Event()
+    if simulate:
+        worker = threading.Thread(target=play_rounds, name="simulated-table", daemon=True, kwargs=dict(
+            rules=rules, audit=audit, rounds=10**9, seed=args.seed, render=args.render, listeners=[live],
+            pace=lambda: stop.wait(args.pace), stop=stop.is_set))
+        worker.start()
+    else:
+        raise UsageError("only --simulate is available so far: the hardware round loop is not built yet")
+    print(json.dumps({"dashboard": f"http://{args.host}:{args.port}/", "data": str(data), "simulate": simulate}),
+          flush=True)
+    try:
+        waitress.serve(create_app(live, rules), host=args.host, port=args.port, threads=16, _quiet=True)
+    finally:
+        stop.set()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -362,6 +407,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--workers", type=int, default=1)
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser("run", help="start the appliance: round engine, audit log and dashboard")
+    p.add_argument("--config", help="a configuration folder (default: the shipped config)")
+    p.add_argument("--data", help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--house", default=DEFAULT_HOUSE)
+    p.add_argument("--simulate", action="store_true", help="simulated devices and camera (the default without hardware)")
+    p.add_argument("--render", action="store_true", help="in simulation, read every hand from the synthetic camera")
+    p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
     p.add_argument("--rounds", type=int, required=True)

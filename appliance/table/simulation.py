@@ -88,7 +88,10 @@ def _confirmed(table: TableRound, zone: str, read: list[dict], dealt: list[str],
 
 
 def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
-                size: tuple[int, int] = (4608, 2592)) -> dict:
+                size: tuple[int, int] = (4608, 2592), listeners=(), pace=lambda: None,
+                stop=lambda: False) -> dict:
+    """Play ``rounds`` rounds; ``listeners`` see every record of each round, ``pace()`` runs between
+    the steps of a round (the live demo waits there), and ``stop()`` ends the run between rounds."""
     mapping = read_toml(Path(rules.source))
     reader = Reader(render, seed, size)
     ev = evaluator(rules.joker, rules.wheel)
@@ -115,9 +118,13 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
                 if rng.random() < 0.4:
                     bet["fortune"] = str(max(int(rules.fortune.minimum), rng.choice([1, 5, 10])))
         banker_wager = Decimal(rng.randrange(100, 1001, 50)) if banker != DEALER else None
-        table = TableRound(f"{seed}-{n}", rules, mapping, audit)
+        if stop():
+            break
+        table = TableRound(f"{seed}-{n}", rules, mapping, audit, list(listeners))
         table.open(banker, bets, banker_wager)
+        pace()
         first = table.start_seat("simulated-rng", rng.randint(1, 7), seq=n % 10000)
+        pace()
         # Deal seven hands of seven, in rotation from the first hand; four cards stay unused.
         deck = list(range(53))
         rng.shuffle(deck)
@@ -130,6 +137,7 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         reads, images = reader.read({"banker": banker_hand}, audit)
         read = reads["banker"]
         table.banker_cards(_confirmed(table, "banker", read, banker_hand, totals), read=read, images=images)
+        pace()
         # Players set their hands (by the house way here); one frame shows every seat's cards.
         laid = {}
         for seat in seats:
@@ -142,6 +150,7 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
             table.seat_cards(seat, _confirmed(table, front_zone, reads[front_zone], laid[front_zone], totals),
                              _confirmed(table, back_zone, reads[back_zone], laid[back_zone], totals),
                              read=[*reads[front_zone], *reads[back_zone]], images=images[2 * i: 2 * i + 2])
+            pace()
         settlement = table.settle()
         totals["rounds"] += 1
         totals["commission"] += Decimal(settlement["totals"]["commission"])

@@ -1,0 +1,79 @@
+"""The live view of the table: the current round as the dashboard shows it, and a stream of events.
+
+Fed by the round engine's listeners (each record is on disk before it reaches here), read by
+the dashboard; it holds no game logic of its own.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+from .round import Events
+
+
+class LiveTable:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._subscribers: list[queue.Queue] = []
+        self.state: dict = {"round": None, "phase": "idle"}
+        self.history: list[dict] = []  # settled rounds, newest last (the last ten are kept)
+
+    def __call__(self, record: dict) -> None:
+        """A round listener: fold one record into the view, then tell every subscriber."""
+        event, data = record["event"], record["data"]
+        with self._lock:
+            s = self.state
+            if event == Events.ROUND_OPENED:
+                s = self.state = {"round": data["round"], "phase": "bets_open", "house": data["house"],
+                                  "banker": {"seat": data["banker"], "wager": data.get("banker_wager")},
+                                  "seats": {str(b["seat"]): {"wager": b["wager"]} for b in data["bets"]}}
+            elif event == Events.START_SEAT:
+                s.update(phase="start_seat", start={"source": data["source"], "value": data["value"],
+                                                    "dice": data.get("dice"), "first_hand": data["first_hand"]})
+            elif event == Events.BANKER_CARDS:
+                s["phase"] = "banker"
+                s["banker"].update(cards=data["cards"], front=data["front"], back=data["back"], rule=data["rule"])
+            elif event in (Events.SEAT_CARDS, Events.READ_CORRECTED) and data["seat"] != "banker":
+                s["phase"] = "players"
+                s["seats"][str(data["seat"])].update(front=data["front"], back=data["back"])
+            elif event == Events.ROUND_SETTLED:
+                settlement = data["settlement"]
+                s["phase"] = "settled"
+                for seat in settlement["seats"]:
+                    s["seats"][str(seat["seat"])].update(
+                        {k: seat[k] for k in ("result", "won", "lost", "commission", "collection", "net", "reason")},
+                        front_result=seat["front"], back_result=seat["back"], bonus=seat["bonus"],
+                        hand=seat["hand"], house_way_rule=seat["house_way_rule"])
+                s["banker"].update(net=settlement["banker"]["net"], hand=settlement["banker"]["hand"])
+                s["totals"] = settlement["totals"]
+                s["action_order"] = settlement["action_order"]
+                self.history = (self.history + [dict(s)])[-10:]
+            elif event == Events.ROUND_VOIDED:
+                s.update(phase="voided", reason=data["reason"])
+            elif event == Events.TABLE_FLAGGED:
+                s.setdefault("flags", []).extend(data["flags"])
+            message = {"seq": record["seq"], "event": event, "round": data.get("round")}
+            for subscriber in self._subscribers:
+                subscriber.put(message)
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return json_copy(self.state)
+
+    def subscribe(self) -> queue.Queue:
+        q: queue.Queue = queue.Queue(maxsize=1000)
+        with self._lock:
+            self._subscribers.append(q)
+        return q
+
+    def unsubscribe(self, q: queue.Queue) -> None:
+        with self._lock:
+            if q in self._subscribers:
+                self._subscribers.remove(q)
+
+
+def json_copy(value):
+    import json
+
+    return json.loads(json.dumps(value))
