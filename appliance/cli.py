@@ -366,7 +366,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     if simulate:
         worker = threading.Thread(target=play_rounds, name="simulated-table", daemon=True, kwargs=dict(
-            rules=rules, audit=audit, rounds=10**9, seed=args.seed, render=args.render, listeners=[live],
+            rules=rules, audit=audit, rounds=args.rounds or 10**9, seed=args.seed, render=args.render, listeners=[live],
             pace=lambda: stop.wait(args.pace), stop=stop.is_set))
         worker.start()
     else:
@@ -417,6 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--simulate", action="store_true", help="simulated devices and camera (the default without hardware)")
     p.add_argument("--render", action="store_true", help="in simulation, read every hand from the synthetic camera")
     p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
+    p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_run)
 
