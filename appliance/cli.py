@@ -354,7 +354,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .web.app import create_app
 
     data = data_dir(args.data)
-    key_file = data / "audit.key"
+    # The audit key lives outside the log: in the configuration folder when there is one
+    # (the install script puts it there, readable by the service user only), else beside the data.
+    key_file = Path(args.config) / "audit.key" if args.config else data / "audit.key"
     if not key_file.exists():
         data.mkdir(parents=True, exist_ok=True)
         new_key(key_file)
@@ -371,12 +373,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         worker.start()
     else:
         raise UsageError("only --simulate is available so far: the hardware round loop is not built yet")
-    print(json.dumps({"dashboard": f"http://{args.host}:{args.port}/", "data": str(data), "simulate": simulate}),
-          flush=True)
+    from .service import notify, start_watchdog
+
+    server = waitress.create_server(create_app(live, rules), host=args.host, port=args.port, threads=16)
+    print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
+                      "simulate": simulate}), flush=True)
+    audit.append("ApplianceStarted", {"mode": "run", "simulate": simulate, "house": rules.key,
+                                      "dashboard": f"{args.host}:{server.effective_port}"})
+    notify("READY=1")
+    start_watchdog(stop=stop)
     try:
-        waitress.serve(create_app(live, rules), host=args.host, port=args.port, threads=16, _quiet=True)
+        server.run()
     finally:
         stop.set()
+        notify("STOPPING=1")
     return 0
 
 
