@@ -10,11 +10,12 @@ the simulated backend (importing it off a Pi raises RuntimeError).
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
+
+from .worker import Worker
 
 BUTTONS = ("next", "confirm", "supervisor")
 LAMPS = ("attention", "ready")
@@ -93,11 +94,14 @@ class PanelPins:
     sample_every: float = 0.005
 
 
-class Panel:
+class Panel(Worker):
     """The dealer's buttons and lamps. ``on_press(name)`` is called once per debounced press."""
+
+    thread_name = "gpio-panel"
 
     def __init__(self, pins: Pins, layout: PanelPins, on_press: Callable[[str], None],
                  clock: Callable[[], float] = time.monotonic):
+        super().__init__()
         self.pins = pins
         self.layout = layout
         self._on_press = on_press
@@ -110,8 +114,6 @@ class Panel:
         now = clock()
         self._stable = {name: True for name in layout.buttons}
         self._raw = {name: (True, now) for name in layout.buttons}
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def sample(self) -> None:
         """Read every button once; a press is a debounced fall from released to pressed."""
@@ -130,17 +132,9 @@ class Panel:
     def lamp(self, name: str, on: bool) -> None:
         self.pins.write(self.layout.lamps[name], on)
 
-    def start(self) -> Panel:
-        def loop() -> None:
-            while not self._stop.wait(self.layout.sample_every):
-                self.sample()
+    def _work(self) -> None:
+        while not self._stop.wait(self.layout.sample_every):
+            self.sample()
 
-        self._thread = threading.Thread(target=loop, name="gpio-panel", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
+    def _stopped(self) -> None:
         self.pins.close()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import serial
 
 from .protocol import ROLL, DiceResult, Heartbeat, LineReader, Rejection, RngResult, SequenceCheck, parse
+from .worker import Worker
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +50,7 @@ class SerialSettings:
 Result = RngResult | DiceResult
 
 
-class StartSeatDevice:
+class StartSeatDevice(Worker):
     def __init__(
         self,
         settings: SerialSettings,
@@ -59,6 +60,8 @@ class StartSeatDevice:
         opener: Callable[..., serial.SerialBase] = serial.serial_for_url,
         clock: Callable[[], float] = time.monotonic,
     ):
+        super().__init__()
+        self.thread_name = f"serial-{settings.kind.value}"
         self.settings = settings
         self._on_result, self._on_reject, self._on_status = on_result, on_reject, on_status
         self._opener = opener
@@ -67,29 +70,8 @@ class StartSeatDevice:
         self._seqs = SequenceCheck()
         self._port: serial.SerialBase | None = None
         self._write_lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self.status = Status.CONNECTING
         self._last_valid = clock()
-
-    # --- life cycle -------------------------------------------------------------------
-
-    def start(self) -> StartSeatDevice:
-        self._thread = threading.Thread(target=self._run, name=f"serial-{self.settings.kind.value}", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._close()
-
-    def __enter__(self) -> StartSeatDevice:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
 
     def roll(self) -> bool:
         """Ask the device for a new result; False when the port is not open."""
@@ -105,7 +87,10 @@ class StartSeatDevice:
 
     # --- the reading loop ---------------------------------------------------------------
 
-    def _run(self) -> None:
+    def _stopped(self) -> None:
+        self._close()
+
+    def _work(self) -> None:
         while not self._stop.is_set():
             if self._port is None and not self._open():
                 self._check_silence()

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from .protocol import SEQ_MODULO, frame
 from .serial_device import DeviceKind
+from .worker import Worker
 
 
 @dataclass
@@ -29,9 +30,12 @@ class Faults:
     silent: bool = False  # send nothing at all
 
 
-class DeviceSimulator:
+class DeviceSimulator(Worker):
+    thread_name = "device-simulator"
+
     def __init__(self, kind: DeviceKind, *, every: float | None = None, heartbeat: float = 1.0,
                  faults: Faults | None = None, seed: int | None = None, link: str | None = None):
+        super().__init__()
         self.kind = kind
         self.every = every
         self.heartbeat = heartbeat
@@ -42,8 +46,6 @@ class DeviceSimulator:
         self.seq = 0
         self.sent: list[bytes] = []
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._plug()
 
     # --- the port -------------------------------------------------------------------------
@@ -154,20 +156,9 @@ class DeviceSimulator:
     def stop_serving(self) -> None:
         self._stop.set()
 
-    def start(self) -> DeviceSimulator:
-        self._thread = threading.Thread(target=self.serve, name="device-simulator", daemon=True)
-        self._thread.start()
-        return self
+    def _work(self) -> None:
+        self.serve()
 
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+    def _stopped(self) -> None:
         if self.master >= 0:
             self.unplug()
-
-    def __enter__(self) -> DeviceSimulator:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        self.stop()

@@ -1,0 +1,42 @@
+"""The one pattern of the device drivers and simulators: a daemon thread that runs until stopped."""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+
+
+class Worker(ABC):
+    """Runs ``_work()`` on a daemon thread from ``start()`` until ``stop()``; usable in a ``with`` block.
+
+    ``_work`` watches ``self._stop``; ``_stopped()`` releases what the worker held."""
+
+    thread_name = "worker"
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @abstractmethod
+    def _work(self) -> None:
+        """The worker's loop."""
+
+    def _stopped(self) -> None:
+        """Release the worker's resources once its thread has ended."""
+
+    def start(self):
+        self._thread = threading.Thread(target=self._work, name=self.thread_name, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._stopped()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
