@@ -33,6 +33,7 @@ class Reader:
     render: bool
     seed: int
     size: tuple[int, int] = (4608, 2592)
+    stable_frames: int = 2  # a read is accepted when the same over this many frames
 
     def __post_init__(self) -> None:
         if not self.render:
@@ -53,25 +54,37 @@ class Reader:
         self.camera = SyntheticCamera(self.layout, "classic", seed=self.seed, size=self.size)
         self.calibrator = Calibrator(self.layout)
 
-    def read(self, zones: dict[str, list[str]], audit: AuditLog) -> tuple[dict[str, list[dict]], list[str]]:
+    def read(self, zones: dict[str, list[str]], audit: AuditLog) -> tuple[dict[str, list[dict]], dict[str, str]]:
         """What the reader says of each zone ([{"card": code or None, ...}] left to right), and the
-        SHA-256 of each zone image kept in the audit log."""
+        SHA-256 of each accepted zone image, kept in the audit log."""
         if not self.render:
-            return {zone: [{"card": c, "confidence": 1.0} for c in cards] for zone, cards in zones.items()}, []
+            return {zone: [{"card": c, "confidence": 1.0} for c in cards] for zone, cards in zones.items()}, {}
         import cv2
+
+        images: dict[str, str] = {}
 
         from ..vision.reader import read_zone, zone_image
 
+        from .stable import StableRead
+
         self.camera.show(zones)
-        frame = self.camera.read()
-        calibration = self.calibrator.update(frame)
-        reads, images = {}, []
-        for name in zones:
-            zone = self.layout.zone(name)
-            reads[name] = [r.to_json() for r in read_zone(frame, zone, self.deck, calibration)]
-            ok, png = cv2.imencode(".png", zone_image(frame, zone, calibration)[0])
-            images.append(audit.store_image(png.tobytes()))
-        return reads, images
+        stable = {name: StableRead(self.stable_frames) for name in zones}
+        accepted: dict[str, list[dict]] = {}
+        for _ in range(self.stable_frames + 3):  # a zone that never settles is confirmed by the dealer
+            frame = self.camera.read()
+            calibration = self.calibrator.update(frame)
+            for name in zones:
+                if name in accepted:
+                    continue
+                zone = self.layout.zone(name)
+                reads = [r.to_json() for r in read_zone(frame, zone, self.deck, calibration)]
+                if stable[name].offer([r["card"] for r in reads]) is not None:
+                    accepted[name] = reads
+                    ok, png = cv2.imencode(".png", zone_image(frame, zone, calibration)[0])
+                    images[name] = audit.store_image(png.tobytes())
+            if len(accepted) == len(zones):
+                break
+        return {name: accepted.get(name, []) for name in zones}, images
 
 
 def _confirmed(table: TableRound, zone: str, read: list[dict], dealt: list[str], totals: dict) -> list[str]:
@@ -136,7 +149,8 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         banker_hand = hands[banker]
         reads, images = reader.read({"banker": banker_hand}, audit)
         read = reads["banker"]
-        table.banker_cards(_confirmed(table, "banker", read, banker_hand, totals), read=read, images=images)
+        table.banker_cards(_confirmed(table, "banker", read, banker_hand, totals), read=read,
+                           images=list(images.values()))
         pace()
         # Players set their hands (by the house way here); one frame shows every seat's cards.
         laid = {}
@@ -145,11 +159,12 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
             laid[f"seat{seat}.front"] = format_cards(sorted(front, reverse=True))
             laid[f"seat{seat}.back"] = format_cards(sorted(back, reverse=True))
         reads, images = reader.read(laid, audit)
-        for i, seat in enumerate(seats):
+        for seat in seats:
             front_zone, back_zone = f"seat{seat}.front", f"seat{seat}.back"
             table.seat_cards(seat, _confirmed(table, front_zone, reads[front_zone], laid[front_zone], totals),
                              _confirmed(table, back_zone, reads[back_zone], laid[back_zone], totals),
-                             read=[*reads[front_zone], *reads[back_zone]], images=images[2 * i: 2 * i + 2])
+                             read=[*reads[front_zone], *reads[back_zone]],
+                             images=[images[z] for z in (front_zone, back_zone) if z in images])
             pace()
         settlement = table.settle()
         totals["rounds"] += 1
