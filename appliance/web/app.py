@@ -3,11 +3,15 @@ and holds no game logic: the round engine decides, the audit log records, this s
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import queue
+import secrets
+import time
 from importlib import resources
 
-from flask import Flask, Response, abort, jsonify, request
+from flask import Flask, Response, abort, jsonify, request, session
 
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
@@ -15,12 +19,20 @@ from ..game.rules import HouseRules
 from ..game.setting import SPLITS, SetHand
 from ..game.values import evaluator
 from ..table.live import LiveTable
+from ..table.round import RoundStateError
+from ..table.supervisor import PinError
+from ..table.table import Table
 
 KEEPALIVE_S = 15.0
 
 
-def create_app(live: LiveTable, rules: HouseRules) -> Flask:
+def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, session_minutes: float = 15,
+               secret_key: bytes | None = None) -> Flask:
+    """The dashboard. With ``table``, supervisors log in with their PIN and correct, void or declare a
+    misdeal; every such request needs the session, its CSRF token and the PIN again."""
     app = Flask(__name__, static_folder=None)
+    app.secret_key = secret_key or os.urandom(32)
+    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
     ev = evaluator(rules.joker, rules.wheel)
     page = resources.files("appliance.web").joinpath("static", "table.html").read_text(encoding="utf-8")
 
@@ -63,6 +75,64 @@ def create_app(live: LiveTable, rules: HouseRules) -> Flask:
                            "house_way": sorted(f) == chosen, "foul": setting.foul})
         return jsonify({"front": format_cards(sorted(front, reverse=True)), "back": format_cards(sorted(back, reverse=True)),
                         "front_value": ev.name(fv), "back_value": ev.name(bv), "rule": rule, "splits": splits})
+
+    def supervisor_only(view):
+        @functools.wraps(view)
+        def guarded(*args, **kwargs):
+            if table is None:
+                return jsonify({"error": "no supervisor actions on this table"}), 503
+            if "supervisor" not in session or session.get("expires", 0) < time.time():
+                session.clear()
+                return jsonify({"error": "log in as a supervisor first"}), 401
+            token = request.headers.get("X-CSRF-Token", "")
+            if not secrets.compare_digest(token, session.get("csrf", "")):
+                return jsonify({"error": "missing or wrong CSRF token"}), 403
+            body = request.get_json(silent=True) or {}
+            try:
+                return view(body, *args, **kwargs)
+            except PinError as err:
+                return jsonify({"error": str(err)}), 403
+            except (RoundStateError, ValueError) as err:
+                return jsonify({"error": str(err)}), 409
+        return guarded
+
+    @app.post("/login")
+    def login():
+        if table is None:
+            return jsonify({"error": "no supervisor actions on this table"}), 503
+        body = request.get_json(silent=True) or {}
+        try:
+            who = table.gate.check(str(body.get("supervisor", "")), str(body.get("pin", "")))
+        except PinError as err:
+            return jsonify({"error": str(err)}), 401
+        session.clear()
+        session.update(supervisor=who, csrf=secrets.token_urlsafe(32), expires=time.time() + session_minutes * 60)
+        return jsonify({"supervisor": who, "csrf": session["csrf"], "expires_in_s": session_minutes * 60})
+
+    @app.post("/logout")
+    def logout():
+        session.clear()
+        return jsonify({"ok": True})
+
+    @app.post("/api/rounds/<round_id>/correct")
+    @supervisor_only
+    def correct(body, round_id):
+        cards = {k: body[k] for k in ("cards", "front", "back") if k in body}
+        settlement = table.correct(round_id, session["supervisor"], str(body.get("pin", "")),
+                                   str(body.get("reason", "")), body.get("seat"), **cards)
+        return jsonify({"ok": True, "settlement": settlement})
+
+    @app.post("/api/rounds/<round_id>/void")
+    @supervisor_only
+    def void(body, round_id):
+        table.void(round_id, session["supervisor"], str(body.get("pin", "")), str(body.get("reason", "")))
+        return jsonify({"ok": True})
+
+    @app.post("/api/rounds/<round_id>/misdeal")
+    @supervisor_only
+    def misdeal(body, round_id):
+        table.misdeal(round_id, session["supervisor"], str(body.get("pin", "")), str(body.get("reason", "")))
+        return jsonify({"ok": True})
 
     @app.get("/events")
     def events():

@@ -1,0 +1,67 @@
+"""Supervisor actions over HTTP: refused without a session (401) or CSRF token (403); a correction
+lands in the audit log with the supervisor and the reason."""
+
+from pathlib import Path
+
+import pytest
+
+from appliance.audit.log import AuditLog, records
+from appliance.config import load_house, read_toml
+from appliance.table.live import LiveTable
+from appliance.table.round import Events
+from appliance.table.supervisor import hash_pin
+from appliance.table.table import Table
+from appliance.web.app import create_app
+
+RULES = load_house("general")
+
+
+@pytest.fixture()
+def setup(tmp_path):
+    live = LiveTable()
+    table = Table(RULES, read_toml(Path(RULES.source)), AuditLog(tmp_path / "log", b"x" * 64), {"1042": hash_pin("4821")})
+    table.listeners.append(live)
+    r = table.new_round("r1")
+    r.open("dealer", [{"seat": 2, "wager": "25"}])
+    r.start_seat("rng", 4)
+    r.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
+    r.seat_cards(2, ["3h", "2d"], ["7c", "7s", "4h", "4d", "Jc"])
+    r.settle()
+    app = create_app(live, RULES, table, secret_key=b"k" * 32)
+    return app.test_client(), tmp_path / "log"
+
+
+CORRECTION = {"pin": "4821", "reason": "3h misread: ace of clubs", "seat": 2,
+              "front": ["Ac", "2d"], "back": ["7c", "7s", "4h", "4d", "Jc"]}
+
+
+def test_refused_without_a_session_or_a_csrf_token(setup):
+    client, log = setup
+    assert client.post("/api/rounds/r1/correct", json=CORRECTION).status_code == 401
+    assert client.post("/login", json={"supervisor": "1042", "pin": "0000"}).status_code == 401
+    token = client.post("/login", json={"supervisor": "1042", "pin": "4821"}).get_json()["csrf"]
+    assert client.post("/api/rounds/r1/correct", json=CORRECTION).status_code == 403
+    assert client.post("/api/rounds/r1/correct", json=CORRECTION, headers={"X-CSRF-Token": "forged"}).status_code == 403
+    refused = [r for r in records(log) if r["event"] == Events.SUPERVISOR_REFUSED]
+    assert len(refused) == 1 and "0000" not in str(refused)
+    response = client.post("/api/rounds/r1/correct", json=CORRECTION, headers={"X-CSRF-Token": token})
+    assert response.status_code == 200 and response.get_json()["settlement"]["seats"][0]["front"] == "loss"
+    corrected = [r for r in records(log) if r["event"] == Events.READ_CORRECTED]
+    assert corrected[0]["who"] == "supervisor 1042" and corrected[0]["data"]["reason"] == "3h misread: ace of clubs"
+
+
+def test_a_wrong_pin_on_an_action_is_refused_and_the_session_expires(setup):
+    client, log = setup
+    token = client.post("/login", json={"supervisor": "1042", "pin": "4821"}).get_json()["csrf"]
+    bad = client.post("/api/rounds/r1/void", json={"pin": "9999", "reason": "x"}, headers={"X-CSRF-Token": token})
+    assert bad.status_code == 403
+    with client.session_transaction() as s:
+        s["expires"] = 0
+    late = client.post("/api/rounds/r1/void", json={"pin": "4821", "reason": "x"}, headers={"X-CSRF-Token": token})
+    assert late.status_code == 401
+
+
+def test_the_dealer_view_cannot_change_money(setup):
+    client, _ = setup
+    for path in ("/api/state", "/api/rounds"):
+        assert client.post(path).status_code == 405
