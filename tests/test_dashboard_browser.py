@@ -87,3 +87,67 @@ def test_screenshots_for_the_readme(settled_table, tmp_path, width, height):
     data = shot.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     assert int.from_bytes(data[16:20], "big") == width and int.from_bytes(data[20:24], "big") == height
+
+
+def test_a_supervisor_logs_in_corrects_a_read_and_the_table_view_follows(tmp_path):
+    """Playwright drives Debian's chromium: log in, correct a seat's read; the audit log records it
+    and the dealer's table view, open in another tab, shows the corrected cards without a reload."""
+    import threading
+
+    import waitress.server
+    from playwright.sync_api import sync_playwright
+
+    from appliance.audit.log import AuditLog, records
+    from appliance.config import load_house, read_toml
+    from appliance.table.live import LiveTable
+    from appliance.table.supervisor import hash_pin
+    from appliance.table.table import Table
+    from appliance.web.app import create_app
+
+    rules = load_house("general")
+    live = LiveTable()
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", b"b" * 64), {"1042": hash_pin("4821")})
+    table.listeners.append(live)
+    r = table.new_round("r1")
+    r.open("dealer", [{"seat": 2, "wager": "25"}])
+    r.start_seat("rng", 4)
+    r.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
+    r.seat_cards(2, ["3h", "2d"], ["7c", "7s", "4h", "4d", "Jc"])
+    r.settle()
+    server = waitress.server.create_server(create_app(live, rules, table), host="127.0.0.1", port=0, threads=8)
+    threading.Thread(target=server.run, daemon=True).start()
+    base = f"http://127.0.0.1:{server.effective_port}"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", *FLAGS[2:]])
+            view = browser.new_page()
+            view.goto(base + "/")
+            view.wait_for_selector('#seat2 [data-card="3h"]')
+            page = browser.new_page()
+            page.goto(base + "/supervisor")
+            page.fill("#login [name=supervisor]", "1042")
+            page.fill("#login [name=pin]", "0000")
+            page.click("#login button")
+            page.wait_for_selector("#message.error")
+            page.fill("#login [name=supervisor]", "1042")
+            page.fill("#login [name=pin]", "4821")
+            page.click("#login button")
+            page.wait_for_selector("#actions:not([hidden])")
+            page.fill("#correct [name=round]", "r1")
+            page.fill("#correct [name=seat]", "2")
+            page.fill("#correct [name=front]", "Ac 2d")
+            page.fill("#correct [name=back]", "7c 7s 4h 4d Jc")
+            page.fill("#correct [name=reason]", "3h misread: ace of clubs")
+            page.fill("#correct [name=pin]", "4821")
+            page.click("#correct button")
+            page.wait_for_selector("#message.ok:has-text('Corrected round r1')")
+            view.wait_for_selector('#seat2 [data-card="Ac"]', timeout=10_000)  # live, no reload
+            browser.close()
+    finally:
+        server.close()
+    log = records(tmp_path / "log")
+    corrected = [x for x in log if x["event"] == "ReadCorrected"]
+    assert corrected and corrected[0]["who"] == "supervisor 1042"
+    assert corrected[0]["data"]["reason"] == "3h misread: ace of clubs"
+    assert log[-1]["event"] == "RoundSettled"
+    assert any(x["event"] == "SupervisorRefused" for x in log)  # the wrong PIN, logged

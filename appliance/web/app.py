@@ -34,11 +34,17 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     app.secret_key = secret_key or os.urandom(32)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
     ev = evaluator(rules.joker, rules.wheel)
-    page = resources.files("appliance.web").joinpath("static", "table.html").read_text(encoding="utf-8")
+    static = resources.files("appliance.web").joinpath("static")
+    page = static.joinpath("table.html").read_text(encoding="utf-8")
+    supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8")
 
     @app.get("/")
     def table_view():
         return Response(page, mimetype="text/html")
+
+    @app.get("/supervisor")
+    def supervisor_view():
+        return Response(supervisor_page, mimetype="text/html")
 
     @app.get("/api/state")
     def state():
