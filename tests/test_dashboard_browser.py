@@ -72,9 +72,11 @@ def test_the_table_view_shows_the_settled_round(settled_table, tmp_path):
         for code in s["front"] + s["back"]:
             assert f'data-card="{code}"' in dom
         assert f'data-result="{s["result"]}"' in dom
+        assert f"net {s['net']}" in dom  # the amount paid or taken
     for code in state["banker"]["front"] + state["banker"]["back"]:
         assert f'data-card="{code}"' in dom
     assert state["banker"]["rule"] in dom
+    assert f">{state['totals']['banker_net']}<" in dom
 
 
 @pytest.mark.parametrize("width, height", [(800, 480), (1920, 1080)])
