@@ -153,3 +153,32 @@ def test_a_supervisor_logs_in_corrects_a_read_and_the_table_view_follows(tmp_pat
     assert corrected[0]["data"]["reason"] == "3h misread: ace of clubs"
     assert log[-1]["event"] == "RoundSettled"
     assert any(x["event"] == "SupervisorRefused" for x in log)  # the wrong PIN, logged
+
+
+def test_the_house_way_hint_page(tmp_path):
+    import threading
+
+    import waitress.server
+    from playwright.sync_api import sync_playwright
+
+    from appliance.config import load_house
+    from appliance.table.live import LiveTable
+    from appliance.web.app import create_app
+
+    server = waitress.server.create_server(create_app(LiveTable(), load_house("general")), host="127.0.0.1", port=0)
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", *FLAGS[2:]])
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.effective_port}/hint")
+            page.fill("[name=cards]", "As Kd 9c 9s 5h 5d 2c")
+            page.click("button")
+            page.wait_for_selector("#splits tbody tr.chosen")
+            assert page.locator("#splits tbody tr").count() == 21
+            assert page.inner_text("tr.chosen").startswith("As Kd")
+            assert "holding a king or better" in page.inner_text("#rule")
+            assert page.locator("tr.foul").count() >= 1
+            browser.close()
+    finally:
+        server.close()

@@ -37,10 +37,15 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     static = resources.files("appliance.web").joinpath("static")
     page = static.joinpath("table.html").read_text(encoding="utf-8")
     supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8")
+    hint_page = static.joinpath("hint.html").read_text(encoding="utf-8")
 
     @app.get("/")
     def table_view():
         return Response(page, mimetype="text/html")
+
+    @app.get("/hint")
+    def hint_view():
+        return Response(hint_page, mimetype="text/html")
 
     @app.get("/supervisor")
     def supervisor_view():
