@@ -2,6 +2,8 @@
 
 import json
 import random
+from decimal import Decimal
+from pathlib import Path
 import shutil
 import signal
 import subprocess
@@ -22,7 +24,7 @@ APPLIANCE = shutil.which("appliance")
 def new_round(tmp_path, listeners=()):
     rules = load_house("general")
     audit = AuditLog(tmp_path / "log", KEY)
-    table = TableRound("r1", rules, read_toml(__import__("pathlib").Path(rules.source)), audit, list(listeners))
+    table = TableRound("r1", rules, read_toml(Path(rules.source)), audit, list(listeners))
     return table, audit
 
 
@@ -190,3 +192,23 @@ def test_simulate_table_creates_the_key_folder(tmp_path):
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "data" / "audit.key").is_file() and verify(tmp_path / "data" / "audit",
                                                                    load_key(tmp_path / "data" / "audit.key")).ok
+
+
+def test_a_player_banker_sets_his_own_hand_and_capitol_resets_a_foul(tmp_path):
+    rules = load_house("capitol")
+    audit = AuditLog(tmp_path / "log", KEY)
+    table = TableRound("c1", rules, read_toml(Path(rules.source)), audit)
+    table.open(4, [{"seat": 2, "wager": "40"}], banker_wager=Decimal("200"))
+    table.start_seat("dice", 12, dice=[3, 4, 5])
+    # The Player/Dealer lays aces in front of a pair of kings: fouled.
+    table.banker_cards(["As", "Ad", "Kc", "Ks", "9h", "4d", "3c"], front=["As", "Ad"], back=["Kc", "Ks", "9h", "4d", "3c"])
+    table.seat_cards(2, ["Qh", "Jh"], ["Ts", "Th", "Tc", "6d", "5c"])
+    settlement = table.settle()
+    assert settlement["banker"]["reset_from"]["foul"].startswith("front outranks back")
+    assert settlement["banker"]["house_way_rule"]  # reset by the house way (rule 31)
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+    with pytest.raises(RoundStateError, match="not his seven cards"):
+        other = TableRound("c2", rules, {}, audit)
+        other.open(4, [{"seat": 2, "wager": "40"}], banker_wager=Decimal("200"))
+        other.start_seat("dice", 3, dice=[1, 1, 1])
+        other.banker_cards(["As", "Ad", "Kc", "Ks", "9h", "4d", "3c"], front=["As", "2d"], back=["Kc", "Ks", "9h", "4d", "3c"])

@@ -87,6 +87,8 @@ def apply(state: dict, event: str, data: dict) -> None:
         state["start"] = {"value": data["value"], "dice": data.get("dice")}
     elif event == Events.BANKER_CARDS:
         state["banker_cards"] = data["cards"]
+        # A player-banker who set his own hand: his front and back are settled as laid.
+        state["banker_set"] = (data["front"], data["back"]) if data.get("set_by") == "own" else None
     elif event == Events.SEAT_CARDS:
         state["seat_cards"][data["seat"]] = (data["front"], data["back"])
     elif event == Events.READ_CORRECTED:
@@ -100,7 +102,10 @@ def derive(state: dict, rules: HouseRules) -> dict:
     """The settlement of a folded round, by the game engine alone."""
     start = state["start"]
     count = sum(start["dice"]) if start["dice"] else start["value"]
-    banker = {"seat": state["banker"], "cards": state["banker_cards"]}
+    if state.get("banker_set"):
+        banker = {"seat": state["banker"], "front": state["banker_set"][0], "back": state["banker_set"][1]}
+    else:
+        banker = {"seat": state["banker"], "cards": state["banker_cards"]}
     if state.get("banker_wager") is not None:
         banker["wager"] = state["banker_wager"]
     seats = []
@@ -163,14 +168,23 @@ class TableRound:
         return first
 
     def banker_cards(self, cards: list[str], read: list[dict] | None = None, images: list[str] = (),
-                     who: str = "reader") -> dict:
-        """The banker's seven cards; the house-way setting and its rule are recorded with them."""
+                     who: str = "reader", front: list[str] | None = None, back: list[str] | None = None) -> dict:
+        """The banker's seven cards. Set by the house way (the setting and its rule are recorded), or,
+        for a player-banker who sets his own hand, as laid in ``front`` and ``back``: the settlement
+        then checks it for a foul and applies the house's penalty (Capitol rule 31: reset by house way)."""
         hand = parse_cards(cards)
         check_unique(hand, " in the banker's hand")
         self._hold_if_seen(format_cards(hand), "banker")
-        front, back, _, _, rule = decide(hand, self.rules.house_way, evaluator(self.rules.joker, self.rules.wheel))
-        setting = {"front": format_cards(sorted(front, reverse=True)), "back": format_cards(sorted(back, reverse=True)),
-                   "rule": rule}
+        if front is not None or back is not None:
+            laid = parse_cards([*(front or []), *(back or [])])
+            if sorted(laid) != sorted(hand):
+                raise RoundStateError(f"round {self.round_id}: the banker's front and back are not his seven cards")
+            setting = {"front": format_cards(parse_cards(front or [])), "back": format_cards(parse_cards(back or [])),
+                       "rule": None, "set_by": "own"}
+        else:
+            f, b, _, _, rule = decide(hand, self.rules.house_way, evaluator(self.rules.joker, self.rules.wheel))
+            setting = {"front": format_cards(sorted(f, reverse=True)), "back": format_cards(sorted(b, reverse=True)),
+                       "rule": rule, "set_by": "house-way"}
         self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read,
                                            "images": list(images)}, who)
         return setting
