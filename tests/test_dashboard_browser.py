@@ -99,24 +99,15 @@ def test_a_supervisor_logs_in_corrects_a_read_and_the_table_view_follows(tmp_pat
     import waitress.server
     from playwright.sync_api import sync_playwright
 
-    from appliance.audit.log import AuditLog, records
-    from appliance.config import load_house, read_toml
+    from settled_table import RULES, settled_table
+
+    from appliance.audit.log import records
     from appliance.table.live import LiveTable
-    from appliance.table.supervisor import hash_pin
-    from appliance.table.table import Table
     from appliance.web.app import create_app
 
-    rules = load_house("general")
     live = LiveTable()
-    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", b"b" * 64), {"1042": hash_pin("4821")})
-    table.listeners.append(live)
-    r = table.new_round("r1")
-    r.open("dealer", [{"seat": 2, "wager": "25"}])
-    r.start_seat("rng", 4)
-    r.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
-    r.seat_cards(2, ["3h", "2d"], ["7c", "7s", "4h", "4d", "Jc"])
-    r.settle()
-    server = waitress.server.create_server(create_app(live, rules, table), host="127.0.0.1", port=0, threads=8)
+    table, _ = settled_table(tmp_path / "log", b"b" * 64, [live])
+    server = waitress.server.create_server(create_app(live, RULES, table), host="127.0.0.1", port=0, threads=8)
     threading.Thread(target=server.run, daemon=True).start()
     base = f"http://127.0.0.1:{server.effective_port}"
     try:

@@ -1,6 +1,7 @@
 from pathlib import Path
 
 import pytest
+from settled_table import settled_table
 
 from appliance.audit.log import AuditLog, records
 from appliance.audit.replay import replay
@@ -13,15 +14,7 @@ KEY = b"s" * 64
 
 
 def played(tmp_path):
-    rules = load_house("general")
-    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {"1042": hash_pin("4821")})
-    r = table.new_round("r1")
-    r.open("dealer", [{"seat": 2, "wager": "25"}])
-    table.manual_start("r1", "1042", "4821", 4)
-    r.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
-    r.seat_cards(2, ["3h", "2d"], ["7c", "7s", "4h", "4d", "Jc"])  # the reader got a card wrong
-    r.settle()
-    return table, r
+    return settled_table(tmp_path / "log", KEY, manual_start=True)
 
 
 def test_a_correction_resettles_and_replays(tmp_path):

@@ -1,38 +1,24 @@
 """Supervisor actions over HTTP: refused without a session (401) or CSRF token (403); a correction
 lands in the audit log with the supervisor and the reason."""
 
-from pathlib import Path
-
 import pytest
+from settled_table import CORRECTION as BASE_CORRECTION
+from settled_table import PIN, RULES, settled_table
 
-from appliance.audit.log import AuditLog, records
-from appliance.config import load_house, read_toml
+from appliance.audit.log import records
 from appliance.table.live import LiveTable
 from appliance.table.round import Events
-from appliance.table.supervisor import hash_pin
-from appliance.table.table import Table
 from appliance.web.app import create_app
-
-RULES = load_house("general")
-
 
 @pytest.fixture()
 def setup(tmp_path):
     live = LiveTable()
-    table = Table(RULES, read_toml(Path(RULES.source)), AuditLog(tmp_path / "log", b"x" * 64), {"1042": hash_pin("4821")})
-    table.listeners.append(live)
-    r = table.new_round("r1")
-    r.open("dealer", [{"seat": 2, "wager": "25"}])
-    r.start_seat("rng", 4)
-    r.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
-    r.seat_cards(2, ["3h", "2d"], ["7c", "7s", "4h", "4d", "Jc"])
-    r.settle()
+    table, _ = settled_table(tmp_path / "log", b"x" * 64, [live])
     app = create_app(live, RULES, table, secret_key=b"k" * 32)
     return app.test_client(), tmp_path / "log"
 
 
-CORRECTION = {"pin": "4821", "reason": "3h misread: ace of clubs", "seat": 2,
-              "front": ["Ac", "2d"], "back": ["7c", "7s", "4h", "4d", "Jc"]}
+CORRECTION = {"pin": PIN, **BASE_CORRECTION}
 
 
 def test_refused_without_a_session_or_a_csrf_token(setup):

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations_with_replacement
 
-from .cards import JOKER_INDEX, RANK_NAMES, RANK_PLURALS, parse_cards  # noqa: F401  (doctest)
+from .cards import RANK_NAMES, RANK_PLURALS, parse_cards  # noqa: F401  (doctest)
 
 
 class JokerRule(enum.Enum):
