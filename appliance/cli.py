@@ -347,6 +347,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     import waitress
 
+    from .audit.index import Index
     from .audit.log import AuditLog, load_key, new_key
     from .config import load_devices
     from .table.live import LiveTable
@@ -365,17 +366,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     devices = load_devices(Path(args.config) / "devices.toml" if args.config else None)
     simulate = args.simulate or devices.start_source == "simulated"
     live = LiveTable()
+    index = Index(data / "index.sqlite")
+    index.rebuild(data / "audit")  # the log is the truth; the index is rebuilt from it at every start
     stop = threading.Event()
     if simulate:
         worker = threading.Thread(target=play_rounds, name="simulated-table", daemon=True, kwargs=dict(
-            rules=rules, audit=audit, rounds=args.rounds or 10**9, seed=args.seed, render=args.render, listeners=[live],
+            rules=rules, audit=audit, rounds=args.rounds or 10**9, seed=args.seed, render=args.render, listeners=[live, index.add],
             pace=lambda: stop.wait(args.pace), stop=stop.is_set))
         worker.start()
     else:
         raise UsageError("only --simulate is available so far: the hardware round loop is not built yet")
     from .service import notify, start_watchdog
 
-    server = waitress.create_server(create_app(live, rules), host=args.host, port=args.port, threads=16)
+    server = waitress.create_server(create_app(live, rules, index=index), host=args.host, port=args.port, threads=16)
     print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
                       "simulate": simulate}), flush=True)
     audit.append("ApplianceStarted", {"mode": "run", "simulate": simulate, "house": rules.key,

@@ -7,6 +7,8 @@ and is kept up to date record by record while the appliance runs.
 from __future__ import annotations
 
 import sqlite3
+import threading
+from decimal import Decimal
 from pathlib import Path
 
 from .log import records
@@ -25,15 +27,23 @@ CREATE INDEX IF NOT EXISTS seats_result ON seats (result);
 
 
 class Index:
+    """One connection shared by the round engine's thread (writes) and the dashboard's (reads)."""
+
     def __init__(self, path: str | Path):
-        self.db = sqlite3.connect(str(path))
-        self.db.executescript(SCHEMA)
+        self.db = sqlite3.connect(str(path), check_same_thread=False)
+        self.lock = threading.RLock()
+        with self.lock:
+            self.db.executescript(SCHEMA)
 
     def close(self) -> None:
         self.db.close()
 
     def add(self, record: dict) -> None:
         """Index one record (called after it is on disk)."""
+        with self.lock:
+            self._add(record)
+
+    def _add(self, record: dict) -> None:
         data, event = record["data"], record["event"]
         round_id = data.get("round")
         self.db.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?)",
@@ -56,17 +66,34 @@ class Index:
         self.db.commit()
 
     def rebuild(self, folder: str | Path) -> int:
-        self.db.executescript("DELETE FROM rounds; DELETE FROM seats; DELETE FROM events;")
-        count = 0
-        for record in records(folder):
-            self.add(record)
-            count += 1
-        return count
+        with self.lock:
+            self.db.executescript("DELETE FROM rounds; DELETE FROM seats; DELETE FROM events;")
+            count = 0
+            for record in records(folder) if any(Path(folder).glob("*.jsonl")) else []:
+                self._add(record)
+                count += 1
+            return count
+
+    def shift(self, since: str = "") -> dict:
+        """Totals since a time (ISO 8601): rounds settled and voided, commission, collection, fouls, bank."""
+        with self.lock:
+            rounds = self.db.execute("SELECT status, banker_net, commission, collection FROM rounds "
+                                     "WHERE opened_at >= ?", (since,)).fetchall()
+            fouls = self.db.execute("SELECT COUNT(*) FROM seats JOIN rounds USING (round) "
+                                    "WHERE seats.result = 'foul' AND rounds.opened_at >= ?", (since,)).fetchone()[0]
+        settled = [r for r in rounds if r[0] == "settled"]
+        return {"since": since or None, "rounds_settled": len(settled),
+                "rounds_voided": sum(1 for r in rounds if r[0] == "voided"),
+                "commission": str(sum((Decimal(r[2]) for r in settled), Decimal("0.00"))),
+                "collection": str(sum((Decimal(r[3]) for r in settled), Decimal("0.00"))),
+                "banker_net": str(sum((Decimal(r[1]) for r in settled), Decimal("0.00"))),
+                "fouls": fouls}
 
     def recent(self, n: int = 10) -> list[dict]:
         """The last ``n`` rounds, newest first (game recall: the current one and the nine before)."""
-        rows = self.db.execute("SELECT round, house, banker, opened_at, settled_at, status, reason, banker_net, "
-                               "commission, collection FROM rounds ORDER BY seq DESC LIMIT ?", (n,)).fetchall()
+        with self.lock:
+            rows = self.db.execute("SELECT round, house, banker, opened_at, settled_at, status, reason, banker_net, "
+                                   "commission, collection FROM rounds ORDER BY seq DESC LIMIT ?", (n,)).fetchall()
         keys = ("round", "house", "banker", "opened_at", "settled_at", "status", "reason", "banker_net",
                 "commission", "collection")
         return [dict(zip(keys, row)) for row in rows]
@@ -81,9 +108,12 @@ class Index:
             query, args = query + " AND s.result = ?", [*args, result]
         if since is not None:
             query, args = query + " AND r.settled_at >= ?", [*args, since]
-        rows = self.db.execute(query + " ORDER BY r.seq", args).fetchall()
+        with self.lock:
+            rows = self.db.execute(query + " ORDER BY r.seq", args).fetchall()
         return [dict(zip(("round", "seat", "wager", "result", "net", "settled_at"), row)) for row in rows]
 
     def events_of(self, round_id: str) -> list[dict]:
-        rows = self.db.execute("SELECT seq, ts, event, who FROM events WHERE round = ? ORDER BY seq", (round_id,))
-        return [dict(zip(("seq", "ts", "event", "who"), row)) for row in rows.fetchall()]
+        with self.lock:
+            rows = self.db.execute("SELECT seq, ts, event, who FROM events WHERE round = ? ORDER BY seq",
+                                   (round_id,)).fetchall()
+        return [dict(zip(("seq", "ts", "event", "who"), row)) for row in rows]

@@ -13,6 +13,7 @@ from importlib import resources
 
 from flask import Flask, Response, abort, jsonify, request, session
 
+from ..audit.index import Index
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import HouseRules
@@ -27,7 +28,7 @@ KEEPALIVE_S = 15.0
 
 
 def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, session_minutes: float = 15,
-               secret_key: bytes | None = None) -> Flask:
+               secret_key: bytes | None = None, index: Index | None = None) -> Flask:
     """The dashboard. With ``table``, supervisors log in with their PIN and correct, void or declare a
     misdeal; every such request needs the session, its CSRF token and the PIN again."""
     app = Flask(__name__, static_folder=None)
@@ -106,6 +107,20 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
             except (RoundStateError, ValueError) as err:
                 return jsonify({"error": str(err)}), 409
         return guarded
+
+    @app.get("/api/history")
+    def history():
+        """Settled seats by seat, result and time (the supervisor's search), from the index."""
+        if index is None:
+            return jsonify({"error": "no history index on this table"}), 503
+        seat = request.args.get("seat", type=int)
+        return jsonify(index.search(seat=seat, result=request.args.get("result"), since=request.args.get("since")))
+
+    @app.get("/api/shift")
+    def shift():
+        if index is None:
+            return jsonify({"error": "no history index on this table"}), 503
+        return jsonify(index.shift(request.args.get("since", "")))
 
     @app.post("/login")
     def login():
