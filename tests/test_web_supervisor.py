@@ -29,7 +29,7 @@ def test_refused_without_a_session_or_a_csrf_token(setup):
     assert client.post("/api/rounds/r1/correct", json=CORRECTION).status_code == 403
     assert client.post("/api/rounds/r1/correct", json=CORRECTION, headers={"X-CSRF-Token": "forged"}).status_code == 403
     refused = [r for r in records(log) if r["event"] == Events.SUPERVISOR_REFUSED]
-    assert len(refused) == 1 and "0000" not in str(refused)
+    assert len(refused) == 1 and "0000" not in str(refused[0]["data"])
     response = client.post("/api/rounds/r1/correct", json=CORRECTION, headers={"X-CSRF-Token": token})
     assert response.status_code == 200 and response.get_json()["settlement"]["seats"][0]["front"] == "loss"
     corrected = [r for r in records(log) if r["event"] == Events.READ_CORRECTED]
