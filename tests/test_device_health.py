@@ -61,3 +61,18 @@ def test_tracker_warns_once_per_biased_die_and_logs_every_value(caplog):
     assert [w.die for w in warnings] == [2]
     assert "dice die 2: values depart from uniform" in warnings[0].message()
     assert sum("dice dice" in r.getMessage() for r in caplog.records) == 600
+
+
+def test_a_health_warning_is_an_audit_record_that_verifies(tmp_path):
+    from appliance.audit.log import AuditLog, records, verify
+    from appliance.devices.protocol import RngResult
+    from appliance.devices.start_source import HealthTracker
+
+    audit = AuditLog(tmp_path, b"h" * 64)
+    tracker = HealthTracker("rng", window=140, on_warning=lambda w: audit.append(
+        "DeviceHealthWarning", {"source": w.source, "message": w.message(), **w.check.to_json()}))
+    for seq in range(140):
+        tracker.observe(RngResult(seq, 7 if seq % 3 else 1 + seq % 7))  # a device stuck on 7
+    warning = [r for r in records(tmp_path) if r["event"] == "DeviceHealthWarning"]
+    assert len(warning) == 1 and warning[0]["data"]["counts"]["7"] > 90
+    assert verify(tmp_path, b"h" * 64).ok

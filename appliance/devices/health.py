@@ -52,7 +52,7 @@ class HealthCheck:
 
     def to_json(self) -> dict:
         return {"count": self.count, "chi_square": round(self.chi_square, 3), "p_value": self.p_value,
-                "warning": self.warning, "counts": self.counts}
+                "warning": self.warning, "counts": {str(face): n for face, n in self.counts.items()}}
 
 
 class UniformityMonitor:

@@ -48,6 +48,7 @@ class Events:
     READ_CONFIRMED = "ReadConfirmed"
     TABLE_FLAGGED = "TableFlagged"
     READ_CORRECTED = "ReadCorrected"
+    DEVICE_HEALTH = "DeviceHealthWarning"
     SUPERVISOR_REFUSED = "SupervisorRefused"
     ROUND_SETTLED = "RoundSettled"
     ROUND_VOIDED = "RoundVoided"

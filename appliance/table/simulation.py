@@ -23,6 +23,8 @@ from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
 from ..game.start_seat import DEALER, ring
 from ..game.values import evaluator
+from ..devices.protocol import RngResult
+from ..devices.start_source import HealthTracker
 from .round import Events, TableRound, rounds_in, void_interrupted
 
 
@@ -117,6 +119,9 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
     player_seats = rules.start.player_seats
     totals = {"rounds": 0, "confirmed_reads": 0, "commission": Decimal(0), "collection": Decimal(0),
               "voided_at_start": interrupted}
+    # Every start value feeds the device's running uniformity check; a warning is an audit record.
+    health = HealthTracker("simulated-rng", on_warning=lambda w: audit.append(
+        Events.DEVICE_HEALTH, {"source": w.source, "message": w.message(), **w.check.to_json()}, "appliance"))
     for n in range(first_round, first_round + rounds):
         rng = random.Random(f"{seed}:{n}")  # each round's deal depends on its number alone
         banker = DEALER if rules.banking.mode is not BankingMode.PLAYER else rng.randint(1, player_seats)
@@ -136,7 +141,9 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         table = TableRound(f"{seed}-{n}", rules, mapping, audit, list(listeners))
         table.open(banker, bets, banker_wager)
         pace()
-        first = table.start_seat("simulated-rng", rng.randint(1, 7), seq=n % 10000)
+        value = rng.randint(1, 7)
+        health.observe(RngResult(n % 10000, value))
+        first = table.start_seat("simulated-rng", value, seq=n % 10000)
         pace()
         # Deal seven hands of seven, in rotation from the first hand; four cards stay unused.
         deck = list(range(53))
