@@ -102,7 +102,6 @@ class Card(int):
 
 CARDS: tuple[Card, ...] = tuple(int.__new__(Card, i) for i in range(53))
 JOKER = CARDS[JOKER_INDEX]
-DECK = CARDS  # the full 53-card pai gow deck, in index order
 
 
 def card(value: Card | int | str) -> Card:

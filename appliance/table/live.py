@@ -6,6 +6,7 @@ the dashboard; it holds no game logic of its own.
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 
@@ -59,7 +60,7 @@ class LiveTable:
 
     def snapshot(self) -> dict:
         with self._lock:
-            return json_copy(self.state)
+            return json.loads(json.dumps(self.state))  # a deep copy the caller may keep
 
     def subscribe(self) -> queue.Queue:
         q: queue.Queue = queue.Queue(maxsize=1000)
@@ -71,9 +72,3 @@ class LiveTable:
         with self._lock:
             if q in self._subscribers:
                 self._subscribers.remove(q)
-
-
-def json_copy(value):
-    import json
-
-    return json.loads(json.dumps(value))

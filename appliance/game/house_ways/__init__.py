@@ -60,10 +60,6 @@ class HouseWaySetting:
         }
 
 
-def house_way_names() -> list[str]:
-    return list(HOUSE_WAYS)
-
-
 # Seven cards in which no flush can be made are set by their ranks alone: the charts read
 # ranks, values are rank-only, and among equal settings the first in card order is taken.
 # So such a hand's setting is remembered by its rank pattern (at most 67,000 patterns) as
