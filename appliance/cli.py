@@ -295,17 +295,14 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_table(args: argparse.Namespace) -> int:
-    from .audit.log import AuditLog, load_key, new_key
+    from .audit.log import AuditLog, key_for
     from .table.simulation import play_rounds
 
     audit_dir = Path(args.audit)
     key_file = Path(args.key_file) if args.key_file else audit_dir.parent / f"{audit_dir.name}.key"
-    if not key_file.exists():
-        key_file.parent.mkdir(parents=True, exist_ok=True)
-        new_key(key_file)
     rules = load_house(args.house)
     start = time.perf_counter()
-    totals = play_rounds(rules, AuditLog(audit_dir, load_key(key_file)), args.rounds, seed=args.seed,
+    totals = play_rounds(rules, AuditLog(audit_dir, key_for(key_file)), args.rounds, seed=args.seed,
                          render=args.render, size=(args.width, args.height))
     _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
             "seconds": round(time.perf_counter() - start, 2)})
@@ -348,7 +345,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import waitress
 
     from .audit.index import Index
-    from .audit.log import AuditLog, load_key, new_key
+    from .audit.log import AuditLog, key_for
     from .config import load_devices
     from .table.live import LiveTable
     from .table.simulation import play_rounds
@@ -358,10 +355,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # The audit key lives outside the log: in the configuration folder when there is one
     # (the install script puts it there, readable by the service user only), else beside the data.
     key_file = Path(args.config) / "audit.key" if args.config else data / "audit.key"
-    if not key_file.exists():
-        data.mkdir(parents=True, exist_ok=True)
-        new_key(key_file)
-    audit = AuditLog(data / "audit", load_key(key_file))
+    audit = AuditLog(data / "audit", key_for(key_file))
     rules = load_house(args.house)
     devices = load_devices(Path(args.config) / "devices.toml" if args.config else None)
     simulate = args.simulate or devices.start_source == "simulated"

@@ -65,6 +65,15 @@ def new_key(path: str | Path) -> None:
         handle.write(os.urandom(32).hex().encode() + b"\n")
 
 
+def key_for(path: str | Path) -> bytes:
+    """The key at ``path``, made there (and its folder) on first use."""
+    path = Path(path)
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        new_key(path)
+    return load_key(path)
+
+
 def day_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob(f"*{SUFFIX}") if p.is_file())
 
