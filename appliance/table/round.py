@@ -29,6 +29,7 @@ from ..game.values import evaluator
 
 
 class Phase(enum.Enum):
+    NEW = "new"  # not opened yet
     BETS_OPEN = "bets_open"
     START_SEAT = "start_seat"
     BANKER = "banker"
@@ -56,6 +57,7 @@ class Events:
 
 #: phase -> (event that leaves it, next phase); any open round may be voided.
 TRANSITIONS = {
+    Phase.NEW: {Events.ROUND_OPENED: Phase.BETS_OPEN},
     Phase.BETS_OPEN: {Events.START_SEAT: Phase.START_SEAT},
     Phase.START_SEAT: {Events.BANKER_CARDS: Phase.BANKER},
     Phase.BANKER: {Events.SEAT_CARDS: Phase.PLAYERS},
@@ -126,12 +128,12 @@ class TableRound:
     rules_mapping: dict  # the house file's content, recorded so a replay uses the rules in force
     audit: AuditLog
     listeners: list[Callable[[dict], None]] = field(default_factory=list)
-    phase: Phase = Phase.BETS_OPEN
+    phase: Phase = Phase.NEW
     state: dict = field(default_factory=dict)
 
     def _record(self, event: str, data: dict, who: str) -> dict:
         if event == Events.ROUND_VOIDED:
-            if self.phase in (Phase.SETTLED, Phase.VOIDED):
+            if self.phase in (Phase.NEW, Phase.SETTLED, Phase.VOIDED):
                 raise RoundStateError(f"round {self.round_id}: cannot be voided once {self.phase.value}")
             to = Phase.VOIDED
         elif event in (Events.READ_CONFIRMED, Events.TABLE_FLAGGED):
@@ -148,17 +150,12 @@ class TableRound:
         return record
 
     def open(self, banker: Position, bets: list[dict], banker_wager: Decimal | None = None, who: str = "dealer") -> None:
-        if self.state:
-            raise RoundStateError(f"round {self.round_id} is already open")
         seats = [{"seat": b["seat"], "wager": fmt(Decimal(b["wager"])),
                   **({"bonus": {"fortune": fmt(Decimal(b["fortune"]))}} if b.get("fortune") else {})} for b in bets]
         data = {"house": self.rules.key, "rules": self.rules_mapping,
                 "rules_sha256": rules_fingerprint(self.rules_mapping), "banker": banker,
                 "banker_wager": None if banker_wager is None else fmt(banker_wager), "bets": seats}
-        record = self.audit.append(Events.ROUND_OPENED, {"round": self.round_id, **data}, who)
-        apply(self.state, Events.ROUND_OPENED, data)
-        for listener in self.listeners:
-            listener(record)
+        self._record(Events.ROUND_OPENED, data, who)
 
     def start_seat(self, source: str, value: int, dice: list[int] | None = None, seq: int | None = None,
                    who: str = "device") -> Position:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..audit.log import AuditLog
 from ..game.rules import HouseRules
-from .round import Events, RoundStateError, TableRound
+from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
 
 
@@ -22,7 +22,7 @@ class Table:
         self.listeners: list = []
 
     def new_round(self, round_id: str) -> TableRound:
-        if self.current is not None and self.current.phase.value not in ("settled", "voided"):
+        if self.current is not None and self.current.phase not in (Phase.SETTLED, Phase.VOIDED):
             raise RoundStateError(f"round {self.current.round_id} is still open: settle or void it first")
         self.current = TableRound(round_id, self.rules, self.rules_mapping, self.audit, self.listeners)
         return self.current
@@ -36,7 +36,7 @@ class Table:
         """Correct a read; a settled round is settled again. Returns the new settlement, if any."""
         who = f"supervisor {self.gate.check(supervisor, pin)}"
         table_round = self._round(round_id)
-        was_settled = table_round.phase.value == "settled"
+        was_settled = table_round.phase is Phase.SETTLED
         table_round.correct(seat, reason, who, **cards)
         return table_round.settle(who) if was_settled else None
 
