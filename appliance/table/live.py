@@ -19,6 +19,7 @@ class LiveTable:
         self._subscribers: list[queue.Queue] = []
         self.state: dict = {"round": None, "phase": "idle"}
         self.history: list[dict] = []  # settled rounds, newest last (the last ten are kept)
+        self.devices: dict[str, dict] = {}  # device name -> its last status record
 
     def __call__(self, record: dict) -> None:
         """A round listener: fold one record into the view, then tell every subscriber."""
@@ -54,6 +55,14 @@ class LiveTable:
                 s.update(phase="voided", reason=data["reason"])
             elif event == Events.TABLE_FLAGGED:
                 s.setdefault("flags", []).extend(data["flags"])
+            elif event in (Events.DEVICE_STATUS, Events.DEVICE_HEALTH):
+                name = data.get("device") or data["source"]
+                entry = self.devices.setdefault(name, {"device": name, "status": "unknown", "faults": []})
+                if event == Events.DEVICE_STATUS:
+                    entry.update(status=data["status"], detail=data.get("detail", ""), since=record["ts"])
+                if event == Events.DEVICE_HEALTH or data["status"] in ("offline", "fault"):
+                    entry["faults"] = (entry["faults"] + [{"at": record["ts"], "message": data.get("message")
+                                                           or data.get("detail", "")}])[-20:]
             message = {"seq": record["seq"], "event": event, "round": data.get("round")}
             for subscriber in self._subscribers:
                 subscriber.put(message)
@@ -61,6 +70,10 @@ class LiveTable:
     def snapshot(self) -> dict:
         with self._lock:
             return json.loads(json.dumps(self.state))  # a deep copy the caller may keep
+
+    def device_status(self) -> list[dict]:
+        with self._lock:
+            return json.loads(json.dumps(sorted(self.devices.values(), key=lambda d: d["device"])))
 
     def subscribe(self) -> queue.Queue:
         q: queue.Queue = queue.Queue(maxsize=1000)

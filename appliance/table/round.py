@@ -50,6 +50,7 @@ class Events:
     TABLE_FLAGGED = "TableFlagged"
     READ_CORRECTED = "ReadCorrected"
     DEVICE_HEALTH = "DeviceHealthWarning"
+    DEVICE_STATUS = "DeviceStatus"  # a device came online, went offline, or reported a fault
     SUPERVISOR_REFUSED = "SupervisorRefused"
     ROUND_SETTLED = "RoundSettled"
     ROUND_VOIDED = "RoundVoided"

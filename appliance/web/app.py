@@ -108,6 +108,11 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
                 return jsonify({"error": str(err)}), 409
         return guarded
 
+    @app.get("/api/devices")
+    def devices():
+        """Each device's status and its recent faults (the supervisor's device panel)."""
+        return jsonify(live.device_status())
+
     @app.get("/api/history")
     def history():
         """Settled seats by seat, result and time (the supervisor's search), from the index."""
