@@ -201,7 +201,7 @@ def cmd_vision_render(args: argparse.Namespace) -> int:
     if args.design not in DESIGNS:
         raise UsageError(f"unknown design {args.design!r}: expected one of {', '.join(DESIGNS)}")
     rng = random.Random(args.seed)
-    scene = Scene.random(rng, size=(args.width, args.height), degrade=not args.clean)
+    scene = Scene.random(rng, layout, size=(args.width, args.height), degrade=not args.clean)
     rendered = render_table(layout, deal_table(rng), DESIGNS[args.design], scene, seed=args.seed)
     if not cv2.imwrite(args.out, rendered.image):
         raise UsageError(f"{args.out}: cannot write the frame")

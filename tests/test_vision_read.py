@@ -69,7 +69,7 @@ def test_a_clean_table_is_read_exactly(casino_deck):
 @pytest.mark.parametrize("seed", [11, 12, 13])
 def test_a_degraded_table_never_gets_a_wrong_card(casino_deck, seed):
     rng = random.Random(seed)
-    rendered = render_table(LAYOUT, deal_table(rng), DESIGNS["casino"], Scene.random(rng), seed=seed)
+    rendered = render_table(LAYOUT, deal_table(rng), DESIGNS["casino"], Scene.random(rng, LAYOUT), seed=seed)
     result = read_frame(rendered.image, LAYOUT, casino_deck, calibrate(rendered.image, LAYOUT))
     correct = 0
     for zone, truth in rendered.truth.items():

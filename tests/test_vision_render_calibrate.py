@@ -41,7 +41,7 @@ def test_a_dealt_table_and_its_truth():
 
 def test_same_seed_same_frame():
     hands = deal_table(random.Random(2))
-    scene = Scene.random(random.Random(2), size=(1152, 648))
+    scene = Scene.random(random.Random(2), LAYOUT, size=(1152, 648))
     a = render_table(LAYOUT, hands, DESIGNS["modern"], scene, seed=9).image
     b = render_table(LAYOUT, hands, DESIGNS["modern"], scene, seed=9).image
     assert np.array_equal(a, b)
@@ -58,7 +58,7 @@ def test_designs_differ_and_faces_are_upright_cards():
 
 @pytest.mark.parametrize("seed", range(6))
 def test_calibration_recovers_the_camera_within_a_pixel(seed):
-    scene = Scene.random(random.Random(seed), size=SIZE)
+    scene = Scene.random(random.Random(seed), LAYOUT, size=SIZE)
     r = render_table(LAYOUT, deal_table(random.Random(seed)), DESIGNS["classic"], scene, seed=seed)
     c = calibrate(r.image, LAYOUT)
     assert c.markers == (0, 1, 2, 3, 4) and c.error_px < 1.0

@@ -92,16 +92,17 @@ def _resize(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return np.clip(canvas * (255.0 / peak), 0, 255).astype(np.uint8)
 
 
-def index_glyphs(corner: np.ndarray) -> tuple[Glyph, Glyph] | None:
-    """The rank and suit symbols of an index corner, or None when they cannot be told apart."""
+def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]] | None:
+    """The grey image, the ink's connected components (labels, stats) and the boxes (top, bottom,
+    left, right, label) of those that may be index symbols: not specks, not printed border lines,
+    not cut by the top or left edge. None when the patch is washed out or blank."""
     m = CANON_PX_PER_MM
     grey = cv2.cvtColor(corner, cv2.COLOR_BGR2GRAY)
-    # Ink is darker than the paper; Otsu finds the split even under uneven light.
-    level, ink = cv2.threshold(cv2.GaussianBlur(grey, (3, 3), 0), 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
     if float(grey.max()) - float(grey.min()) < 40:
         return None  # washed out (glare) or blank
+    # Ink is darker than the paper; Otsu finds the split even under uneven light.
+    _, ink = cv2.threshold(cv2.GaussianBlur(grey, (3, 3), 0), 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
     count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    h, w = ink.shape
     boxes = []
     for i in range(1, count):
         x, y, bw, bh, area = stats[i]
@@ -111,8 +112,18 @@ def index_glyphs(corner: np.ndarray) -> tuple[Glyph, Glyph] | None:
         if long_side >= 3 * m and (min(bw, bh) <= 0.6 * m or area < 0.15 * bw * bh):
             continue  # a printed border line, or a piece of one
         if x == 0 or y == 0:
-            continue  # cut by the corner's edge: not a symbol of the index
+            continue  # cut by the patch's edge: not a symbol of the index
         boxes.append((y, y + bh, x, x + bw, i))
+    return grey, labels, stats, boxes
+
+
+def index_glyphs(corner: np.ndarray) -> tuple[Glyph, Glyph] | None:
+    """The rank and suit symbols of an index corner, or None when they cannot be told apart."""
+    m = CANON_PX_PER_MM
+    found = ink_symbols(corner)
+    if found is None:
+        return None
+    grey, labels, stats, boxes = found
     if not boxes:
         return None
     # Group the symbols into rows: the rank on top (a "10" is two pieces side by side), the suit below.

@@ -1,8 +1,8 @@
 """Reading the cards on the layout: zone by zone, card by card, never a guessed card.
 
 Each zone is rectified through the calibration's homography, card outlines are found,
-each card is flattened from the full-resolution frame, and both index corners are cut
-into rank and suit and matched against the learned templates (normalised
+each card is flattened from the full-resolution frame, and both index corners (or, in a
+hand spread with overlap, each card's corner in view) are cut into rank and suit and matched against the learned templates (normalised
 cross-correlation). A card is named only when both its rank and its suit win clearly
 (a score above the floor, and much closer than the runner-up), the suit's ink colour
 agrees, and the two corners do not disagree; anything else is reported as unreadable.
@@ -20,6 +20,7 @@ from .calibrate import Calibration
 from .cards import Glyph, card_quads, index_corners, index_glyphs
 from .deck import Deck, Templates
 from .layout import Layout, Zone
+from .spread import spread_corners
 
 ZONE_PX_PER_MM = 3.0
 ZONE_MARGIN_MM = 8.0
@@ -107,19 +108,24 @@ def _decide(glyphs: list, deck: Deck, t: Thresholds, ratio: float) -> tuple[str 
 
 
 def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
-    """Both index corners of the card at ``quad``. With both corners, their scores are averaged
-    (two looks at the same symbols) under the looser test, unless each corner alone clearly names
-    a different card; with one corner, the strict test."""
-    glyphs = [g for g in (index_glyphs(c) for c in index_corners(frame, quad)) if g is not None]
+    """The card at ``quad`` (frame pixels), from both its index corners."""
+    return _read_corners(index_corners(frame, quad), deck, t)
+
+
+def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
+    """(code, confidence, reason) from a card's index corners in view. With two, their scores are
+    averaged (two looks at the same symbols) under the looser test, unless each corner alone
+    clearly names a different card; with one, the strict test."""
+    glyphs = [g for g in map(index_glyphs, corners) if g is not None]
     if not glyphs:
-        return None, 0.0, "unreadable: no rank and suit found in either index corner"
+        return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(corners) > 1 else "")
     if len(glyphs) == 2:
         alone = {_decide([g], deck, t, t.ratio)[0] for g in glyphs} - {None}
         if len(alone) > 1:
             return None, 0.0, f"unreadable: the two corners read {' and '.join(sorted(alone))}"
     code, confidence, why = _decide(glyphs, deck, t, t.ratio_agreeing if len(glyphs) == 2 else t.ratio)
     if code is None:
-        return None, 0.0, f"unreadable: {why}" + ("" if len(glyphs) == 2 else " (one corner only)")
+        return None, 0.0, f"unreadable: {why}" + ("" if len(glyphs) == len(corners) else " (one corner only)")
     return code, confidence, None
 
 
@@ -146,16 +152,23 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
     cards, odd = card_quads(image, ZONE_PX_PER_MM)
     zone_to_frame = np.linalg.inv(frame_to_zone)
     zone_to_mm = np.linalg.inv(to_zone)
+
+    def mm(point) -> tuple[float, float]:
+        x, y = cv2.perspectiveTransform(np.asarray(point, np.float64).reshape(1, 1, 2), zone_to_mm)[0, 0]
+        return float(x), float(y)
+
     reads = []
     for quad in cards:
         frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
-        code, confidence, reason = read_card(frame, frame_quad, deck, t)
-        centre = cv2.perspectiveTransform(quad.mean(axis=0)[None, None].astype(np.float64), zone_to_mm)[0, 0]
-        reads.append(CardRead(code, confidence, reason, (float(centre[0]), float(centre[1]))))
+        reads.append(CardRead(*read_card(frame, frame_quad, deck, t), mm(quad.mean(axis=0))))
     for quad in odd:
-        centre = cv2.perspectiveTransform(quad.mean(axis=0)[None, None].astype(np.float64), zone_to_mm)[0, 0]
-        reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
-                              (float(centre[0]), float(centre[1]))))
+        spread = spread_corners(frame, quad, zone_to_frame, ZONE_PX_PER_MM)
+        if spread is None:
+            reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
+                                  mm(quad.mean(axis=0))))
+            continue
+        for corner, centre in spread:  # a hand spread with overlap: one index corner per card
+            reads.append(CardRead(*_read_corners([corner], deck, t), mm(centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads
 

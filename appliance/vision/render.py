@@ -25,6 +25,10 @@ from .layout import Layout
 CARD_W, CARD_H = 63.0, 88.0  # poker size, mm
 FACE_PX_PER_MM = 6.0
 RED, BLACK = "hd", "cs"
+# The installation the issue guarantees: every card at least 120 px wide in a 4608 px wide frame
+# (a 12 MP camera over the table), whatever the tilt; as a share of the frame's width.
+MIN_CARD_WIDTH = 120 / 4608
+CAMERA_DISTANCE_MM = 3000.0  # from the camera to the layout's centre, along its axis
 
 
 @dataclass(frozen=True)
@@ -145,14 +149,23 @@ class Scene:
     blur: float = 0.0  # Gaussian blur sigma in pixels
     jpeg: int = 0  # JPEG quality (0: no compression)
     rotation: str = "slight"  # cards: "slight" (within 20 degrees) or "any"
+    spread: bool = False  # each hand spread left to right with overlap, every index corner left visible
 
     @classmethod
-    def random(cls, rng: random.Random, size: tuple[int, int] = (4608, 2592), degrade: bool = True) -> Scene:
+    def random(cls, rng: random.Random, layout: Layout, size: tuple[int, int] = (4608, 2592),
+               degrade: bool = True, rotation: str = "slight", spread: bool = False) -> Scene:
+        """A camera tilted up to 30 degrees that still sees every card at least MIN_CARD_WIDTH wide
+        (the installation the appliance is sold for): a tilt that would not is drawn again."""
         if not degrade:
-            return cls(size=size)
-        return cls(size=size, tilt_deg=rng.uniform(0, 30), tilt_dir_deg=rng.uniform(0, 360),
-                   roll_deg=rng.uniform(-5, 5), light=rng.uniform(0, 1), glare=rng.uniform(0, 1),
-                   noise=rng.uniform(1, 6), blur=rng.uniform(0, 1.2), jpeg=rng.randint(60, 95))
+            return cls(size=size, rotation=rotation, spread=spread)
+        while True:
+            tilt, direction, roll = rng.uniform(0, 30), rng.uniform(0, 360), rng.uniform(-5, 5)
+            camera = cls(size=size, tilt_deg=tilt, tilt_dir_deg=direction, roll_deg=roll)
+            if narrowest_card_px(layout, camera) >= MIN_CARD_WIDTH * size[0]:
+                break
+        return cls(size=size, tilt_deg=tilt, tilt_dir_deg=direction, roll_deg=roll, light=rng.uniform(0, 1),
+                   glare=rng.uniform(0, 1), noise=rng.uniform(1, 6), blur=rng.uniform(0, 1.2),
+                   jpeg=rng.randint(60, 95), rotation=rotation, spread=spread)
 
 
 @dataclass
@@ -168,14 +181,14 @@ def camera_homography(layout: Layout, scene: Scene) -> np.ndarray:
     w, h = scene.size
     tilt, direction, roll = (math.radians(a) for a in (scene.tilt_deg, scene.tilt_dir_deg, scene.roll_deg))
     # Layout x to the right and y towards the players make z point down into the table, so a
-    # camera 2500 mm above the centre looking straight down has the identity rotation; it is
+    # camera above the centre looking straight down has the identity rotation; it is
     # then tilted about an axis in the table plane and rolled about its own axis.
     axis = np.array([math.cos(direction), math.sin(direction), 0.0])
     r_tilt, _ = cv2.Rodrigues(axis * tilt)
     r_roll, _ = cv2.Rodrigues(np.array([0.0, 0.0, roll]))
     rotation = r_roll @ r_tilt.T
     centre = np.array([layout.width / 2, layout.height / 2, 0.0])
-    position = centre + r_tilt @ np.array([0.0, 0.0, -2500.0])
+    position = centre + r_tilt @ np.array([0.0, 0.0, -CAMERA_DISTANCE_MM])
     t = -rotation @ position
     h_plane = np.column_stack([rotation[:, 0], rotation[:, 1], rotation @ np.zeros(3) + t])
     corners = np.array([[0, 0], [layout.width, 0], [layout.width, layout.height], [0, layout.height]], np.float64)
@@ -189,8 +202,35 @@ def camera_homography(layout: Layout, scene: Scene) -> np.ndarray:
     return homography / homography[2, 2]
 
 
+def card_width_px(quad: np.ndarray) -> float:
+    """How wide a card looks in the frame: the mean length of its two short (63 mm) edges."""
+    return float(np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])) / 2
+
+
+def _card_quad(homography: np.ndarray, x: float, y: float, angle: float) -> np.ndarray:
+    """The frame corners of a card centred at (x, y) mm turned by ``angle`` degrees: top-left first."""
+    a = math.radians(angle)
+    corners = np.array([[-CARD_W / 2, -CARD_H / 2], [CARD_W / 2, -CARD_H / 2],
+                        [CARD_W / 2, CARD_H / 2], [-CARD_W / 2, CARD_H / 2]])
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return cv2.perspectiveTransform((corners @ rot.T + [x, y])[None], homography)[0]
+
+
+def narrowest_card_px(layout: Layout, scene: Scene) -> float:
+    """The narrowest a card can look anywhere in the layout's zones (at a zone's corners, turned
+    up to 20 degrees either way), seen by the scene's camera."""
+    homography = camera_homography(layout, scene)
+    return min(card_width_px(_card_quad(homography, x, y, angle))
+               for zone in layout.zones
+               for x in (zone.x + CARD_W / 2, zone.x + zone.width - CARD_W / 2)
+               for y in (zone.y + CARD_H / 2, zone.y + zone.height - CARD_H / 2)
+               for angle in (-20, 0, 20))
+
+
 def _placements(zone, count: int, scene: Scene, rng: random.Random) -> list[tuple[float, float, float]]:
-    """(x, y, angle) in mm and degrees for ``count`` separate cards in a zone, left to right."""
+    """(x, y, angle) in mm and degrees for ``count`` cards in a zone, left to right."""
+    if scene.spread and count > 1:
+        return _spread(zone, count, scene, rng)
     slot = zone.width / count
     out = []
     for i in range(count):
@@ -209,6 +249,31 @@ def _placements(zone, count: int, scene: Scene, rng: random.Random) -> list[tupl
         x = zone.x + slot * i + slot / 2 + rng.uniform(-1, 1) * max(0.0, (slot - bw) / 2 - 1)
         y = zone.y + zone.height / 2 + rng.uniform(-1, 1) * max(0.0, (zone.height - bh) / 2 - 1)
         out.append((x, y, angle))
+    return out
+
+
+def _spread(zone, count: int, scene: Scene, rng: random.Random) -> list[tuple[float, float, float]]:
+    """A hand spread in a line: each card 19-24 mm on from the one before and laid over it, so
+    the index corner in each card's top-left (15.5 mm wide) stays in view."""
+    step = rng.uniform(19, 24)
+    length = CARD_W + (count - 1) * step
+    for _ in range(200):
+        angle = rng.uniform(-15, 15)
+        a = math.radians(angle)
+        bw = length * abs(math.cos(a)) + CARD_H * abs(math.sin(a))
+        bh = length * abs(math.sin(a)) + CARD_H * abs(math.cos(a))
+        if bw <= zone.width - 4 and bh <= zone.height - 4:
+            break
+    else:
+        angle, bw, bh = 0.0, length, CARD_H
+    a = math.radians(angle)
+    x = zone.x + zone.width / 2 + rng.uniform(-1, 1) * max(0.0, (zone.width - bw) / 2 - 2)
+    y = zone.y + zone.height / 2 + rng.uniform(-1, 1) * max(0.0, (zone.height - bh) / 2 - 2)
+    flip = 180 if scene.rotation == "any" and rng.random() < 0.5 else 0
+    out = []
+    for i in range(count):
+        along = (i - (count - 1) / 2) * step
+        out.append((x + along * math.cos(a), y + along * math.sin(a), angle + flip + rng.uniform(-1.5, 1.5)))
     return out
 
 
@@ -289,17 +354,14 @@ def render_table(layout: Layout, hands: dict[str, list[str]], design: Design, sc
         zone = layout.zone(name)
         placed = _placements(zone, len(codes), scene, rng)
         truth[name] = [str(Card.parse(code)) for code in codes]
-        quads[name] = []
-        for code, (x, y, angle) in zip(codes, placed):
-            face = faces.setdefault(code, card_face(code, design))
-            a = math.radians(angle)
-            corners = np.array([[-CARD_W / 2, -CARD_H / 2], [CARD_W / 2, -CARD_H / 2],
-                                [CARD_W / 2, CARD_H / 2], [-CARD_W / 2, CARD_H / 2]])
-            rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-            mm = corners @ rot.T + [x, y]
-            quad = cv2.perspectiveTransform(mm[None], homography)[0]
-            _paste_card(frame, face, quad)
-            quads[name].append(quad)
+        quads[name] = [_card_quad(homography, x, y, angle) for x, y, angle in placed]
+        # In a spread each card lies over the one before it in its own left-to-right order, which is
+        # right to left on the table when the hand is turned round.
+        order = list(range(len(codes)))
+        if placed and math.cos(math.radians(placed[0][2])) < 0:
+            order.reverse()
+        for i in order:
+            _paste_card(frame, faces.setdefault(codes[i], card_face(codes[i], design)), quads[name][i])
     return Rendered(_degrade(frame, scene, rng), truth, homography, quads)
 
 
@@ -324,7 +386,7 @@ class SyntheticCamera:
         self.design = DESIGNS[design]
         self.name = f"synthetic:{design}"
         self._rng = random.Random(seed)
-        self.scene = Scene.random(self._rng, size=size, degrade=degrade)  # the camera does not move
+        self.scene = Scene.random(self._rng, layout, size=size, degrade=degrade)  # the camera does not move
         self.hands: dict[str, list[str]] = {}
         self.frames = 0
 

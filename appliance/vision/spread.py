@@ -1,0 +1,73 @@
+"""A hand spread with overlap: the cards' outlines merge into one shape, but each card lies over
+the one before it so that every card's top-left index corner stays in view along one long edge
+of the shape. The index corners are found there as columns of ink (a rank above a suit)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, CORNER_MM, ink_symbols, order_quad
+
+# The spread's short side is one card's height; its cards may lie a little askew.
+HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
+MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver of a centre pip less
+COLUMN_MARGIN_MM = 2.0  # around a column's ink when it is cut out as an index corner
+MIN_STEP_MM = CORNER_MM[2] - CORNER_MM[0]  # less, and the next card would cover the index
+INDEX_CENTRE_X_MM = (CORNER_MM[0] + CORNER_MM[2]) / 2  # from the card's left edge
+
+
+def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray,
+                   px_per_mm: float) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """Each card's index corner (upright, as a corner of a face) and the card's centre in zone
+    pixels, in the spread's order, for the shape ``quad`` (zone pixels); None when the shape is
+    not a spread of cards."""
+    best: list[tuple[np.ndarray, np.ndarray]] = []
+    # Any edge may be the one along the index corners: the hand may be turned round (then the
+    # opposite edge shows only the last card's second index), and a spread of two cards is
+    # about as long as it is high. The edge that shows the most index columns wins.
+    for turn in range(4):
+        corners_zone = np.roll(order_quad(quad), turn, axis=0)
+        length = float(np.linalg.norm(corners_zone[1] - corners_zone[0])) / px_per_mm
+        height = float(np.linalg.norm(corners_zone[2] - corners_zone[1])) / px_per_mm
+        if HEIGHT_RANGE_MM[0] <= height <= HEIGHT_RANGE_MM[1] and length >= CARD_W_MM + 10:
+            found = _columns(frame, corners_zone, zone_to_frame, length, height)
+            if len(found) > len(best):
+                best = found
+    return best if len(best) >= 2 else None
+
+
+def _columns(frame, corners_zone, zone_to_frame, length, height) -> list[tuple[np.ndarray, np.ndarray]]:
+    m = CANON_PX_PER_MM
+    rect_mm = np.array([[0, 0], [length, 0], [length, height], [0, height]], np.float32)
+    mm_to_zone = cv2.getPerspectiveTransform(rect_mm, corners_zone.astype(np.float32))
+    y0, y1 = CORNER_MM[1], CORNER_MM[3]
+    strip_to_mm = np.array([[1 / m, 0, 0], [0, 1 / m, y0], [0, 0, 1]])
+    strip = cv2.warpPerspective(frame, zone_to_frame @ mm_to_zone @ strip_to_mm, (round(length * m), round((y1 - y0) * m)),
+                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    found = ink_symbols(strip)
+    if found is None:
+        return []
+    _, _, stats, boxes = found
+    columns: list[list[float]] = []  # left, right, ink area
+    for _, _, left, right, label in sorted(boxes, key=lambda b: b[2]):
+        area = float(stats[label, cv2.CC_STAT_AREA])
+        if columns and left <= columns[-1][1] + m:
+            columns[-1][1] = max(columns[-1][1], right)
+            columns[-1][2] += area
+        else:
+            columns.append([left, right, area])
+    columns = [c for c in columns if c[2] >= MIN_COLUMN_INK_MM2 * m * m]
+    centres = [(left + right) / 2 / m for left, right, _ in columns]
+    # Index corners start at the spread's end and lie a card's visible part apart; symbols side
+    # by side (an index seen from another edge) are closer.
+    if not centres or not CORNER_MM[0] <= centres[0] <= CORNER_MM[2] + 3 \
+            or any(b - a < MIN_STEP_MM for a, b in zip(centres, centres[1:])):
+        return []
+    out = []
+    pad = round(COLUMN_MARGIN_MM * m)
+    for left, right, area in columns:
+        corner = strip[:, max(0, int(left) - pad):int(right) + pad]
+        centre_mm = np.array([[[(left + right) / 2 / m - INDEX_CENTRE_X_MM + CARD_W_MM / 2, CARD_H_MM / 2]]])
+        out.append((corner, cv2.perspectiveTransform(centre_mm, mm_to_zone)[0, 0]))
+    return out
