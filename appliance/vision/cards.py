@@ -97,7 +97,10 @@ def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     left, right, label) of those that may be index symbols: not specks, not printed border lines,
     not cut by the top or left edge. None when the patch is washed out or blank."""
     m = CANON_PX_PER_MM
-    grey = cv2.cvtColor(corner, cv2.COLOR_BGR2GRAY)
+    # Ink of any colour is dark in at least one channel, so the darkest channel shows red and
+    # black ink alike against the paper and a grey printed border (which the grey of red ink
+    # would be no darker than).
+    grey = np.min(corner, axis=2)
     if float(grey.max()) - float(grey.min()) < 40:
         return None  # washed out (glare) or blank
     # Ink is darker than the paper; Otsu finds the split even under uneven light.
@@ -137,13 +140,19 @@ def index_glyphs(corner: np.ndarray) -> tuple[Glyph, Glyph] | None:
     # Slivers of a border or of the card's edge are small beside the symbols: keep the rows with ink.
     areas = [sum(int(stats[b[4], cv2.CC_STAT_AREA]) for b in row) for row in rows]
     rows = [row for row, area in zip(rows, areas) if area >= 0.25 * max(areas)]
+    # ... and within a row, beside the symbol: the pieces of a symbol ("10") are of a size.
+    rows = [[b for b in row if stats[b[4], cv2.CC_STAT_AREA] >= 0.15 * max(stats[c[4], cv2.CC_STAT_AREA] for c in row)]
+            for row in rows]
     if len(rows) < 2:
         return None
     glyphs = []
     for row, size in ((rows[0], RANK_SIZE), (rows[1], SUIT_SIZE)):
         top, bottom = min(b[0] for b in row), max(b[1] for b in row)
         left, right = min(b[2] for b in row), max(b[3] for b in row)
-        mask = np.isin(labels[top:bottom, left:right], [b[4] for b in row])
+        window = labels[top:bottom, left:right]
+        mask = window == row[0][4]
+        for box in row[1:]:
+            mask |= window == box[4]
         patch = np.where(mask, 255 - grey[top:bottom, left:right].astype(np.float32), 0)
         colour = corner[top:bottom, left:right].astype(np.float32)
         red = colour[..., 2] - np.maximum(colour[..., 0], colour[..., 1])

@@ -19,7 +19,7 @@ from .cards import (
     CANON_PX_PER_MM, CANON_SIZE, CORNER_MM, RANK_SIZE, SUIT_SIZE, Glyph, card_quads, corner_of, flatten, index_glyphs,
 )
 
-FORMAT = 1
+FORMAT = 2  # 2: symbols cut by the darkest channel
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
 

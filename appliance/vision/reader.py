@@ -25,6 +25,7 @@ from .spread import spread_corners
 ZONE_PX_PER_MM = 3.0
 ZONE_MARGIN_MM = 8.0
 RED_SUITS = {"h", "d"}
+BLACK_SUITS = {"c", "s", "*"}  # the joker's star is printed in black ink
 
 
 @dataclass(frozen=True)
@@ -64,40 +65,38 @@ class FrameRead:
                 "warnings": self.warnings}
 
 
-def _ranked(glyph: Glyph, templates: Templates, keys=None) -> list[tuple[float, str]]:
-    """Each key's best score, best first; a template of another shape (aspect) loses 0.2."""
+def _key_scores(glyph: Glyph, templates: Templates) -> np.ndarray:
+    """Each key's best score (in ``templates.keys`` order); a template of another shape (aspect)
+    loses 0.2."""
     scores = templates.images @ glyph.image.ravel()
     off_shape = np.abs(np.log(max(glyph.aspect, 1e-3) / np.maximum(templates.aspects, 1e-3))) > 0.35
-    scores = scores - 0.2 * off_shape
-    best = np.maximum.reduceat(scores, templates.starts)
-    ranked = sorted(((float(score), key) for score, key in zip(best, templates.keys)), reverse=True)
-    return ranked if keys is None else [item for item in ranked if item[1] in keys]
+    return np.maximum.reduceat(scores - 0.2 * off_shape, templates.starts)
 
 
-def _colour(redness: float, deck: Deck, t: Thresholds) -> set[str] | None:
-    """The suits the ink's colour allows, where the colour is clear."""
+def _colour(redness: float, t: Thresholds) -> set[str] | None:
+    """The suits the ink's colour allows, where the colour is clear (None: any)."""
     if redness >= t.red:
         return RED_SUITS
     if redness <= t.black:
-        return set(deck.suits) - RED_SUITS
+        return BLACK_SUITS
     return None
+
+
+def _best_two(scores: np.ndarray, keys: list[str]) -> tuple[float, str, float, str]:
+    first, second = np.argsort(scores)[::-1][:2]
+    return float(scores[first]), keys[first], float(scores[second]), keys[second]
 
 
 def _decide(glyphs: list, deck: Deck, t: Thresholds, ratio: float) -> tuple[str | None, float, str]:
     """(code, confidence, why) from the rank and suit glyphs of one or both corners: each key's
     score is averaged over the corners, and the best must be clear of the runner-up."""
-    colour = _colour(sum(g[1].redness for g in glyphs) / len(glyphs), deck, t)
-
-    def scores(kind: int, templates: Templates, keys=None) -> list[tuple[float, str]]:
-        total: dict[str, float] = {}
-        for g in glyphs:
-            for score, key in _ranked(g[kind], templates, keys):
-                total[key] = total.get(key, 0.0) + score / len(glyphs)
-        return sorted(((v, k) for k, v in total.items()), reverse=True)
-
-    ranks, suits = scores(0, deck.rank_templates), scores(1, deck.suit_templates, colour)
-    (r_score, rank), (r_next, r_other) = ranks[0], ranks[1]
-    (s_score, suit), (s_next, s_other) = suits[0], suits[1]
+    colour = _colour(sum(g[1].redness for g in glyphs) / len(glyphs), t)
+    ranks = np.mean([_key_scores(g[0], deck.rank_templates) for g in glyphs], axis=0)
+    suits = np.mean([_key_scores(g[1], deck.suit_templates) for g in glyphs], axis=0)
+    if colour is not None:
+        suits = np.where([k in colour for k in deck.suit_templates.keys], suits, -np.inf)
+    r_score, rank, r_next, r_other = _best_two(ranks, deck.rank_templates.keys)
+    s_score, suit, s_next, s_other = _best_two(suits, deck.suit_templates.keys)
     if r_score < t.score or (1 - r_score) > ratio * (1 - r_next):
         return None, r_score, f"rank unclear ({rank} {r_score:.2f}, next {r_other} {r_next:.2f})"
     if s_score < t.score or (1 - s_score) > ratio * (1 - s_next):
