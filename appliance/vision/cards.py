@@ -100,7 +100,8 @@ def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     # Ink of any colour is dark in at least one channel, so the darkest channel shows red and
     # black ink alike against the paper and a grey printed border (which the grey of red ink
     # would be no darker than).
-    grey = np.min(corner, axis=2)
+    blue, green, red = cv2.split(corner)
+    grey = cv2.min(cv2.min(blue, green), red)
     if float(grey.max()) - float(grey.min()) < 40:
         return None  # washed out (glare) or blank
     # Ink is darker than the paper; Otsu finds the split even under uneven light.

@@ -22,7 +22,10 @@ from .deck import Deck, Templates
 from .layout import Layout, Zone
 from .spread import spread_corners
 
-ZONE_PX_PER_MM = 3.0
+ZONE_PX_PER_MM = 3.0  # the zone image the audit log keeps
+# Cards are found in a coarser view of the zone (an outline needs less detail than a person
+# checking the log), then read from the full-resolution frame.
+FIND_PX_PER_MM = 2.0
 ZONE_MARGIN_MM = 8.0
 RED_SUITS = {"h", "d"}
 BLACK_SUITS = {"c", "s", "*"}  # the joker's star is printed in black ink
@@ -65,6 +68,21 @@ class FrameRead:
                 "warnings": self.warnings}
 
 
+@dataclass(frozen=True)
+class _Look:
+    """One index corner's symbols scored against the deck: each rank's and suit's best score
+    (in the templates' key order) and the suit's ink colour."""
+
+    ranks: np.ndarray
+    suits: np.ndarray
+    redness: float
+
+    @classmethod
+    def of(cls, glyphs: tuple[Glyph, Glyph], deck: Deck) -> _Look:
+        return cls(_key_scores(glyphs[0], deck.rank_templates), _key_scores(glyphs[1], deck.suit_templates),
+                   glyphs[1].redness)
+
+
 def _key_scores(glyph: Glyph, templates: Templates) -> np.ndarray:
     """Each key's best score (in ``templates.keys`` order); a template of another shape (aspect)
     loses 0.2."""
@@ -87,12 +105,12 @@ def _best_two(scores: np.ndarray, keys: list[str]) -> tuple[float, str, float, s
     return float(scores[first]), keys[first], float(scores[second]), keys[second]
 
 
-def _decide(glyphs: list, deck: Deck, t: Thresholds, ratio: float) -> tuple[str | None, float, str]:
-    """(code, confidence, why) from the rank and suit glyphs of one or both corners: each key's
-    score is averaged over the corners, and the best must be clear of the runner-up."""
-    colour = _colour(sum(g[1].redness for g in glyphs) / len(glyphs), t)
-    ranks = np.mean([_key_scores(g[0], deck.rank_templates) for g in glyphs], axis=0)
-    suits = np.mean([_key_scores(g[1], deck.suit_templates) for g in glyphs], axis=0)
+def _decide(looks: list[_Look], deck: Deck, t: Thresholds, ratio: float) -> tuple[str | None, float, str]:
+    """(code, confidence, why) from one or both corners: each key's score is averaged over the
+    corners, and the best must be clear of the runner-up."""
+    colour = _colour(sum(look.redness for look in looks) / len(looks), t)
+    ranks = sum(look.ranks for look in looks) / len(looks)
+    suits = sum(look.suits for look in looks) / len(looks)
     if colour is not None:
         suits = np.where([k in colour for k in deck.suit_templates.keys], suits, -np.inf)
     r_score, rank, r_next, r_other = _best_two(ranks, deck.rank_templates.keys)
@@ -115,40 +133,41 @@ def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds) -> tuple
     """(code, confidence, reason) from a card's index corners in view. With two, their scores are
     averaged (two looks at the same symbols) under the looser test, unless each corner alone
     clearly names a different card; with one, the strict test."""
-    glyphs = [g for g in map(index_glyphs, corners) if g is not None]
-    if not glyphs:
+    looks = [_Look.of(g, deck) for g in map(index_glyphs, corners) if g is not None]
+    if not looks:
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(corners) > 1 else "")
-    if len(glyphs) == 2:
-        alone = {_decide([g], deck, t, t.ratio)[0] for g in glyphs} - {None}
+    if len(looks) == 2:
+        alone = {_decide([look], deck, t, t.ratio)[0] for look in looks} - {None}
         if len(alone) > 1:
             return None, 0.0, f"unreadable: the two corners read {' and '.join(sorted(alone))}"
-    code, confidence, why = _decide(glyphs, deck, t, t.ratio_agreeing if len(glyphs) == 2 else t.ratio)
+    code, confidence, why = _decide(looks, deck, t, t.ratio_agreeing if len(looks) == 2 else t.ratio)
     if code is None:
-        return None, 0.0, f"unreadable: {why}" + ("" if len(glyphs) == len(corners) else " (one corner only)")
+        return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(corners) else " (one corner only)")
     return code, confidence, None
 
 
-def _zone_transform(zone: Zone) -> tuple[np.ndarray, tuple[int, int]]:
-    """Layout mm -> rectified zone pixels, and the zone image size."""
-    s, m = ZONE_PX_PER_MM, ZONE_MARGIN_MM
+def _zone_transform(zone: Zone, s: float) -> tuple[np.ndarray, tuple[int, int]]:
+    """Layout mm -> rectified zone pixels at ``s`` px/mm, and the zone image size."""
+    m = ZONE_MARGIN_MM
     to_zone = np.array([[s, 0, -s * (zone.x - m)], [0, s, -s * (zone.y - m)], [0, 0, 1]], np.float64)
     size = (round((zone.width + 2 * m) * s), round((zone.height + 2 * m) * s))
     return to_zone, size
 
 
-def zone_image(frame: np.ndarray, zone: Zone, calibration: Calibration) -> tuple[np.ndarray, np.ndarray]:
-    """The zone seen from straight above at ZONE_PX_PER_MM (what the audit log keeps), and
+def zone_image(frame: np.ndarray, zone: Zone, calibration: Calibration,
+               px_per_mm: float = ZONE_PX_PER_MM) -> tuple[np.ndarray, np.ndarray]:
+    """The zone seen from straight above (at ZONE_PX_PER_MM what the audit log keeps), and
     the frame-to-zone transform."""
-    to_zone, size = _zone_transform(zone)
+    to_zone, size = _zone_transform(zone, px_per_mm)
     frame_to_zone = to_zone @ np.linalg.inv(calibration.homography)
     return cv2.warpPerspective(frame, frame_to_zone, size, flags=cv2.INTER_AREA), frame_to_zone
 
 
 def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibration,
               t: Thresholds = Thresholds()) -> list[CardRead]:
-    to_zone, _ = _zone_transform(zone)
-    image, frame_to_zone = zone_image(frame, zone, calibration)
-    cards, odd = card_quads(image, ZONE_PX_PER_MM)
+    to_zone, _ = _zone_transform(zone, FIND_PX_PER_MM)
+    image, frame_to_zone = zone_image(frame, zone, calibration, FIND_PX_PER_MM)
+    cards, odd = card_quads(image, FIND_PX_PER_MM)
     zone_to_frame = np.linalg.inv(frame_to_zone)
     zone_to_mm = np.linalg.inv(to_zone)
 
@@ -161,7 +180,7 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
         frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
         reads.append(CardRead(*read_card(frame, frame_quad, deck, t), mm(quad.mean(axis=0))))
     for quad in odd:
-        spread = spread_corners(frame, quad, zone_to_frame, ZONE_PX_PER_MM)
+        spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM)
         if spread is None:
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
                                   mm(quad.mean(axis=0))))

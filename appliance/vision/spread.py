@@ -7,7 +7,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, CORNER_MM, ink_symbols, order_quad
+from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, CORNER_MM, index_glyphs, ink_symbols, order_quad
 
 # The spread's short side is one card's height; its cards may lie a little askew.
 HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
@@ -23,18 +23,20 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
     pixels, in the spread's order, for the shape ``quad`` (zone pixels); None when the shape is
     not a spread of cards."""
     best: list[tuple[np.ndarray, np.ndarray]] = []
+    best_indices = 1
     # Any edge may be the one along the index corners: the hand may be turned round (then the
     # opposite edge shows only the last card's second index), and a spread of two cards is
-    # about as long as it is high. The edge that shows the most index columns wins.
+    # about as long as it is high. The edge with the most index corners (a rank above a suit) wins.
     for turn in range(4):
         corners_zone = np.roll(order_quad(quad), turn, axis=0)
         length = float(np.linalg.norm(corners_zone[1] - corners_zone[0])) / px_per_mm
         height = float(np.linalg.norm(corners_zone[2] - corners_zone[1])) / px_per_mm
         if HEIGHT_RANGE_MM[0] <= height <= HEIGHT_RANGE_MM[1] and length >= CARD_W_MM + 10:
             found = _columns(frame, corners_zone, zone_to_frame, length, height)
-            if len(found) > len(best):
-                best = found
-    return best if len(best) >= 2 else None
+            indices = sum(index_glyphs(corner) is not None for corner, _ in found)
+            if indices > best_indices:
+                best, best_indices = found, indices
+    return best or None
 
 
 def _columns(frame, corners_zone, zone_to_frame, length, height) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -48,8 +50,10 @@ def _columns(frame, corners_zone, zone_to_frame, length, height) -> list[tuple[n
     found = ink_symbols(strip)
     if found is None:
         return []
-    _, _, stats, boxes = found
+    grey, _, stats, boxes = found
     columns: list[list[float]] = []  # left, right, ink area
+    # What reaches the strip's far edge belongs to the cards' middles (a centre pip), not an index.
+    boxes = [b for b in boxes if b[1] < grey.shape[0]]
     for _, _, left, right, label in sorted(boxes, key=lambda b: b[2]):
         area = float(stats[label, cv2.CC_STAT_AREA])
         if columns and left <= columns[-1][1] + m:
