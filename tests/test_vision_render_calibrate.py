@@ -10,7 +10,9 @@ from appliance.config import shipped_config_dir
 from appliance.vision.calibrate import CalibrationError, Calibrator, calibrate
 from appliance.vision.layout import load_layout
 from appliance.vision.markers import marker_pages
-from appliance.vision.render import DESIGNS, Scene, card_face, deal_table, render_table
+from appliance.vision.render import (
+    DESIGNS, MIN_CARD_WIDTH, Scene, card_face, card_width_px, deal_table, narrowest_card_px, render_table,
+)
 
 LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
 SIZE = (2304, 1296)  # half the 12 MP frame keeps the tests quick
@@ -37,6 +39,16 @@ def test_a_dealt_table_and_its_truth():
             assert (mm[:, 1] >= zone.y - 0.5).all() and (mm[:, 1] <= zone.y + zone.height + 0.5).all()
         xs = [q.mean(axis=0) for q in quads]
         assert len(xs) == len(r.truth[name])
+
+
+def test_a_tilted_camera_still_sees_every_card_120_px_wide_in_a_12_mp_frame():
+    scenes = [Scene.random(random.Random(seed), LAYOUT) for seed in range(40)]
+    assert max(s.tilt_deg for s in scenes) > 25  # steep tilts are drawn, where the card stays wide enough
+    assert min(narrowest_card_px(LAYOUT, s) for s in scenes) >= 120
+    assert narrowest_card_px(LAYOUT, Scene(tilt_deg=30, tilt_dir_deg=90)) < 120  # what is drawn again
+    small = Scene.random(random.Random(3), LAYOUT, size=SIZE, rotation="any")
+    r = render_table(LAYOUT, deal_table(random.Random(3)), DESIGNS["classic"], small, seed=3)
+    assert min(card_width_px(q) for quads in r.quads.values() for q in quads) >= MIN_CARD_WIDTH * SIZE[0]
 
 
 def test_same_seed_same_frame():

@@ -106,18 +106,15 @@ def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
         return None  # washed out (glare) or blank
     # Ink is darker than the paper; Otsu finds the split even under uneven light.
     _, ink = cv2.threshold(cv2.GaussianBlur(grey, (3, 3), 0), 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    boxes = []
-    for i in range(1, count):
-        x, y, bw, bh, area = stats[i]
-        if area < 0.6 * m * m:
-            continue  # specks
-        long_side = max(bw, bh)
-        if long_side >= 3 * m and (min(bw, bh) <= 0.6 * m or area < 0.15 * bw * bh):
-            continue  # a printed border line, or a piece of one
-        if x == 0 or y == 0:
-            continue  # cut by the patch's edge: not a symbol of the index
-        boxes.append((y, y + bh, x, x + bw, i))
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    x, y, bw, bh, area = stats[1:].T
+    long_side, short_side = np.maximum(bw, bh), np.minimum(bw, bh)
+    speck = area < 0.6 * m * m
+    # a printed border line, or a piece of one
+    line = (long_side >= 3 * m) & ((short_side <= 0.6 * m) | (area < 0.15 * bw * bh))
+    cut = (x == 0) | (y == 0)  # by the patch's edge: not a symbol of the index
+    boxes = [(int(y[i]), int(y[i] + bh[i]), int(x[i]), int(x[i] + bw[i]), int(i) + 1)
+             for i in np.flatnonzero(~(speck | line | cut))]
     return grey, labels, stats, boxes
 
 

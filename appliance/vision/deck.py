@@ -42,14 +42,15 @@ class Templates:
     keys: list[str]
     starts: np.ndarray  # where each key's rows begin
     images: np.ndarray  # rows: zero-mean, unit-norm template images
-    aspects: np.ndarray
+    log_aspects: np.ndarray  # of each row's ink (width / height)
 
     @classmethod
     def of(cls, table: dict[str, list[Glyph]]) -> Templates:
         keys = sorted(table)
         rows = [g for k in keys for g in table[k]]
         starts = np.cumsum([0] + [len(table[k]) for k in keys[:-1]])
-        return cls(keys, starts, np.stack([g.image.ravel() for g in rows]), np.array([g.aspect for g in rows]))
+        return cls(keys, starts, np.stack([g.image.ravel() for g in rows]),
+                   np.log(np.maximum([g.aspect for g in rows], 1e-3)))
 
 
 @dataclass

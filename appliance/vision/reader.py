@@ -88,7 +88,7 @@ def _key_scores(glyph: Glyph, templates: Templates) -> np.ndarray:
     """Each key's best score (in ``templates.keys`` order); a template of another shape (aspect)
     loses 0.2."""
     scores = templates.images @ glyph.image.ravel()
-    off_shape = np.abs(np.log(max(glyph.aspect, 1e-3) / np.maximum(templates.aspects, 1e-3))) > 0.35
+    off_shape = np.abs(np.log(max(glyph.aspect, 1e-3)) - templates.log_aspects) > 0.35
     return np.maximum.reduceat(scores - 0.2 * off_shape, templates.starts)
 
 
