@@ -31,14 +31,22 @@ class Glyph:
     @property
     def image(self) -> np.ndarray:
         """Zero mean, unit norm: the dot product of two is their normalised cross-correlation."""
-        cached = self.__dict__.get("_image")
-        if cached is None:
-            img = self.raw.astype(np.float32)
-            img -= img.mean()
-            norm = float(np.linalg.norm(img))
-            cached = img / norm if norm > 1e-6 else img
-            object.__setattr__(self, "_image", cached)
-        return cached
+        return _unit(self.raw.astype(np.float32)[None])[0]
+
+    def shifted(self) -> np.ndarray:
+        """The image moved by up to a pixel each way (nine rows, each zero mean and unit norm): a
+        symbol cut from a blurred frame may sit a pixel off where its template does."""
+        h, w = self.raw.shape
+        padded = np.pad(self.raw.astype(np.float32), 1)
+        return _unit(np.stack([padded[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3)]))
+
+
+def _unit(images: np.ndarray) -> np.ndarray:
+    """Each image flattened to a row, zero mean and unit norm."""
+    rows = images.reshape(len(images), -1)
+    rows = rows - rows.mean(axis=1, keepdims=True)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows / np.where(norms > 1e-6, norms, 1.0)
 
 
 def order_quad(points: np.ndarray) -> np.ndarray:

@@ -49,7 +49,7 @@ class Templates:
         keys = sorted(table)
         rows = [g for k in keys for g in table[k]]
         starts = np.cumsum([0] + [len(table[k]) for k in keys[:-1]])
-        return cls(keys, starts, np.stack([g.image.ravel() for g in rows]),
+        return cls(keys, starts, np.stack([g.image for g in rows]),
                    np.log(np.maximum([g.aspect for g in rows], 1e-3)))
 
 
@@ -165,16 +165,24 @@ def learn(faces: str | Path) -> Deck:
 
 
 #: Camera resolutions (px per mm on the felt) each face is also learned at: a 12 MP camera over
-#: a 1.8 m table gives about 2.5, and the far side of a tilted camera about 1.6; the templates
+#: a 1.8 m table gives about 2.5, and the far side of a tilted camera about 1.9; the templates
 #: then match what a flattened card looks like.
 CAMERA_PX_PER_MM = (1.6, 2.0, 2.6, 3.5)
+#: ... and, at the resolutions where a symbol is only a few pixels high, as a slightly soft lens
+#: (or a little motion) blurs it by about a pixel: a blurred 5 closes up like an 8 or a 6, and
+#: its template must close up alike.
+BLURRED_AT_PX_PER_MM = (1.6, 2.0, 2.6)
+CAMERA_BLUR_PX = 1.0
 
 
 def _as_the_camera_sees(face: np.ndarray) -> list[np.ndarray]:
-    """The face as learned, and as it looks flattened from a frame at each camera resolution."""
+    """The face as learned, and as it looks flattened from a frame at each camera resolution,
+    sharp and blurred."""
     views = [face]
-    for px in CAMERA_PX_PER_MM:
+    for px, blur in [(px, 0.0) for px in CAMERA_PX_PER_MM] + [(px, CAMERA_BLUR_PX) for px in BLURRED_AT_PX_PER_MM]:
         small = cv2.resize(face, (round(CANON_SIZE[0] * px / CANON_PX_PER_MM), round(CANON_SIZE[1] * px / CANON_PX_PER_MM)),
                            interpolation=cv2.INTER_AREA)
+        if blur:
+            small = cv2.GaussianBlur(small, (0, 0), blur)
         views.append(cv2.resize(small, CANON_SIZE, interpolation=cv2.INTER_LINEAR))
     return views

@@ -85,9 +85,9 @@ class _Look:
 
 
 def _key_scores(glyph: Glyph, templates: Templates) -> np.ndarray:
-    """Each key's best score (in ``templates.keys`` order); a template of another shape (aspect)
-    loses 0.2."""
-    scores = templates.images @ glyph.image.ravel()
+    """Each key's best score (in ``templates.keys`` order) over the glyph's one-pixel shifts; a
+    template of another shape (aspect) loses 0.2."""
+    scores = (templates.images @ glyph.shifted().T).max(axis=1)
     off_shape = np.abs(np.log(max(glyph.aspect, 1e-3)) - templates.log_aspects) > 0.35
     return np.maximum.reduceat(scores - 0.2 * off_shape, templates.starts)
 
