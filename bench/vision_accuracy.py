@@ -17,6 +17,10 @@ Run: python bench/vision_accuracy.py [--frames 500] [--seed 500] [--design casin
 
 from __future__ import annotations
 
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core: set before numpy starts its threads
+
 import argparse
 import json
 import subprocess

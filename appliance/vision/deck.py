@@ -161,7 +161,20 @@ def learn(faces: str | Path) -> Deck:
                 raise DeckError(f"{path}: cannot find a rank above a suit in the top-left index corner")
             ranks.setdefault(rank_key(code), []).append(glyphs[0])
             suits.setdefault(suit_key(code), []).append(glyphs[1])
-    return Deck(ranks, suits, str(folder))
+    return Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, str(folder))
+
+
+#: A template this close (normalised cross-correlation) to one already kept adds nothing but time:
+#: a rank looks the same on every suit of a colour, and a suit on every rank.
+SAME_TEMPLATE = 0.99
+
+
+def _distinct(glyphs: list[Glyph]) -> list[Glyph]:
+    kept: list[Glyph] = []
+    for glyph in glyphs:
+        if all(float(glyph.image @ k.image) < SAME_TEMPLATE or abs(glyph.aspect - k.aspect) > 0.05 for k in kept):
+            kept.append(glyph)
+    return kept
 
 
 #: Camera resolutions (px per mm on the felt) each face is also learned at: a 12 MP camera over
