@@ -201,7 +201,8 @@ def cmd_vision_render(args: argparse.Namespace) -> int:
     if args.design not in DESIGNS:
         raise UsageError(f"unknown design {args.design!r}: expected one of {', '.join(DESIGNS)}")
     rng = random.Random(args.seed)
-    scene = Scene.random(rng, layout, size=(args.width, args.height), degrade=not args.clean)
+    scene = Scene.random(rng, layout, size=(args.width, args.height), degrade=not args.clean,
+                         rotation="slight" if args.clean else "any", spread=args.spread)
     rendered = render_table(layout, deal_table(rng), DESIGNS[args.design], scene, seed=args.seed)
     if not cv2.imwrite(args.out, rendered.image):
         raise UsageError(f"{args.out}: cannot write the frame")
@@ -480,6 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--width", type=int, default=4608)
     p.add_argument("--height", type=int, default=2592)
     p.add_argument("--clean", action="store_true", help="no tilt, light, glare, noise, blur or JPEG")
+    p.add_argument("--spread", action="store_true", help="each hand spread with overlap, every index corner in view")
     p.set_defaults(func=cmd_vision_render)
     p = vision.add_parser("read", help="read every card on the layout, zone by zone (JSON per frame)")
     p.add_argument("--layout")
