@@ -36,9 +36,8 @@ class Glyph:
     def shifted(self) -> np.ndarray:
         """The image moved by up to a pixel each way (nine rows, each zero mean and unit norm): a
         symbol cut from a blurred frame may sit a pixel off where its template does."""
-        h, w = self.raw.shape
-        padded = np.pad(self.raw.astype(np.float32), 1)
-        return _unit(np.stack([padded[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3)]))
+        padded = cv2.copyMakeBorder(self.raw, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0).astype(np.float32)
+        return _unit(np.lib.stride_tricks.sliding_window_view(padded, self.raw.shape).reshape(9, -1))
 
 
 def _unit(images: np.ndarray) -> np.ndarray:
