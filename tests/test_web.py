@@ -55,7 +55,7 @@ def test_the_page_and_the_state(served):
     base, live, audit = served
     status, kind, body = get(base + "/")
     assert status == 200 and kind == "text/html" and b"EventSource" in body
-    assert json.loads(get(base + "/api/state")[2]) == {"round": None, "phase": "idle"}
+    assert json.loads(get(base + "/api/state")[2]) == {"round": None, "phase": "idle", "held": None, "dealer": {}}
     settlement = play(live, audit)
     state = json.loads(get(base + "/api/state")[2])
     assert state["round"] == "w1" and state["phase"] == "settled"

@@ -52,6 +52,10 @@ class Events:
     DEVICE_HEALTH = "DeviceHealthWarning"
     DEVICE_STATUS = "DeviceStatus"  # a device came online, went offline, or reported a fault
     SUPERVISOR_REFUSED = "SupervisorRefused"
+    SUPERVISOR_CALLED = "SupervisorCalled"
+    TABLE_HELD = "TableHeld"  # the table waits for a supervisor
+    TABLE_RELEASED = "TableReleased"
+    DEVICE_VALUE = "DeviceValue"  # a start value no round was waiting for (logged, not used)
     ROUND_SETTLED = "RoundSettled"
     ROUND_VOIDED = "RoundVoided"
 
@@ -131,6 +135,22 @@ class TableRound:
     listeners: list[Callable[[dict], None]] = field(default_factory=list)
     phase: Phase = Phase.NEW
     state: dict = field(default_factory=dict)
+
+    @classmethod
+    def restore(cls, round_id: str, rules: HouseRules, rules_mapping: dict, audit: AuditLog,
+                listeners: list[Callable[[dict], None]]) -> TableRound:
+        """A round the appliance stopped in the middle of, rebuilt from its records in the phase it had reached."""
+        table_round = cls(round_id, rules, rules_mapping, audit, listeners)
+        for record in records(audit.folder):
+            if record["data"].get("round") != round_id:
+                continue
+            event = record["event"]
+            apply(table_round.state, event, record["data"])
+            if event == Events.ROUND_VOIDED:
+                table_round.phase = Phase.VOIDED
+            elif event not in (Events.READ_CONFIRMED, Events.TABLE_FLAGGED):
+                table_round.phase = TRANSITIONS[table_round.phase][event]
+        return table_round
 
     def _record(self, event: str, data: dict, who: str) -> dict:
         if event == Events.ROUND_VOIDED:
@@ -253,16 +273,21 @@ def rounds_in(folder) -> dict[str, dict]:
     return rounds
 
 
+def interrupted(folder) -> list[str]:
+    """The rounds opened but neither settled nor voided: the appliance stopped in the middle of them."""
+    return [round_id for round_id, entry in rounds_in(folder).items()
+            if entry["settlement"] is None and entry["voided"] is None]
+
+
 def void_interrupted(audit: AuditLog) -> list[str]:
-    """At start-up: every round opened but neither settled nor voided is voided, with a record saying so.
+    """The simulation's recovery: every interrupted round is voided, with a record saying so.
 
     Gaming regulators want a machine that lost power mid-round to stay stopped until the fault is
-    cleared; the simulation clears it itself, the appliance waits for a supervisor's decision.
+    cleared; the simulation clears it itself, the appliance waits for a supervisor's decision
+    (:meth:`TableRound.restore`).
     """
-    voided = []
-    for round_id, entry in rounds_in(audit.folder).items():
-        if entry["settlement"] is None and entry["voided"] is None:
-            audit.append(Events.ROUND_VOIDED, {"round": round_id, "reason": "interrupted: the appliance stopped "
-                                               "mid-round and was restarted"}, "appliance (recovery)")
-            voided.append(round_id)
+    voided = interrupted(audit.folder)
+    for round_id in voided:
+        audit.append(Events.ROUND_VOIDED, {"round": round_id, "reason": "interrupted: the appliance stopped "
+                                           "mid-round and was restarted"}, "appliance (recovery)")
     return voided
