@@ -21,7 +21,7 @@ from ..config import read_toml
 from ..game.cards import CARDS, format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
-from ..game.start_seat import DEALER, ring
+from ..game.start_seat import DEALER, Position, ring
 from ..game.values import evaluator
 from ..devices.protocol import RngResult
 from ..devices.start_source import HealthTracker
@@ -102,6 +102,45 @@ def _confirmed(table: TableRound, zone: str, read: list[dict], dealt: list[str],
     return cards
 
 
+def random_wagers(rng: random.Random, rules: HouseRules) -> tuple[Position, list[dict], Decimal | None]:
+    """A round's banker, the seats that play (about three in four) and their wagers, within the house's limits."""
+    player_seats = rules.start.player_seats
+    banker = DEALER if rules.banking.mode is not BankingMode.PLAYER else rng.randint(1, player_seats)
+    seats = [s for s in range(1, player_seats + 1) if s != banker and rng.random() < 0.75] or \
+        [next(s for s in range(1, player_seats + 1) if s != banker)]
+    step = 5
+    low, high = int(rules.limits.minimum), int(rules.limits.maximum)
+    bets = [{"seat": s, "wager": str(rng.randrange(low, min(high, low * 10) + 1, step) if low % step == 0 else low)}
+            for s in seats]
+    if rules.fortune is not None:
+        for bet in bets:
+            if rng.random() < 0.4:
+                bet["fortune"] = str(max(int(rules.fortune.minimum), rng.choice([1, 5, 10])))
+    banker_wager = Decimal(rng.randrange(100, 1001, 50)) if banker != DEALER else None
+    return banker, bets, banker_wager
+
+
+def deal(rng: random.Random, rules: HouseRules, banker: Position, first: Position) -> dict[Position, list[str]]:
+    """Seven hands of seven from a shuffled 53-card deck, in rotation from the first hand; four cards stay unused."""
+    deck = list(range(53))
+    rng.shuffle(deck)
+    positions = ring(rules.start.player_seats, banker)
+    step_dir = 1 if rules.start.action_direction.value == "clockwise" else -1
+    start = positions.index(first)
+    order = [positions[(start + step_dir * k) % len(positions)] for k in range(len(positions))]
+    return {pos: format_cards(deck[7 * i: 7 * i + 7]) for i, pos in enumerate(order)}
+
+
+def players_set(hands: dict, seats: list[int], rules: HouseRules, ev) -> dict[str, list[str]]:
+    """Each playing seat's hand set by the house way, as laid in its front and back zones."""
+    laid = {}
+    for seat in seats:
+        front, back, _, _, _ = decide(parse_cards(hands[seat]), rules.house_way, ev)
+        laid[f"seat{seat}.front"] = format_cards(sorted(front, reverse=True))
+        laid[f"seat{seat}.back"] = format_cards(sorted(back, reverse=True))
+    return laid
+
+
 def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
                 size: tuple[int, int] = (4608, 2592), listeners=(), pace=lambda: None,
                 stop=lambda: False) -> dict:
@@ -116,7 +155,6 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
     # Rounds go on from the last one logged, so a restart never repeats a round id.
     done = [int(rid.rsplit("-", 1)[1]) for rid in rounds_in(audit.folder) if rid.startswith(f"{seed}-")]
     first_round = max(done, default=0) + 1
-    player_seats = rules.start.player_seats
     totals = {"rounds": 0, "confirmed_reads": 0, "commission": Decimal(0), "collection": Decimal(0),
               "voided_at_start": interrupted}
     # Every start value feeds the device's running uniformity check; a warning is an audit record.
@@ -124,18 +162,8 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         Events.DEVICE_HEALTH, {"source": w.source, "message": w.message(), **w.check.to_json()}, "appliance"))
     for n in range(first_round, first_round + rounds):
         rng = random.Random(f"{seed}:{n}")  # each round's deal depends on its number alone
-        banker = DEALER if rules.banking.mode is not BankingMode.PLAYER else rng.randint(1, player_seats)
-        seats = [s for s in range(1, player_seats + 1) if s != banker and rng.random() < 0.75] or \
-            [next(s for s in range(1, player_seats + 1) if s != banker)]
-        step = 5
-        low, high = int(rules.limits.minimum), int(rules.limits.maximum)
-        bets = [{"seat": s, "wager": str(rng.randrange(low, min(high, low * 10) + 1, step) if low % step == 0 else low)}
-                for s in seats]
-        if rules.fortune is not None:
-            for bet in bets:
-                if rng.random() < 0.4:
-                    bet["fortune"] = str(max(int(rules.fortune.minimum), rng.choice([1, 5, 10])))
-        banker_wager = Decimal(rng.randrange(100, 1001, 50)) if banker != DEALER else None
+        banker, bets, banker_wager = random_wagers(rng, rules)
+        seats = [b["seat"] for b in bets]
         if stop():
             break
         table = TableRound(f"{seed}-{n}", rules, mapping, audit, list(listeners))
@@ -145,14 +173,7 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         health.observe(RngResult(n % 10000, value))
         first = table.start_seat("simulated-rng", value, seq=n % 10000)
         pace()
-        # Deal seven hands of seven, in rotation from the first hand; four cards stay unused.
-        deck = list(range(53))
-        rng.shuffle(deck)
-        positions = ring(player_seats, banker)
-        step_dir = 1 if rules.start.action_direction.value == "clockwise" else -1
-        start = positions.index(first)
-        order = [positions[(start + step_dir * k) % len(positions)] for k in range(len(positions))]
-        hands = {pos: format_cards(deck[7 * i: 7 * i + 7]) for i, pos in enumerate(order)}
+        hands = deal(rng, rules, banker, first)
         banker_hand = hands[banker]
         reads, images = reader.read({"banker": banker_hand}, audit)
         read = reads["banker"]
@@ -160,11 +181,7 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
                            images=list(images.values()))
         pace()
         # Players set their hands (by the house way here); one frame shows every seat's cards.
-        laid = {}
-        for seat in seats:
-            front, back, _, _, _ = decide(parse_cards(hands[seat]), rules.house_way, ev)
-            laid[f"seat{seat}.front"] = format_cards(sorted(front, reverse=True))
-            laid[f"seat{seat}.back"] = format_cards(sorted(back, reverse=True))
+        laid = players_set(hands, seats, rules, ev)
         reads, images = reader.read(laid, audit)
         for seat in seats:
             front_zone, back_zone = f"seat{seat}.front", f"seat{seat}.back"
