@@ -155,3 +155,42 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
     vis.done()
     top.done()
     return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path))
+
+
+SUPERVISORS_HEADER = """# Supervisors allowed to correct, void and settle disputes: id = the salted hash of the PIN.
+# Written by `appliance supervisor add ID --config DIR`; a PIN is never stored in clear.
+"""
+
+
+def load_supervisors(config_dir: Path | None) -> dict[str, str]:
+    """``supervisors.toml`` in the configuration folder (none: no supervisor can log in)."""
+    path = (config_dir or shipped_config_dir()) / "supervisors.toml"
+    if not path.exists():
+        return {}
+    top = Table(read_toml(path), str(path), error=DeviceConfigError)
+    group = top.table("supervisors")
+    hashes = {}
+    for who, _ in group.items():
+        stored = group.string(who)
+        if not stored.startswith("pbkdf2_sha256$"):
+            raise group.error(who, "not a PIN hash: store PINs with appliance supervisor add, never in clear")
+        hashes[who] = stored
+    group.done()
+    top.done()
+    return hashes
+
+
+def save_supervisors(config_dir: Path, hashes: dict[str, str]) -> Path:
+    """Write the supervisors file whole (readable by the service's group only)."""
+    import json
+    import os
+
+    path = config_dir / "supervisors.toml"
+    body = SUPERVISORS_HEADER + "[supervisors]\n" + "".join(f"{json.dumps(who)} = {json.dumps(h)}\n"
+                                                              for who, h in sorted(hashes.items()))
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(body)
+    os.replace(tmp, path)
+    return path

@@ -127,7 +127,7 @@ class DealerLoop:
                 raise DealerInputError(str(err)) from None
             self.bets, self.banker, self.banker_wager = checked, banker, wager
             log.info("%s set the wagers: %s", who, checked)
-            self._prompt()
+            self.announce()
 
     def press(self, button: str, who: str = "dealer") -> None:
         """One press of NEXT, CONFIRM or SUPERVISOR, from the rail or the screen."""
@@ -151,7 +151,7 @@ class DealerLoop:
                 self.table.hold(str(err), "reader")
             except RoundStateError as err:
                 self.message = str(err)
-            self._prompt()
+            self.announce()
 
     def start_value(self, source: str, result: RngResult | DiceResult) -> None:
         """A value from the start-seat device (any thread). Used when a round waits for one, else logged."""
@@ -167,7 +167,7 @@ class DealerLoop:
                 self.table.log(Events.DEVICE_VALUE, {"device": source, "value": value, "dice": dice,
                                                      "seq": result.seq, "used": False, "step": self.step.value},
                                "device")
-            self._prompt()
+            self.announce()
 
     def name_card(self, zone: str, position: int, card: str, who: str = "dealer") -> None:
         """The dealer names a card the camera could not read (or corrects one before CONFIRM)."""
@@ -178,7 +178,7 @@ class DealerLoop:
             if not 0 <= position < len(read.reads):
                 raise DealerInputError(f"{zone}: no card at position {position} (it has {len(read.reads)})")
             read.picked[position] = str(Card.parse(card))
-            self._prompt()
+            self.announce()
 
     def enter_hand(self, zone: str, cards: list[str], who: str = "dealer") -> None:
         """A whole zone entered by hand (the camera is down or cannot see it): every card is the dealer's."""
@@ -189,7 +189,7 @@ class DealerLoop:
             self.zones[zone] = ZoneRead(StableRead(self.stable_frames),
                                         [{"card": None, "reason": f"entered by {who}"} for _ in named],
                                         picked=dict(enumerate(named)))
-            self._prompt()
+            self.announce()
 
     def tick(self) -> bool:
         """Look at the layout once; True when a zone's read became stable (new) in this look."""
@@ -212,7 +212,7 @@ class DealerLoop:
                     zone.reads, zone.image, zone.picked = reads, image, {}
                     changed = True
             if changed:
-                self._prompt()
+                self.announce()
         return changed
 
     # --- what each button does ----------------------------------------------------------------
@@ -291,7 +291,8 @@ class DealerLoop:
                     "banker_wager": None if self.banker_wager is None else str(self.banker_wager),
                     "wanted": self.wanted_zones(), "zones": zones}
 
-    def _prompt(self) -> None:
+    def announce(self) -> None:
+        """Tell the lamps and the screen where the round stands."""
         self._lamp("attention", self.table.held is not None)
         self._lamp("ready", self.step in (Step.IDLE, Step.START))
         self._on_prompt(self.prompt())

@@ -61,14 +61,16 @@ class LiveTable:
                 self.held = data["reason"]
             elif event == Events.TABLE_RELEASED:
                 self.held = None
-            elif event in (Events.DEVICE_STATUS, Events.DEVICE_HEALTH):
+            elif event in (Events.DEVICE_STATUS, Events.DEVICE_HEALTH, Events.DEVICE_REJECTED):
                 name = data.get("device") or data["source"]
                 entry = self.devices.setdefault(name, {"device": name, "status": "unknown", "faults": []})
                 if event == Events.DEVICE_STATUS:
                     entry.update(status=data["status"], detail=data.get("detail", ""), since=record["ts"])
-                if event == Events.DEVICE_HEALTH or data["status"] in ("offline", "fault"):
+                else:
                     entry["faults"] = (entry["faults"] + [{"at": record["ts"], "message": data.get("message")
-                                                           or data.get("detail", "")}])[-20:]
+                                                           or data.get("reason", "")}])[-20:]
+                if event == Events.DEVICE_STATUS and data["status"] in ("offline", "fault"):
+                    entry["faults"] = (entry["faults"] + [{"at": record["ts"], "message": data["detail"]}])[-20:]
             self._announce({"seq": record["seq"], "event": event, "round": data.get("round")})
 
     def prompt(self, prompt: dict) -> None:

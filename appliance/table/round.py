@@ -51,6 +51,7 @@ class Events:
     READ_CORRECTED = "ReadCorrected"
     DEVICE_HEALTH = "DeviceHealthWarning"
     DEVICE_STATUS = "DeviceStatus"  # a device came online, went offline, or reported a fault
+    DEVICE_REJECTED = "DeviceRejected"  # a line from a device that failed validation
     SUPERVISOR_REFUSED = "SupervisorRefused"
     SUPERVISOR_CALLED = "SupervisorCalled"
     TABLE_HELD = "TableHeld"  # the table waits for a supervisor

@@ -10,22 +10,26 @@ confirmed by the simulated dealer, as a person would at the table, and logged so
 
 from __future__ import annotations
 
+import logging
 import random
-import tempfile
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
 from ..audit.log import AuditLog
 from ..config import read_toml
-from ..game.cards import CARDS, format_cards, parse_cards
+from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
-from ..game.start_seat import DEALER, Position, ring
+from ..game.start_seat import DEALER, Position, first_hand, ring
 from ..game.values import evaluator
 from ..devices.protocol import RngResult
 from ..devices.start_source import HealthTracker
+from ..devices.worker import Worker
+from .dealer import DealerInputError, DealerLoop, Step
 from .round import Events, TableRound, rounds_in, void_interrupted
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -40,19 +44,13 @@ class Reader:
     def __post_init__(self) -> None:
         if not self.render:
             return
-        import cv2
-
         from ..config import shipped_config_dir
         from ..vision.calibrate import Calibrator
-        from ..vision.deck import learn
         from ..vision.layout import load_layout
-        from ..vision.render import DESIGNS, SyntheticCamera, card_face
+        from ..vision.render import SyntheticCamera, learned_deck
 
         self.layout = load_layout(shipped_config_dir() / "layout.toml")
-        with tempfile.TemporaryDirectory() as faces:
-            for c in CARDS:
-                cv2.imwrite(str(Path(faces) / f"{c}.png"), card_face(str(c), DESIGNS["classic"]))
-            self.deck = learn(faces)
+        self.deck = learned_deck("classic")
         self.camera = SyntheticCamera(self.layout, "classic", seed=self.seed, size=self.size)
         self.calibrator = Calibrator(self.layout)
 
@@ -196,3 +194,66 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         totals["collection"] += Decimal(settlement["totals"]["collection"])
     totals["commission"], totals["collection"] = str(totals["commission"]), str(totals["collection"])
     return totals
+
+
+class SimulatedDealer(Worker):
+    """The dealer of the simulation, at the appliance's real inputs: wagers on the screen, the rail's
+    buttons (``press``), cards laid on the layout the camera sees (``lay``), and an unreadable card
+    named from the cards dealt, as a person at the table would. A held table waits for a supervisor."""
+
+    thread_name = "simulated-dealer"
+
+    def __init__(self, loop: DealerLoop, press, lay, seed: int = 1, pace: float = 1.5, rounds: int | None = None):
+        super().__init__()
+        self.loop, self._press, self._lay = loop, press, lay
+        self.seed, self.pace, self.rounds = seed, pace, rounds
+        self.opened = 0
+        rules = loop.table.rules
+        self._ev = evaluator(rules.joker, rules.wheel)
+        self._hands: dict = {}
+        self._round = None
+
+    def _work(self) -> None:
+        while not self._stop.wait(self.pace):
+            try:
+                self.act()
+            except DealerInputError as err:  # the table moved on between looking and acting
+                log.info("simulated dealer: %s", err)
+
+    def act(self) -> None:
+        """One move of the dealer, by where the round stands."""
+        loop, rules = self.loop, self.loop.table.rules
+        step, current = loop.step, loop.table.current
+        if step is Step.IDLE:
+            if self.rounds is not None and self.opened >= self.rounds:
+                return
+            self.opened += 1
+            number = int(current.round_id.rsplit("-", 1)[1]) + 1 if current is not None else 1
+            banker, bets, banker_wager = random_wagers(random.Random(f"{self.seed}:{number}"), rules)
+            self._lay({})
+            loop.set_bets(bets, banker, banker_wager, who="dealer (simulated)")
+            self._press("next")
+        elif step is Step.START:
+            self._press("next")  # the device did not answer in time: ask again
+        elif step in (Step.BANKER, Step.SEATS):
+            state = current.state
+            if self._round != current.round_id:
+                start = state["start"]
+                count = sum(start["dice"]) if start["dice"] else start["value"]
+                first = first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)
+                self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, state["banker"], first)
+                self._round = current.round_id
+            if step is Step.BANKER:
+                laid = {"banker": self._hands[state["banker"]]}
+            else:
+                laid = players_set(self._hands, [b["seat"] for b in state["bets"]], rules, self._ev)
+            self._lay(laid)
+            prompt = loop.prompt()
+            if not all(zone in prompt["zones"] for zone in prompt["wanted"]):
+                return  # the camera has no steady read yet
+            for zone in prompt["wanted"]:
+                for position in prompt["zones"][zone]["unreadable"]:
+                    loop.name_card(zone, position, laid[zone][position], who="dealer (simulated)")
+            self._press("confirm")
+
+

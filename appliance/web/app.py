@@ -22,15 +22,18 @@ from ..game.values import evaluator
 from ..table.live import LiveTable
 from ..table.round import RoundStateError
 from ..table.supervisor import PinError
+from ..table.dealer import DealerLoop
 from ..table.table import Table
+from .dealer import dealer_routes
 
 KEEPALIVE_S = 15.0
 
 
 def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, session_minutes: float = 15,
-               secret_key: bytes | None = None, index: Index | None = None) -> Flask:
+               secret_key: bytes | None = None, index: Index | None = None, dealer: DealerLoop | None = None) -> Flask:
     """The dashboard. With ``table``, supervisors log in with their PIN and correct, void or declare a
-    misdeal; every such request needs the session, its CSRF token and the PIN again."""
+    misdeal; every such request needs the session, its CSRF token and the PIN again. With ``dealer``,
+    the touch screen drives the dealer's loop as the rail's buttons do."""
     app = Flask(__name__, static_folder=None)
     app.secret_key = secret_key or os.urandom(32)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
@@ -39,6 +42,8 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     page = static.joinpath("table.html").read_text(encoding="utf-8")
     supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8")
     hint_page = static.joinpath("hint.html").read_text(encoding="utf-8")
+    if dealer is not None:
+        app.register_blueprint(dealer_routes(dealer))
 
     @app.get("/")
     def table_view():
@@ -163,6 +168,23 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     @supervisor_only
     def misdeal(body, round_id):
         table.misdeal(round_id, session["supervisor"], str(body.get("pin", "")), str(body.get("reason", "")))
+        return jsonify({"ok": True})
+
+    @app.post("/api/rounds/<round_id>/start")
+    @supervisor_only
+    def manual_start(body, round_id):
+        """The start value entered by the supervisor while the device is down."""
+        value = body.get("value")
+        if not isinstance(value, int):
+            raise ValueError(f"value: {value!r} is not a start value")
+        first = table.manual_start(round_id, session["supervisor"], str(body.get("pin", "")), value)
+        return jsonify({"ok": True, "first_hand": first})
+
+    @app.post("/api/table/release")
+    @supervisor_only
+    def release(body):
+        """The supervisor has dealt with what held the table; the dealer carries on."""
+        table.release(session["supervisor"], str(body.get("pin", "")), str(body.get("reason", "")))
         return jsonify({"ok": True})
 
     @app.get("/events")
