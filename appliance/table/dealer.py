@@ -54,13 +54,13 @@ class ZoneRead:
     stable: StableRead
     reads: list[dict] | None = None  # the accepted (stable) read, left to right
     image: Callable[[], bytes | None] = lambda: None
-    picked: dict[int, str] = field(default_factory=dict)  # position -> card named by the dealer
+    picked: dict[int, tuple[str, str]] = field(default_factory=dict)  # position -> (card, who named it)
 
     def cards(self) -> list[str | None]:
-        return [self.picked.get(i, r["card"]) for i, r in enumerate(self.reads or [])]
+        return [self.picked[i][0] if i in self.picked else r["card"] for i, r in enumerate(self.reads or [])]
 
     def to_json(self) -> dict:
-        return {"reads": self.reads, "cards": self.cards(), "picked": {str(k): v for k, v in self.picked.items()},
+        return {"reads": self.reads, "cards": self.cards(), "picked": {str(k): v[0] for k, v in self.picked.items()},
                 "unreadable": [i for i, c in enumerate(self.cards()) if c is None]}
 
 
@@ -177,7 +177,7 @@ class DealerLoop:
                 raise DealerInputError(f"{zone}: not being read now")
             if not 0 <= position < len(read.reads):
                 raise DealerInputError(f"{zone}: no card at position {position} (it has {len(read.reads)})")
-            read.picked[position] = str(Card.parse(card))
+            read.picked[position] = (str(Card.parse(card)), who)
             self.announce()
 
     def enter_hand(self, zone: str, cards: list[str], who: str = "dealer") -> None:
@@ -188,7 +188,7 @@ class DealerLoop:
             named = [str(c) for c in parse_cards(cards, unique=False)]
             self.zones[zone] = ZoneRead(StableRead(self.stable_frames),
                                         [{"card": None, "reason": f"entered by {who}"} for _ in named],
-                                        picked=dict(enumerate(named)))
+                                        picked={i: (c, who) for i, c in enumerate(named)})
             self.announce()
 
     def tick(self) -> bool:
@@ -206,11 +206,13 @@ class DealerLoop:
                 if name not in wanted:
                     continue  # the dealer confirmed while the camera was looking
                 zone = self.zones.setdefault(name, ZoneRead(StableRead(self.stable_frames)))
-                stable = zone.stable.offer([r["card"] for r in reads])
-                seen = zone.reads is not None and stable == [r["card"] for r in zone.reads]
-                if stable is not None and not seen and (zone.reads is None or _camera_read(zone)):
-                    zone.reads, zone.image, zone.picked = reads, image, {}
+                steady = zone.stable.offer(reads)
+                if steady is None or zone.reads is not None and not _camera_read(zone):
+                    continue
+                if zone.reads is None or [r["card"] for r in steady] != [r["card"] for r in zone.reads]:
+                    zone.reads, zone.picked = steady, {}
                     changed = True
+                zone.image = image  # the latest frame of the steady read is what the log keeps
             if changed:
                 self.announce()
         return changed
@@ -238,7 +240,7 @@ class DealerLoop:
         step, current = self.step, self.table.current
         if step is Step.BANKER:
             zone = self._complete("banker", HAND)
-            self._confirm_picks("banker", zone, who)
+            self._confirm_picks("banker", zone)
             current.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who)
             self.zones = {}
         elif step is Step.SEATS:
@@ -250,8 +252,8 @@ class DealerLoop:
                     raise RoundStateError(f"seat {seat}: {len(front.cards()) + len(back.cards())} cards seen, "
                                           f"{HAND} expected: name or enter the hand")
             for seat, (front, back) in ready.items():
-                self._confirm_picks(f"seat{seat}.front", front, who)
-                self._confirm_picks(f"seat{seat}.back", back, who)
+                self._confirm_picks(f"seat{seat}.front", front)
+                self._confirm_picks(f"seat{seat}.back", back)
                 current.seat_cards(seat, front.cards(), back.cards(), read=[*front.reads, *back.reads],
                                    images=self._images(front) + self._images(back), who=who)
             current.settle()
@@ -271,8 +273,8 @@ class DealerLoop:
                                   f"{[i for i, c in enumerate(cards) if c is None]} first")
         return zone
 
-    def _confirm_picks(self, name: str, zone: ZoneRead, who: str) -> None:
-        for position, card in sorted(zone.picked.items()):
+    def _confirm_picks(self, name: str, zone: ZoneRead) -> None:
+        for position, (card, who) in sorted(zone.picked.items()):
             self.table.current.confirm_read(name, position, card, who)
 
     def _images(self, zone: ZoneRead) -> list[str]:

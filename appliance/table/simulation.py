@@ -77,9 +77,9 @@ class Reader:
                 if name in accepted:
                     continue
                 zone = self.layout.zone(name)
-                reads = [r.to_json() for r in read_zone(frame, zone, self.deck, calibration)]
-                if stable[name].offer([r["card"] for r in reads]) is not None:
-                    accepted[name] = reads
+                steady = stable[name].offer([r.to_json() for r in read_zone(frame, zone, self.deck, calibration)])
+                if steady is not None:
+                    accepted[name] = steady
                     ok, png = cv2.imencode(".png", zone_image(frame, zone, calibration)[0])
                     images[name] = audit.store_image(png.tobytes())
             if len(accepted) == len(zones):
@@ -252,7 +252,11 @@ class SimulatedDealer(Worker):
             if not all(zone in prompt["zones"] for zone in prompt["wanted"]):
                 return  # the camera has no steady read yet
             for zone in prompt["wanted"]:
-                for position in prompt["zones"][zone]["unreadable"]:
+                seen = prompt["zones"][zone]
+                if len(seen["cards"]) != len(laid[zone]):  # cards the camera cannot tell apart: typed in
+                    loop.enter_hand(zone, laid[zone], who="dealer (simulated)")
+                    continue
+                for position in seen["unreadable"]:
                     loop.name_card(zone, position, laid[zone][position], who="dealer (simulated)")
             self._press("confirm")
 
