@@ -372,7 +372,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("only --simulate is available so far: the hardware round loop is not built yet")
     from .service import notify, start_watchdog
 
-    server = waitress.create_server(create_app(live, rules, index=index), host=args.host, port=args.port, threads=16)
+    server = waitress.create_server(create_app(live, rules, index=index, audit=audit), host=args.host, port=args.port, threads=16)
     print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
                       "simulate": simulate}), flush=True)
     audit.append("ApplianceStarted", {"mode": "run", "simulate": simulate, "house": rules.key,
