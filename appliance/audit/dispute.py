@@ -17,22 +17,23 @@ from ..table.round import Events
 from .log import SUFFIX, sign
 
 
-def round_records(folder: str | Path, round_id: str, seqs: list[int], times: list[str]) -> list[dict]:
-    """The round's records (``seqs``, written at ``times``) in log order, from the day files around those
-    times only. A day file is named by the local gaming day, so one day either side covers any offset."""
+def round_records(folder: str | Path, round_id: str, times: list[str]) -> list[dict]:
+    """The round's records in log order, from the day files around ``times`` (when the index saw the
+    round's records) only. A day file is named by the local gaming day, so one day either side covers
+    any offset; a record the index missed (one written outside the round engine) is still found."""
     first = dt.datetime.fromisoformat(min(times)).date() - dt.timedelta(days=1)
     last = dt.datetime.fromisoformat(max(times)).date() + dt.timedelta(days=1)
     days = [first + dt.timedelta(days=n) for n in range((last - first).days + 1)]
-    wanted = set(seqs)
     # Canonical records have no spaces, so a cheap byte test skips the other rounds' lines unparsed.
     marker = f'"round":{json.dumps(round_id, ensure_ascii=False)}'.encode()
     found = []
     for day in days:
         path = Path(folder) / f"{day.isoformat()}{SUFFIX}"
-        lines = path.read_bytes().splitlines() if path.is_file() else []
-        found += [r for r in (json.loads(line) for line in lines if marker in line)
-                  if r["seq"] in wanted and r["data"].get("round") == round_id]
-    return sorted(found, key=lambda r: r["seq"])
+        data = path.read_bytes() if path.is_file() else b""
+        whole = data[: data.rfind(b"\n") + 1]  # not a record still being written
+        found += [r for r in (json.loads(line) for line in whole.splitlines() if marker in line)
+                  if r["data"].get("round") == round_id]
+    return found
 
 
 def dispute(round_id: str, found: list[dict], seqs: list[int], key: bytes) -> dict:

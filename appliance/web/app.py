@@ -209,9 +209,8 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
         events = index.events_of(round_id)
         if not events:
             return jsonify({"error": f"no round {round_id!r} in the log"}), 404
-        seqs = [e["seq"] for e in events]
-        found = round_records(audit.folder, round_id, seqs, [e["ts"] for e in events])
-        return jsonify(dispute(round_id, found, seqs, audit.key))
+        found = round_records(audit.folder, round_id, [e["ts"] for e in events])
+        return jsonify(dispute(round_id, found, [e["seq"] for e in events], audit.key))
 
     @app.get("/api/images/<digest>")
     @supervisor_read("audit")
