@@ -241,3 +241,15 @@ def test_without_an_index_or_a_log_the_reads_say_so(setup):
     response = client.get("/api/history")
     assert response.status_code == 503 and response.get_json() == {"error": "no index on this table"}
     assert client.get("/api/rounds/r1/dispute").get_json() == {"error": "no index or audit on this table"}
+
+
+def test_no_export_from_a_log_that_fails_verification(tmp_path):
+    live = LiveTable()
+    table, _ = settled_table(tmp_path / "log", b"x" * 64, [live])
+    client = create_app(live, RULES, table, audit=table.audit, secret_key=b"k" * 32).test_client()
+    client.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN})
+    day = next((tmp_path / "log").glob("*.jsonl"))
+    day.write_bytes(day.read_bytes().replace(b'"wager":"25.00"', b'"wager":"250.00"', 1))
+    response = client.get("/api/export?from=2000-01-01&to=2999-12-31")
+    assert response.status_code == 409 and "signature does not match" in response.get_json()["error"]
+    assert not any(r["event"] == "AuditExported" for r in records(tmp_path / "log"))
