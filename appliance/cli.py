@@ -376,8 +376,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                       rounds=args.rounds or None)
     station.prompt_listeners.append(live.prompt)
     index.rebuild(data / "audit")  # the log is the truth; the index is rebuilt from it at every start
-    server = waitress.create_server(create_app(live, rules, table=table, index=index, dealer=station.loop),
-                                    host=args.host, port=args.port, threads=16)
+    server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
+                                               dealer=station.loop), host=args.host, port=args.port, threads=16)
     print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
                       "simulate": simulate}), flush=True)
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,

@@ -54,6 +54,8 @@ class Events:
     DEVICE_REJECTED = "DeviceRejected"  # a line from a device that failed validation
     SUPERVISOR_REFUSED = "SupervisorRefused"
     SUPERVISOR_CALLED = "SupervisorCalled"
+    SUPERVISOR_LOGGED_IN = "SupervisorLoggedIn"
+    AUDIT_EXPORTED = "AuditExported"  # a supervisor downloaded the export (range, rows, digest)
     TABLE_HELD = "TableHeld"  # the table waits for a supervisor
     TABLE_RELEASED = "TableReleased"
     DEVICE_VALUE = "DeviceValue"  # a start value no round was waiting for (logged, not used)
