@@ -254,3 +254,70 @@ def test_a_supervisor_searches_the_history_opens_a_round_and_downloads_the_expor
         server.close()
         index.close()
     assert [r["who"] for r in records(tmp_path / "log") if r["event"] == "AuditExported"] == [f"supervisor {SUPERVISOR}"]
+
+
+def test_the_dealer_plays_a_round_from_the_touch_screen(tmp_path):
+    """The dealer's panel in a real browser: wagers, NEXT, an unreadable card named with the picker,
+    a hand the camera cannot see entered by hand, CONFIRM; the audit log says the screen did it.
+    A request without the screen's CSRF token is refused."""
+    import threading
+    import urllib.error
+
+    import waitress.server
+    from dealer_table import BANKER, SEAT2, Dealer
+    from playwright.sync_api import sync_playwright
+
+    from appliance.audit.log import records
+    from appliance.devices.protocol import RngResult
+    from appliance.table.round import Events
+    from appliance.web.app import create_app
+
+    d = Dealer(tmp_path / "log")
+    server = waitress.server.create_server(create_app(d.live, d.table.rules, d.table, dealer=d.loop),
+                                           host="127.0.0.1", port=0, threads=8)
+    threading.Thread(target=server.run, daemon=True).start()
+    base = f"http://127.0.0.1:{server.effective_port}"
+    request = urllib.request.Request(base + "/api/dealer/press", data=b'{"button": "next"}', method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=5)
+    assert refused.value.code == 403
+    refused.value.close()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", *FLAGS[2:]])
+            page = browser.new_page(viewport={"width": 800, "height": 480})
+            page.goto(base + "/")
+            page.wait_for_selector("#dealer[data-step=idle]")
+            page.click("#open-wagers")
+            page.fill("#wagers [name=seat2]", "25")
+            page.click("#wagers-save")
+            page.wait_for_selector("#say:has-text('Press NEXT')")
+            page.click("[data-button=next]")
+            page.wait_for_selector("#dealer[data-step=start]")
+            d.loop.start_value("rng", RngResult(1, 3))
+            d.look({"banker": [*BANKER[:3], None, *BANKER[4:]]})
+            page.click("[data-zone=banker] .card.unknown[data-position='3']")
+            page.click("#picker button[data-code='9s']")
+            page.click("#picker-done")
+            page.wait_for_selector("[data-zone=banker] [data-card='9s']")
+            page.click("[data-button=confirm]")
+            page.wait_for_selector("#dealer[data-step=seats]")
+            d.look({"seat2.back": SEAT2["seat2.back"]})  # the front lies where the camera cannot see it
+            page.click("[data-zone='seat2.front'] .enter-hand")
+            page.click("#picker button[data-code='Qh']")
+            page.click("#picker button[data-code='Jd']")
+            page.click("#picker-done")
+            page.wait_for_selector("[data-zone='seat2.front'] [data-card='Jd']")
+            page.click("[data-button=confirm]")
+            page.wait_for_selector("#seat2 [data-result]")
+            assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            browser.close()
+    finally:
+        server.close()
+    log = records(tmp_path / "log")
+    assert log[0]["event"] == Events.ROUND_OPENED and log[0]["who"] == "dealer (screen)"
+    confirmed = [(r["data"]["zone"], r["data"]["card"], r["who"]) for r in log if r["event"] == Events.READ_CONFIRMED]
+    assert confirmed == [("banker", "9s", "dealer (screen)"), ("seat2.front", "Qh", "dealer (screen)"),
+                         ("seat2.front", "Jd", "dealer (screen)")]
+    assert log[-1]["event"] == Events.ROUND_SETTLED

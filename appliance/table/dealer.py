@@ -289,6 +289,7 @@ class DealerLoop:
             zones = {name: z.to_json() for name, z in self.zones.items() if z.reads is not None}
             return {"step": step.value, "say": self.message or _say(step, self.table, self.bets, zones),
                     "held": self.table.held, "round": self._round_or_none(), "start_source": self.start_source,
+                    "player_seats": self.table.rules.start.player_seats,
                     "bets": self.bets, "banker": self.banker,
                     "banker_wager": None if self.banker_wager is None else str(self.banker_wager),
                     "wanted": self.wanted_zones(), "zones": zones}
