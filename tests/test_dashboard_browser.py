@@ -312,6 +312,21 @@ def test_the_dealer_plays_a_round_from_the_touch_screen(tmp_path):
             page.click("[data-button=confirm]")
             page.wait_for_selector("#seat2 [data-result]")
             assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+            # the dealer calls the supervisor; the supervisor's page shows why the table waits, and releases it
+            page.click("[data-button=supervisor]")
+            page.wait_for_selector("#held:has-text('HELD')")
+            sup = browser.new_page()
+            sup.goto(base + "/supervisor")
+            sup.fill("#login [name=supervisor]", "1042")
+            sup.fill("#login [name=pin]", "4821")
+            sup.click("#login button")
+            sup.wait_for_selector("#held-banner:has-text('the supervisor was called')")
+            sup.fill("#release [name=reason]", "player's question answered")
+            sup.fill("#release [name=pin]", "4821")
+            sup.click("#release button")
+            sup.wait_for_selector("#message.ok:has-text('released')")
+            page.wait_for_selector("#say:has-text('Press NEXT')")
+            assert page.inner_text("#held") == ""
             browser.close()
     finally:
         server.close()
@@ -320,4 +335,7 @@ def test_the_dealer_plays_a_round_from_the_touch_screen(tmp_path):
     confirmed = [(r["data"]["zone"], r["data"]["card"], r["who"]) for r in log if r["event"] == Events.READ_CONFIRMED]
     assert confirmed == [("banker", "9s", "dealer (screen)"), ("seat2.front", "Qh", "dealer (screen)"),
                          ("seat2.front", "Jd", "dealer (screen)")]
-    assert log[-1]["event"] == Events.ROUND_SETTLED
+    assert [(r["event"], r["who"]) for r in log[-5:]] == [
+        (Events.ROUND_SETTLED, "appliance"), (Events.SUPERVISOR_CALLED, "dealer (screen)"),
+        (Events.TABLE_HELD, "dealer (screen)"), (Events.SUPERVISOR_LOGGED_IN, "supervisor 1042"),
+        (Events.TABLE_RELEASED, "supervisor 1042")]

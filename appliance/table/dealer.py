@@ -80,6 +80,8 @@ class DealerLoop:
         self.banker_wager: Decimal | None = None
         self.zones: dict[str, ZoneRead] = {}
         self.message = ""  # the last refusal, shown to the dealer until the next input
+        # A supervisor's action (a release, a void, a start value) changes what the dealer is asked.
+        table.listeners.append(lambda record: self.announce())
 
     # --- where the round is ---------------------------------------------------------------------
 
