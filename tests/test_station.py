@@ -152,13 +152,15 @@ def test_after_a_power_cut_the_table_waits_for_a_supervisor(tmp_path):
         assert station.loop.step is Step.IDLE and live.snapshot()["held"] is None
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda cfg: cfg.replace('port = "PORT"', 'port = "/dev/no-such-rng"'),
+@pytest.mark.parametrize("change, args, message", [
+    (lambda cfg: cfg.replace('port = "PORT"', 'port = "/dev/no-such-rng"'), [],
      "devices.toml: serial.rng.port: /dev/no-such-rng: no such device"),
-    (lambda cfg: cfg.replace('deck = "DECK"', 'deck = "/nonexistent/deck"'),
+    (lambda cfg: cfg.replace('deck = "DECK"', 'deck = "/nonexistent/deck"'), [],
      "/nonexistent/deck/deck.json: no deck here"),
+    (lambda cfg: cfg.replace("[camera]", "[camera"), [], "devices.toml: Expected ']'"),
+    (lambda cfg: cfg, ["--house", "bellagio"], "unknown house 'bellagio'"),
 ])
-def test_configuration_errors_stop_start_up_with_one_line(tmp_path, change, message):
+def test_configuration_errors_stop_start_up_with_one_line(tmp_path, change, args, message):
     text = (shipped_config_dir() / "devices.toml").read_text()
     for old, new in [('source = "simulated"', 'source = "rng"'), ('port = "/dev/paigow-rng"', 'port = "PORT"'),
                      ('source = "synthetic"', 'source = "folder"'), ('deck = "deck"', 'deck = "DECK"')]:
@@ -169,5 +171,5 @@ def test_configuration_errors_stop_start_up_with_one_line(tmp_path, change, mess
         shutil.copy(shipped_config_dir() / "layout.toml", tmp_path)
         (tmp_path / "audit.key").write_bytes(b"x" * 64)
         out = subprocess.run([shutil.which("appliance"), "run", "--config", str(tmp_path), "--data", str(tmp_path / "d"),
-                              "--port", "0"], capture_output=True, text=True, timeout=60)
+                              "--port", "0", *args], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
