@@ -7,6 +7,7 @@ from pathlib import Path
 
 from appliance.audit.log import AuditLog
 from appliance.config import load_house, read_toml
+from appliance.devices.protocol import RngResult
 from appliance.table.dealer import DealerLoop
 from appliance.table.eye import TableTop
 from appliance.table.live import LiveTable
@@ -35,6 +36,12 @@ class Dealer:
         self.loop = DealerLoop(self.table, self.top, lambda: self.requests.append("ROLL"), lambda: next(ids),
                                "rng", stable_frames=3, lamp=self.lamps.__setitem__, on_prompt=self.live.prompt)
         self.loop.announce()
+
+    def open_round(self):
+        """Seat 2 wagers 25, NEXT, and the RNG's value 3: the banker's hand is next."""
+        self.loop.set_bets([{"seat": 2, "wager": "25"}])
+        self.loop.press("next")
+        self.loop.start_value("rng", RngResult(1, 3))
 
     def look(self, zones, frames=3):
         self.top.lay(zones)

@@ -55,9 +55,7 @@ def test_a_round_from_next_to_settlement(tmp_path):
 
 def test_an_unreadable_card_is_named_by_the_dealer_never_guessed(tmp_path):
     d = Dealer(tmp_path / "log")
-    d.loop.set_bets([{"seat": 2, "wager": "25"}])
-    d.loop.press("next")
-    d.loop.start_value("rng", RngResult(1, 3))
+    d.open_round()
     d.look({"banker": [*BANKER[:3], None, *BANKER[4:]]})
     assert d.live.snapshot()["dealer"]["zones"]["banker"]["unreadable"] == [3]
     assert "Name the unreadable card(s): banker card 4" in d.live.snapshot()["dealer"]["say"]
@@ -79,9 +77,7 @@ def test_an_unreadable_card_is_named_by_the_dealer_never_guessed(tmp_path):
 
 def test_a_read_that_keeps_changing_is_never_accepted(tmp_path):
     d = Dealer(tmp_path / "log")
-    d.loop.set_bets([{"seat": 2, "wager": "25"}])
-    d.loop.press("next")
-    d.loop.start_value("rng", RngResult(1, 3))
+    d.open_round()
     for i in range(10):  # a hand moving over the cards
         d.look({"banker": BANKER if i % 2 else BANKER[:6]}, frames=1)
     assert "banker" not in d.live.snapshot()["dealer"]["zones"]
@@ -138,9 +134,7 @@ def test_calling_the_supervisor_holds_the_table_until_released(tmp_path):
 
 def test_a_card_seen_twice_holds_the_table(tmp_path):
     d = Dealer(tmp_path / "log")
-    d.loop.set_bets([{"seat": 2, "wager": "25"}])
-    d.loop.press("next")
-    d.loop.start_value("rng", RngResult(1, 3))
+    d.open_round()
     d.look({"banker": BANKER})
     d.loop.press("confirm")
     d.look({"seat2.front": ["As", "Jd"], "seat2.back": SEAT2["seat2.back"]})
@@ -152,9 +146,7 @@ def test_a_card_seen_twice_holds_the_table(tmp_path):
 
 def test_a_hand_entered_by_hand_when_the_camera_sees_nothing(tmp_path):
     d = Dealer(tmp_path / "log")
-    d.loop.set_bets([{"seat": 2, "wager": "25"}])
-    d.loop.press("next")
-    d.loop.start_value("rng", RngResult(1, 3))
+    d.open_round()
     with pytest.raises(DealerInputError, match="seat2.front: not being read now"):
         d.loop.enter_hand("seat2.front", ["Qh", "Jd"])
     d.loop.enter_hand("banker", BANKER, who="dealer (screen)")
@@ -167,9 +159,7 @@ def test_a_hand_entered_by_hand_when_the_camera_sees_nothing(tmp_path):
 
 def test_a_round_cut_off_by_a_power_cut_waits_for_the_supervisor(tmp_path):
     d = Dealer(tmp_path / "log")
-    d.loop.set_bets([{"seat": 2, "wager": "25"}])
-    d.loop.press("next")
-    d.loop.start_value("rng", RngResult(1, 3))
+    d.open_round()
     d.look({"banker": BANKER})
     d.loop.press("confirm")
     # the power goes; at the restart the round is restored in its phase and the table held
