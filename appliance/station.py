@@ -32,15 +32,20 @@ log = logging.getLogger(__name__)
 
 
 class RoundIds:
-    """Round ids ``<gaming day>-NNNN``, going on from the last one logged: a restart never repeats one."""
+    """Round ids ``<gaming day>-NNNN``, going on from the last one logged: a restart never repeats one.
+    The log is read once per gaming day, not at every round."""
 
     def __init__(self, table: Table):
         self.table = table
+        self._last: tuple[str, int] | None = None
 
     def __call__(self) -> str:
         day = self.table.audit.gaming_day(dt.datetime.now(dt.timezone.utc))
-        numbers = [int(r.rsplit("-", 1)[1]) for r in rounds_in(self.table.audit.folder) if r.startswith(f"{day}-")]
-        return f"{day}-{max(numbers, default=0) + 1:04d}"
+        if self._last is None or self._last[0] != day:
+            logged = [int(r.rsplit("-", 1)[1]) for r in rounds_in(self.table.audit.folder) if r.startswith(f"{day}-")]
+            self._last = (day, max(logged, default=0))
+        self._last = (day, self._last[1] + 1)
+        return f"{day}-{self._last[1]:04d}"
 
 
 class Watcher(Worker):
@@ -48,14 +53,14 @@ class Watcher(Worker):
 
     thread_name = "camera"
 
-    def __init__(self, loop: DealerLoop, every: float):
+    def __init__(self, loop: DealerLoop, every: float, tick):
         super().__init__()
-        self.loop, self.every = loop, every
+        self.loop, self.every, self._tick = loop, every, tick
 
     def _work(self) -> None:
         while not self._stop.is_set():
             started = time.monotonic()
-            self.loop.tick()
+            self._tick()
             self._stop.wait(max(0.0, self.every - (time.monotonic() - started)))
 
 
@@ -73,11 +78,12 @@ class Station:
         request_start, source = self._start_source(devices, simulate, status)
         eye, lay, every = self._eye(devices, simulate, render, seed, status)
         pins = SimulatedPins() if simulate else BACKENDS[devices.gpio_backend]()
-        self.panel = Panel(pins, devices.panel, on_press=lambda name: self.loop.press(name, "dealer (button)"))
+        self.panel = Panel(pins, devices.panel,
+                           on_press=self._guarded("buttons", lambda name: self.loop.press(name, "dealer (button)")))
         self.prompt_listeners: list = []
         self.loop = DealerLoop(table, eye, request_start, RoundIds(table), source, health,
                                devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=self._prompted)
-        self.workers += [self.panel, Watcher(self.loop, every)]
+        self.workers += [self.panel, Watcher(self.loop, every, self._guarded("camera", self.loop.tick))]
         if simulate:
             def press(name: str) -> None:  # a finger on the rail's button: held past the debounce time
                 pin = devices.panel.buttons[name]
@@ -89,6 +95,18 @@ class Station:
             void_interrupted(table.audit)  # the simulation clears a power cut itself
         for round_id in interrupted(table.audit.folder):
             table.resume(round_id)  # held until a supervisor decides
+
+    def _guarded(self, part: str, action):
+        """``action`` for a device's thread: one bad input or fault is logged and reported as the part's
+        fault, and the thread goes on (a dead button thread would leave the dealer without buttons)."""
+        def run(*args):
+            try:
+                return action(*args)
+            except Exception as err:  # noqa: BLE001 - whatever it was, the thread must survive it
+                log.exception("%s: %s", part, err)
+                self.table.log(Events.DEVICE_STATUS, {"device": part, "status": "fault",
+                                                      "detail": f"{type(err).__name__}: {err}"}, "appliance")
+        return run
 
     def _prompted(self, prompt: dict) -> None:
         for listener in self.prompt_listeners:
@@ -103,7 +121,11 @@ class Station:
         kind = "simulated" if simulate else devices.start_source
         if kind == "builtin":
             rng = BuiltinRng()
-            return lambda: self.loop.start_value(rng.kind, rng.draw()), rng.kind
+
+            def draw() -> bool:
+                self.loop.start_value(rng.kind, rng.draw())
+                return True
+            return draw, rng.kind
         if kind == "simulated":
             simulator = DeviceSimulator(DeviceKind.RNG)
             self.workers.append(simulator)
@@ -116,7 +138,7 @@ class Station:
                                         "(is it plugged in? see hardware/99-paigow.rules)")
             name = kind
         device = StartSeatDevice(
-            settings, on_result=lambda result: self.loop.start_value(name, result),
+            settings, on_result=self._guarded(name, lambda result: self.loop.start_value(name, result)),
             on_reject=lambda rejection: self.table.log(Events.DEVICE_REJECTED, {"device": name, **rejection.to_json()},
                                                        "device"),
             on_status=lambda state, why: status(name, state.value, why))
@@ -134,6 +156,12 @@ class Station:
 
         cam = devices.camera
         layout = load_layout(devices.vision.layout)
+        needed = ["banker", *(f"seat{n}.{part}" for n in range(1, self.table.rules.start.player_seats + 1)
+                              for part in ("front", "back"))]
+        missing = [name for name in needed if name not in {zone.name for zone in layout.zones}]
+        if missing:
+            raise DeviceConfigError(f"{devices.vision.layout}: no zone {', '.join(missing)}: a "
+                                    f"{self.table.rules.start.player_seats}-seat table needs each seat's front and back")
         if simulate or cam.source == "synthetic":
             from .vision.render import SyntheticCamera, learned_deck
 

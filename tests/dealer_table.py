@@ -24,18 +24,22 @@ SEAT5 = {"seat5.front": ["Th", "6d"], "seat5.back": ["Ks", "Kh", "7d", "7h", "Jk
 class Dealer:
     """The loop and its surroundings, as the appliance builds them."""
 
-    def __init__(self, folder: Path, start_requests: list | None = None):
+    def __init__(self, folder: Path, start_requests: list | None = None, rules=RULES):
         self.live = LiveTable()
         self.audit = AuditLog(folder, KEY)
-        self.table = Table(RULES, read_toml(Path(RULES.source)), self.audit, {"1042": hash_pin("4821")},
+        self.table = Table(rules, read_toml(Path(rules.source)), self.audit, {"1042": hash_pin("4821")},
                            listeners=[self.live])
         self.top = TableTop()
         self.requests = start_requests if start_requests is not None else []
         ids = (f"t-{n}" for n in itertools.count(1))
         self.lamps: dict[str, bool] = {}
-        self.loop = DealerLoop(self.table, self.top, lambda: self.requests.append("ROLL"), lambda: next(ids),
+        self.loop = DealerLoop(self.table, self.top, self.roll, lambda: next(ids),
                                "rng", stable_frames=3, lamp=self.lamps.__setitem__, on_prompt=self.live.prompt)
         self.loop.announce()
+
+    def roll(self) -> bool:
+        self.requests.append("ROLL")
+        return True
 
     def open_round(self):
         """Seat 2 wagers 25, NEXT, and the RNG's value 3: the banker's hand is next."""

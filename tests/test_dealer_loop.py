@@ -172,3 +172,108 @@ def test_a_round_cut_off_by_a_power_cut_waits_for_the_supervisor(tmp_path):
     assert again.loop.step is Step.IDLE
     log = records(tmp_path / "log")
     assert [r["event"] for r in log[-3:]] == [Events.TABLE_HELD, Events.ROUND_VOIDED, Events.TABLE_RELEASED]
+
+
+def test_a_read_that_moves_after_it_was_shown_must_settle_again_before_confirm(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": BANKER})
+    d.look({"banker": [BANKER[1], BANKER[0], *BANKER[2:]]}, frames=1)  # two cards swapped: not steady
+    assert "banker" not in d.live.snapshot()["dealer"]["zones"]
+    assert d.loop.press("confirm") == "banker: no steady read yet"
+    d.look({"banker": BANKER})
+    assert d.loop.press("confirm") == ""
+
+
+def test_a_name_goes_only_to_an_unreadable_card_of_the_read_the_dealer_saw(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": [*BANKER[:3], None, *BANKER[4:]]})
+    shown = d.live.snapshot()["dealer"]["version"]
+    with pytest.raises(DealerInputError, match="the camera read As at position 0"):
+        d.loop.name_card("banker", 0, "Qs")
+    d.look({"banker": [None, *BANKER[1:]]})  # the read changes before the dealer's tap arrives
+    with pytest.raises(DealerInputError, match="the read changed"):
+        d.loop.name_card("banker", 3, "9s", version=shown)
+    assert "the reads changed" in d.loop.press("confirm", version=shown)
+    d.loop.name_card("banker", 0, "As", version=d.live.snapshot()["dealer"]["version"])
+    assert d.loop.press("confirm", version=d.live.snapshot()["dealer"]["version"]) == ""
+
+
+def test_a_card_twice_among_the_seats_holds_before_any_seat_is_recorded(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.loop.set_bets([{"seat": 2, "wager": "25"}, {"seat": 5, "wager": "25"}])
+    d.loop.press("next")
+    d.loop.start_value("rng", RngResult(1, 3))
+    d.look({"banker": BANKER})
+    d.loop.press("confirm")
+    d.look({**SEAT2, "seat5.front": ["Qh", "6d"], "seat5.back": SEAT5["seat5.back"]})
+    d.loop.press("confirm")
+    assert d.loop.step is Step.HELD and "card Qh seen twice: seat 2 and seat 5" in d.table.held
+    assert Events.SEAT_CARDS not in events(tmp_path / "log")
+
+
+def test_a_banker_misread_found_at_the_seats_is_corrected_and_the_round_goes_on(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": BANKER})
+    d.loop.press("confirm")
+    d.look({"seat2.front": ["As", "Jd"], "seat2.back": SEAT2["seat2.back"]})  # the banker's "As" was the Ac
+    d.loop.press("confirm")
+    assert d.loop.step is Step.HELD
+    d.table.correct(d.table.current.round_id, "1042", "4821", "banker's As was the Ac", "banker",
+                    cards=["Ac", *BANKER[1:]])
+    assert d.loop.step is Step.SEATS
+    d.loop.press("confirm")
+    assert d.table.current.phase is Phase.SETTLED
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_a_restart_while_held_after_a_power_cut_holds_again(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.loop.press("supervisor")
+    for _ in range(2):  # two power cuts before the supervisor comes
+        again = Dealer(tmp_path / "log")
+        again.table.resume("t-1")
+        assert again.table.current.phase is Phase.START_SEAT and again.loop.step is Step.HELD
+    again.table.release("1042", "4821", "checked the layout")
+    again.loop.start_value("rng", RngResult(9, 2))
+    assert again.loop.step is Step.BANKER
+
+
+def test_a_correction_cut_off_before_the_new_settlement_leaves_the_round_open(tmp_path):
+    from appliance.table.round import interrupted
+
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": BANKER})
+    d.loop.press("confirm")
+    d.look(SEAT2)
+    d.loop.press("confirm")
+    d.table.current.correct(2, "misread", "supervisor 1042", front=["Qh", "Td"], back=SEAT2["seat2.back"])
+    assert interrupted(tmp_path / "log") == ["t-1"]  # the power went before it was settled again
+
+
+def test_a_player_banker_who_sets_his_own_hand_lays_it_in_his_seat(tmp_path):
+    from appliance.config import load_house
+
+    d = Dealer(tmp_path / "log", rules=load_house("capitol"))
+    d.loop.set_bets([{"seat": 2, "wager": "25"}], banker=4, banker_wager="500")
+    d.loop.press("next")
+    d.loop.start_value("rng", RngResult(1, 3))
+    assert d.loop.wanted_zones() == ["seat4.front", "seat4.back"]
+    # his own setting: the nines in front (the house way would keep them in back)
+    d.look({"seat4.front": ["9c", "9s"], "seat4.back": ["As", "Kd", "5h", "5d", "2c"]})
+    d.loop.press("confirm")
+    banker = next(r for r in records(tmp_path / "log") if r["event"] == Events.BANKER_CARDS)
+    assert banker["data"]["set_by"] == "own" and banker["data"]["front"] == ["9c", "9s"]
+
+
+def test_a_device_that_is_not_connected_is_said_so(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.roll = lambda: False
+    d.loop._request_start = d.roll
+    d.loop.set_bets([{"seat": 2, "wager": "25"}])
+    assert "not connected" in d.loop.press("next")
+    assert d.loop.step is Step.START  # the round is open; NEXT asks again, or a supervisor enters the value

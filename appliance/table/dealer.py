@@ -22,6 +22,7 @@ from decimal import Decimal, InvalidOperation
 from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
 from ..game.cards import Card, parse_cards
+from ..game.rules import BankerSetting
 from ..game.settlement import RoundError, check_wagers
 from ..game.start_seat import DEALER, Position
 from .eye import Eye
@@ -55,6 +56,7 @@ class ZoneRead:
     reads: list[dict] | None = None  # the accepted (stable) read, left to right
     image: Callable[[], bytes | None] = lambda: None
     picked: dict[int, tuple[str, str]] = field(default_factory=dict)  # position -> (card, who named it)
+    entered: bool = False  # typed in by the dealer: the camera does not overwrite it before CONFIRM
 
     def cards(self) -> list[str | None]:
         return [self.picked[i][0] if i in self.picked else r["card"] for i, r in enumerate(self.reads or [])]
@@ -65,7 +67,7 @@ class ZoneRead:
 
 
 class DealerLoop:
-    def __init__(self, table: Table, eye: Eye, request_start: Callable[[], None], round_id: Callable[[], str],
+    def __init__(self, table: Table, eye: Eye, request_start: Callable[[], bool], round_id: Callable[[], str],
                  start_source: str, health: HealthTracker | None = None, stable_frames: int = 3,
                  lamp: Callable[[str, bool], None] = lambda name, on: None,
                  on_prompt: Callable[[dict], None] = lambda prompt: None):
@@ -79,6 +81,7 @@ class DealerLoop:
         self.banker: Position = DEALER
         self.banker_wager: Decimal | None = None
         self.zones: dict[str, ZoneRead] = {}
+        self.version = 0  # changes whenever a read shown to the dealer changes
         self.message = ""  # the last refusal, shown to the dealer until the next input
         # A supervisor's action (a release, a void, a start value) changes what the dealer is asked.
         table.listeners.append(lambda record: self.announce())
@@ -99,12 +102,20 @@ class DealerLoop:
         with self.table.lock:
             step, current = self.step, self.table.current
             if step is Step.BANKER:
-                return ["banker"]
+                return self._banker_zones()
             if step is Step.SEATS:
                 done = current.state.get("seat_cards", {})
                 return [f"seat{b['seat']}.{part}" for b in current.state["bets"] if b["seat"] not in done
                         for part in ("front", "back")]
             return []
+
+    def _banker_zones(self) -> list[str]:
+        """A player-banker who sets his own hand lays it front and back in his seat's zones (his seat has
+        no hand of its own); else the banker's seven cards lie in the banker zone, set by the house way."""
+        banker = self.table.current.state["banker"]
+        if banker != DEALER and self.table.rules.banking.banker_sets is BankerSetting.OWN:
+            return [f"seat{banker}.front", f"seat{banker}.back"]
+        return ["banker"]
 
     # --- inputs -------------------------------------------------------------------------------
 
@@ -131,14 +142,18 @@ class DealerLoop:
             log.info("%s set the wagers: %s", who, checked)
             self.announce()
 
-    def press(self, button: str, who: str = "dealer") -> None:
-        """One press of NEXT, CONFIRM or SUPERVISOR, from the rail or the screen."""
+    def press(self, button: str, who: str = "dealer", version: int | None = None) -> str:
+        """One press of NEXT, CONFIRM or SUPERVISOR, from the rail or the screen; returns why nothing
+        happened, or "". The screen sends the ``version`` of the reads it shows: a CONFIRM of reads
+        that have changed since is refused."""
         if button not in BUTTONS:
             raise DealerInputError(f"unknown button {button!r}: expected one of {', '.join(BUTTONS)}")
         with self.table.lock:
             self.message = ""
             try:
-                if button == "supervisor":
+                if button == "confirm" and version is not None and version != self.version:
+                    self.message = "the reads changed since the screen showed them: check them and CONFIRM again"
+                elif button == "supervisor":
                     self.table.log(Events.SUPERVISOR_CALLED, {"round": self._round_or_none(), "step": self.step.value},
                                    who)
                     if self.table.held is None:
@@ -151,9 +166,10 @@ class DealerLoop:
                     self._confirm(who)
             except HeldForSupervisor as err:
                 self.table.hold(str(err), "reader")
-            except RoundStateError as err:
+            except ValueError as err:
                 self.message = str(err)
             self.announce()
+            return self.message
 
     def start_value(self, source: str, result: RngResult | DiceResult) -> None:
         """A value from the start-seat device (any thread). Used when a round waits for one, else logged."""
@@ -171,15 +187,22 @@ class DealerLoop:
                                "device")
             self.announce()
 
-    def name_card(self, zone: str, position: int, card: str, who: str = "dealer") -> None:
-        """The dealer names a card the camera could not read (or corrects one before CONFIRM)."""
+    def name_card(self, zone: str, position: int, card: str, who: str = "dealer", version: int | None = None) -> None:
+        """The dealer names a card the camera could not read. The screen sends the ``version`` of the
+        reads it showed: if they changed since, the position may be another card, and it is refused."""
         with self.table.lock:
             read = self.zones.get(zone)
             if read is None or read.reads is None or zone not in self.wanted_zones():
                 raise DealerInputError(f"{zone}: not being read now")
+            if version is not None and version != self.version:
+                raise DealerInputError(f"{zone}: the read changed since the screen showed it: name the card again")
             if not 0 <= position < len(read.reads):
                 raise DealerInputError(f"{zone}: no card at position {position} (it has {len(read.reads)})")
+            if read.reads[position]["card"] is not None:
+                raise DealerInputError(f"{zone}: the camera read {read.reads[position]['card']} at position "
+                                       f"{position}; only an unreadable card is named (enter the zone by hand)")
             read.picked[position] = (str(Card.parse(card)), who)
+            self.version += 1
             self.announce()
 
     def enter_hand(self, zone: str, cards: list[str], who: str = "dealer") -> None:
@@ -187,10 +210,11 @@ class DealerLoop:
         with self.table.lock:
             if zone not in self.wanted_zones():
                 raise DealerInputError(f"{zone}: not being read now")
-            named = [str(c) for c in parse_cards(cards, unique=False)]
+            named = [str(c) for c in parse_cards(cards)]
             self.zones[zone] = ZoneRead(StableRead(self.stable_frames),
                                         [{"card": None, "reason": f"entered by {who}"} for _ in named],
-                                        picked={i: (c, who) for i, c in enumerate(named)})
+                                        picked={i: (c, who) for i, c in enumerate(named)}, entered=True)
+            self.version += 1
             self.announce()
 
     def tick(self) -> bool:
@@ -208,14 +232,22 @@ class DealerLoop:
                 if name not in wanted:
                     continue  # the dealer confirmed while the camera was looking
                 zone = self.zones.setdefault(name, ZoneRead(StableRead(self.stable_frames)))
+                if zone.entered:
+                    continue
                 steady = zone.stable.offer(reads)
-                if steady is None or zone.reads is not None and not _camera_read(zone):
+                if steady is None:
+                    # The layout moved (a card swapped, a hand over the cards): what was shown no longer
+                    # holds, and CONFIRM waits until the camera is steady again.
+                    if zone.reads is not None:
+                        zone.reads, zone.picked = None, {}
+                        changed = True
                     continue
                 if zone.reads is None or [r["card"] for r in steady] != [r["card"] for r in zone.reads]:
                     zone.reads, zone.picked = steady, {}
                     changed = True
                 zone.image = image  # the latest frame of the steady read is what the log keeps
             if changed:
+                self.version += 1
                 self.announce()
         return changed
 
@@ -232,27 +264,39 @@ class DealerLoop:
             table_round = self.table.new_round(self._round_id())
             table_round.open(self.banker, self.bets, self.banker_wager, who=who)
             self.zones = {}
-            self._request_start()
+            self._ask_for_start()
         elif step is Step.START:
-            self._request_start()
+            self._ask_for_start()
         else:
             raise RoundStateError("NEXT does nothing now: the hands are being read (CONFIRM accepts them)")
+
+    def _ask_for_start(self) -> None:
+        if not self._request_start():
+            raise RoundStateError("the start-seat device is not connected: reconnect it, or a supervisor enters "
+                                  "the value")
 
     def _confirm(self, who: str) -> None:
         step, current = self.step, self.table.current
         if step is Step.BANKER:
-            zone = self._complete("banker", HAND)
-            self._confirm_picks("banker", zone)
-            current.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who)
+            zones = self._banker_zones()
+            if zones == ["banker"]:
+                zone = self._complete("banker", HAND)
+                self._confirm_picks("banker", zone)
+                current.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who)
+            else:
+                front, back = self._hand(*zones, "the banker")
+                self._confirm_picks(zones[0], front)
+                self._confirm_picks(zones[1], back)
+                current.banker_cards(front.cards() + back.cards(), read=[*front.reads, *back.reads],
+                                     images=self._images(front) + self._images(back), who=who,
+                                     front=front.cards(), back=back.cards())
             self.zones = {}
         elif step is Step.SEATS:
             seats = [b["seat"] for b in current.state["bets"] if b["seat"] not in current.state["seat_cards"]]
-            ready = {seat: (self._complete(f"seat{seat}.front"), self._complete(f"seat{seat}.back"))
-                     for seat in seats}
-            for seat, (front, back) in ready.items():
-                if len(front.cards()) + len(back.cards()) != HAND:
-                    raise RoundStateError(f"seat {seat}: {len(front.cards()) + len(back.cards())} cards seen, "
-                                          f"{HAND} expected: name or enter the hand")
+            ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"seat {seat}") for seat in seats}
+            # every seat checked together before any is recorded: a card seen twice holds the whole table
+            current.hold_if_seen({f"seat {seat}": front.cards() + back.cards()
+                                  for seat, (front, back) in ready.items()})
             for seat, (front, back) in ready.items():
                 self._confirm_picks(f"seat{seat}.front", front)
                 self._confirm_picks(f"seat{seat}.back", back)
@@ -262,6 +306,15 @@ class DealerLoop:
             self.zones = {}
         else:
             raise RoundStateError("CONFIRM does nothing now: there is no read to accept")
+
+    def _hand(self, front_zone: str, back_zone: str, whose: str) -> tuple[ZoneRead, ZoneRead]:
+        """A hand's two zones, each steady and fully named, seven cards in all (a front of other than
+        two cards is the player's foul, settled as such)."""
+        front, back = self._complete(front_zone), self._complete(back_zone)
+        if len(front.cards()) + len(back.cards()) != HAND:
+            raise RoundStateError(f"{whose}: {len(front.cards()) + len(back.cards())} cards seen, {HAND} expected: "
+                                  "name or enter the hand")
+        return front, back
 
     def _complete(self, name: str, count: int | None = None) -> ZoneRead:
         zone = self.zones.get(name)
@@ -289,23 +342,21 @@ class DealerLoop:
         with self.table.lock:
             step = self.step
             zones = {name: z.to_json() for name, z in self.zones.items() if z.reads is not None}
-            return {"step": step.value, "say": self.message or _say(step, self.table, self.bets, zones),
+            wanted = self.wanted_zones()
+            return {"step": step.value, "say": self.message or _say(step, self.table, self.bets, zones, wanted),
                     "held": self.table.held, "round": self._round_or_none(), "start_source": self.start_source,
                     "player_seats": self.table.rules.start.player_seats,
                     "bets": self.bets, "banker": self.banker,
                     "banker_wager": None if self.banker_wager is None else str(self.banker_wager),
-                    "wanted": self.wanted_zones(), "zones": zones}
+                    "wanted": wanted, "zones": zones, "version": self.version}
 
     def announce(self) -> None:
-        """Tell the lamps and the screen where the round stands."""
-        self._lamp("attention", self.table.held is not None)
-        self._lamp("ready", self.step in (Step.IDLE, Step.START))
-        self._on_prompt(self.prompt())
-
-
-def _camera_read(zone: ZoneRead) -> bool:
-    """A zone entered by hand keeps the dealer's cards until CONFIRM; the camera does not overwrite it."""
-    return not (zone.reads and all(r.get("reason", "").startswith("entered by") for r in zone.reads))
+        """Tell the lamps and the screen where the round stands (under the lock, so that an older
+        prompt never overtakes a newer one)."""
+        with self.table.lock:
+            self._lamp("attention", self.table.held is not None)
+            self._lamp("ready", self.step in (Step.IDLE, Step.START))
+            self._on_prompt(self.prompt())
 
 
 def _amount(value, what: str) -> str:
@@ -318,7 +369,7 @@ def _amount(value, what: str) -> str:
     return str(amount)
 
 
-def _say(step: Step, table: Table, bets: list[dict], zones: dict) -> str:
+def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str]) -> str:
     if step is Step.HELD:
         return f"Held: {table.held}"
     if step is Step.IDLE:
@@ -328,9 +379,11 @@ def _say(step: Step, table: Table, bets: list[dict], zones: dict) -> str:
     unreadable = [f"{name} card {i + 1}" for name, z in zones.items() for i in z["unreadable"]]
     if unreadable:
         return "Name the unreadable card(s): " + ", ".join(unreadable)
+    steady = all(zone in zones for zone in wanted)
     if step is Step.BANKER:
-        return ("Press CONFIRM to accept the banker's hand" if "banker" in zones
-                else "Turn the banker's seven cards face up in the banker zone")
-    current = table.current.state
-    return ("Set the banker's hand, lay the players' hands, then press CONFIRM to settle"
-            if current.get("banker_cards") else "Lay the players' hands")
+        return "Press CONFIRM to accept the banker's hand" if steady else "Lay the banker's seven cards face up"
+    if not steady:
+        return "Set the banker's hand as shown; lay the players' hands"
+    fouls = [f"{name.split('.')[0]} has {len(z['cards'])} cards in front" for name, z in zones.items()
+             if name.endswith(".front") and len(z["cards"]) != 2]
+    return "Press CONFIRM to settle" + (f" ({'; '.join(fouls)}: a foul)" if fouls else "")

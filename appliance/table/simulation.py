@@ -243,8 +243,10 @@ class SimulatedDealer(Worker):
                 first = first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)
                 self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, state["banker"], first)
                 self._round = current.round_id
-            if step is Step.BANKER:
+            if step is Step.BANKER and loop.wanted_zones() == ["banker"]:
                 laid = {"banker": self._hands[state["banker"]]}
+            elif step is Step.BANKER:  # a player-banker sets his own hand (here as the house way would)
+                laid = players_set(self._hands, [state["banker"]], rules, self._ev)
             else:
                 laid = players_set(self._hands, [b["seat"] for b in state["bets"]], rules, self._ev)
             self._lay(laid)

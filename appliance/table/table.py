@@ -63,6 +63,10 @@ class Table:
             raise RoundStateError(f"round {round_id} can no longer be changed: the next round has started")
         return self.current
 
+    def _supervisor(self, supervisor: str, pin: str) -> str:
+        """Who acts, once the PIN is checked: slow on purpose, so checked before the table's lock is taken."""
+        return f"supervisor {self.gate.check(supervisor, pin)}"
+
     def _acted(self, who: str, action: str) -> None:
         """A supervisor's action at a held table is also its release: the supervisor has seen it."""
         if self.held is not None:
@@ -72,8 +76,8 @@ class Table:
 
     def correct(self, round_id: str, supervisor: str, pin: str, reason: str, seat, **cards) -> dict | None:
         """Correct a read; a settled round is settled again. Returns the new settlement, if any."""
+        who = self._supervisor(supervisor, pin)
         with self.lock:
-            who = f"supervisor {self.gate.check(supervisor, pin)}"
             table_round = self._round(round_id)
             was_settled = table_round.phase is Phase.SETTLED
             table_round.correct(seat, reason, who, **cards)
@@ -81,29 +85,29 @@ class Table:
             return table_round.settle(who) if was_settled else None
 
     def void(self, round_id: str, supervisor: str, pin: str, reason: str) -> None:
+        who = self._supervisor(supervisor, pin)
         with self.lock:
-            who = f"supervisor {self.gate.check(supervisor, pin)}"
             self._round(round_id).void(reason, who)
             self._acted(who, "void")
 
     def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str) -> None:
+        who = self._supervisor(supervisor, pin)
         with self.lock:
-            who = f"supervisor {self.gate.check(supervisor, pin)}"
             self._round(round_id).void(f"misdeal: {reason}", who)
             self._acted(who, "misdeal")
 
     def manual_start(self, round_id: str, supervisor: str, pin: str, value: int) -> object:
         """The start value entered by a supervisor while the device is down, marked as manual."""
+        who = self._supervisor(supervisor, pin)
         with self.lock:
-            who = f"supervisor {self.gate.check(supervisor, pin)}"
             first = self._round(round_id).start_seat("manual", value, who=who)
             self._acted(who, "manual start")
             return first
 
     def release(self, supervisor: str, pin: str, reason: str) -> None:
         """The supervisor has dealt with what held the table; the dealer carries on."""
+        who = self._supervisor(supervisor, pin)
         with self.lock:
-            who = f"supervisor {self.gate.check(supervisor, pin)}"
             if self.held is None:
                 raise RoundStateError("the table is not held")
             self.held = None

@@ -140,10 +140,15 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     def bad_parameter(err):
         return jsonify({"error": str(err)}), 400
 
+    def end_supervisor_session():
+        """The supervisor's part of the session ends; the dealer's screen token in the same browser stays."""
+        for key in ("supervisor", "csrf", "expires"):
+            session.pop(key, None)
+
     def no_session():
         """The 401 to answer with, unless a supervisor's session is open and unexpired."""
         if "supervisor" not in session or session.get("expires", 0) < time.time():
-            session.clear()
+            end_supervisor_session()
             return jsonify({"error": "log in as a supervisor first"}), 401
         return None
 
@@ -170,8 +175,8 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
             refused = no_session()
             if refused:
                 return refused
-            token = request.headers.get("X-CSRF-Token", "")
-            if not secrets.compare_digest(token, session.get("csrf", "")):
+            token = request.headers.get("X-CSRF-Token", "").encode()
+            if not secrets.compare_digest(token, session.get("csrf", "").encode()):
                 return jsonify({"error": "missing or wrong CSRF token"}), 403
             body = request.get_json(silent=True) or {}
             try:
@@ -256,14 +261,14 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
             who = table.gate.check(str(body.get("supervisor", "")), str(body.get("pin", "")))
         except PinError as err:
             return jsonify({"error": str(err)}), 401
-        session.clear()
+        end_supervisor_session()
         session.update(supervisor=who, csrf=secrets.token_urlsafe(32), expires=time.time() + session_minutes * 60)
         table.log(Events.SUPERVISOR_LOGGED_IN, {"supervisor": who}, who=f"supervisor {who}")
         return jsonify({"supervisor": who, "csrf": session["csrf"], "expires_in_s": session_minutes * 60})
 
     @app.post("/logout")
     def logout():
-        session.clear()
+        end_supervisor_session()
         return jsonify({"ok": True})
 
     @app.post("/api/rounds/<round_id>/correct")

@@ -23,8 +23,8 @@ def dealer_routes(loop: DealerLoop) -> Blueprint:
     def screen_only(view):
         @functools.wraps(view)
         def guarded():
-            token = request.headers.get("X-CSRF-Token", "")
-            if not token or not secrets.compare_digest(token, session.get("dealer_csrf", "")):
+            token = request.headers.get("X-CSRF-Token", "").encode()
+            if not token or not secrets.compare_digest(token, session.get("dealer_csrf", "").encode()):
                 return jsonify({"error": "missing or wrong CSRF token: reload the page"}), 403
             body = request.get_json(silent=True)
             if not isinstance(body, dict):
@@ -45,9 +45,9 @@ def dealer_routes(loop: DealerLoop) -> Blueprint:
     @bp.post("/api/dealer/press")
     @screen_only
     def press(body):
-        loop.press(str(body.get("button", "")), WHO)
-        if loop.message:
-            raise DealerInputError(loop.message)
+        refused = loop.press(str(body.get("button", "")), WHO, _version(body))
+        if refused:
+            raise DealerInputError(refused)
 
     @bp.post("/api/dealer/bets")
     @screen_only
@@ -62,7 +62,7 @@ def dealer_routes(loop: DealerLoop) -> Blueprint:
         position = body.get("position")
         if not isinstance(position, int):
             raise DealerInputError(f"position: {position!r} is not a card position")
-        loop.name_card(str(body.get("zone", "")), position, str(body.get("card", "")), WHO)
+        loop.name_card(str(body.get("zone", "")), position, str(body.get("card", "")), WHO, _version(body))
 
     @bp.post("/api/dealer/hand")
     @screen_only
@@ -72,3 +72,11 @@ def dealer_routes(loop: DealerLoop) -> Blueprint:
         loop.enter_hand(str(body.get("zone", "")), body["cards"], WHO)
 
     return bp
+
+
+def _version(body: dict) -> int | None:
+    """The version of the reads the screen showed when the dealer acted."""
+    version = body.get("version")
+    if version is not None and not isinstance(version, int):
+        raise DealerInputError(f"version: {version!r} is not a read version")
+    return version
