@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import secrets
 import signal
 import sys
 import threading
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 
 from pathlib import Path
 
-from .config import DEFAULT_HOUSE, load_house, shipped_config_dir
+from .config import DEFAULT_HOUSE, load_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
 from .game.cards import format_cards, parse_cards
@@ -341,43 +342,49 @@ def data_dir(given: str | None) -> Path:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    import threading
-
     import waitress
 
     from .audit.index import Index
     from .audit.log import AuditLog, key_for
-    from .config import load_devices
+    from .config import load_devices, load_supervisors
+    from .service import notify, start_watchdog
+    from .station import Station
     from .table.live import LiveTable
-    from .table.simulation import play_rounds
+    from .table.round import Events
+    from .table.supervisor import hash_pin
+    from .table.table import Table
     from .web.app import create_app
 
+    config_dir = Path(args.config) if args.config else None
     data = data_dir(args.data)
     # The audit key lives outside the log: in the configuration folder when there is one
     # (the install script puts it there, readable by the service user only), else beside the data.
-    key_file = Path(args.config) / "audit.key" if args.config else data / "audit.key"
-    audit = AuditLog(data / "audit", key_for(key_file))
-    rules = load_house(args.house)
-    devices = load_devices(Path(args.config) / "devices.toml" if args.config else None)
+    key_file = config_dir / "audit.key" if config_dir else data / "audit.key"
+    rules = load_house(args.house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
+    devices = load_devices(config_dir / "devices.toml" if config_dir else None)
+    supervisors = load_supervisors(config_dir)
     simulate = args.simulate or devices.start_source == "simulated"
+    if simulate and not supervisors:
+        # A demonstration needs a supervisor: one for this run only, its PIN shown here and nowhere else.
+        pin = f"{secrets.randbelow(10**6):06d}"
+        supervisors = {"demo": hash_pin(pin)}
+        print(f"simulation: supervisor id demo, PIN {pin} (this run only)", file=sys.stderr, flush=True)
+    audit = AuditLog(data / "audit", key_for(key_file))
     live = LiveTable()
     index = Index(data / "index.sqlite")
+    table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
+    station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
+                      rounds=args.rounds or None)
+    station.prompt_listeners.append(live.prompt)
     index.rebuild(data / "audit")  # the log is the truth; the index is rebuilt from it at every start
-    stop = threading.Event()
-    if simulate:
-        worker = threading.Thread(target=play_rounds, name="simulated-table", daemon=True, kwargs=dict(
-            rules=rules, audit=audit, rounds=args.rounds or 10**9, seed=args.seed, render=args.render, listeners=[live, index.add],
-            pace=lambda: stop.wait(args.pace), stop=stop.is_set))
-        worker.start()
-    else:
-        raise UsageError("only --simulate is available so far: the hardware round loop is not built yet")
-    from .service import notify, start_watchdog
-
-    server = waitress.create_server(create_app(live, rules, index=index), host=args.host, port=args.port, threads=16)
+    server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
+                                               dealer=station.loop), host=args.host, port=args.port, threads=16)
     print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
                       "simulate": simulate}), flush=True)
-    audit.append("ApplianceStarted", {"mode": "run", "simulate": simulate, "house": rules.key,
-                                      "dashboard": f"{args.host}:{server.effective_port}"})
+    table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
+                                         "dashboard": f"{args.host}:{server.effective_port}"}, "appliance")
+    stop = threading.Event()
+    station.start()
     notify("READY=1")
     start_watchdog(stop=stop)
     try:
@@ -385,6 +392,28 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         stop.set()
         notify("STOPPING=1")
+        station.stop()
+    return 0
+
+
+def cmd_supervisor_add(args: argparse.Namespace) -> int:
+    import getpass
+
+    from .config import load_supervisors, save_supervisors
+    from .table.supervisor import hash_pin
+
+    config_dir = Path(args.config)
+    if not config_dir.is_dir():
+        raise UsageError(f"{config_dir}: no such configuration folder")
+    if sys.stdin.isatty():
+        pin = getpass.getpass(f"PIN for supervisor {args.id}: ")
+        if getpass.getpass("The same PIN again: ") != pin:
+            raise UsageError("the two PINs differ; nothing was changed")
+    else:
+        pin = sys.stdin.readline().strip()
+    hashes = load_supervisors(config_dir)
+    hashes[args.id] = hash_pin(pin)
+    _print({"supervisor": args.id, "file": str(save_supervisors(config_dir, hashes))})
     return 0
 
 
@@ -428,6 +457,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_run)
+
+    supervisor = sub.add_parser("supervisor", help="the supervisors who may log in").add_subparsers(
+        dest="supervisor_command", required=True)
+    p = supervisor.add_parser("add", help="add a supervisor or change a PIN (the PIN is read from the terminal or stdin)")
+    p.add_argument("id", help="the supervisor's id, e.g. a badge number")
+    p.add_argument("--config", required=True, help="the configuration folder (e.g. /etc/paigow-appliance)")
+    p.set_defaults(func=cmd_supervisor_add)
 
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
     p.add_argument("--rounds", type=int, required=True)
@@ -544,7 +580,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as err:
         command = " ".join(filter(None, (args.command, getattr(args, "devices_command", None),
                                           getattr(args, "vision_command", None), getattr(args, "deck_command", None),
-                                          getattr(args, "audit_command", None))))
+                                          getattr(args, "audit_command", None),
+                                          getattr(args, "supervisor_command", None))))
         print(f"appliance {command}: {err}", file=sys.stderr)
         return 2
 

@@ -69,10 +69,27 @@ def load_all_houses(config_dir: Path | None = None) -> dict[str, HouseRules]:
 
 
 START_SOURCES = ("rng", "dice", "builtin", "simulated")
+CAMERA_SOURCES = ("picamera2", "v4l2", "folder", "synthetic")
 
 
 class DeviceConfigError(SchemaError):
     """A devices file that is incomplete or mistyped."""
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    source: str
+    device: str
+    width: int
+    height: int
+    stall_after: float
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    layout: Path
+    deck: Path
+    stable_frames: int
 
 
 @dataclass(frozen=True)
@@ -83,6 +100,8 @@ class DeviceConfig:
     health_alpha: float
     gpio_backend: str
     panel: PanelPins
+    camera: CameraConfig
+    vision: VisionConfig
     source: str
 
 
@@ -123,5 +142,55 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
     panel = PanelPins(pins["buttons"], pins["lamps"], debounce=gpio.integer("debounce_ms", 1, 500) / 1000,
                       sample_every=gpio.integer("sample_ms", 1, 100) / 1000)
     gpio.done()
+    cam = top.table("camera")
+    camera_source = cam.string("source")
+    if camera_source not in CAMERA_SOURCES:
+        raise cam.error("source", f"expected one of {', '.join(CAMERA_SOURCES)}, got {camera_source!r}")
+    camera = CameraConfig(camera_source, cam.string("device"), cam.integer("width", 320, 10000),
+                          cam.integer("height", 240, 10000), cam.number("stall_after_s", 0.1, 60))
+    cam.done()
+    vis = top.table("vision")
+    vision = VisionConfig(path.parent / vis.string("layout"), path.parent / vis.string("deck"),
+                          vis.integer("stable_frames", 1, 30))
+    vis.done()
     top.done()
-    return DeviceConfig(source, ports, window, alpha, backend, panel, str(path))
+    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path))
+
+
+SUPERVISORS_HEADER = """# Supervisors allowed to correct, void and settle disputes: id = the salted hash of the PIN.
+# Written by `appliance supervisor add ID --config DIR`; a PIN is never stored in clear.
+"""
+
+
+def load_supervisors(config_dir: Path | None) -> dict[str, str]:
+    """``supervisors.toml`` in the configuration folder (none: no supervisor can log in)."""
+    path = (config_dir or shipped_config_dir()) / "supervisors.toml"
+    if not path.exists():
+        return {}
+    top = Table(read_toml(path), str(path), error=DeviceConfigError)
+    group = top.table("supervisors")
+    hashes = {}
+    for who, _ in group.items():
+        stored = group.string(who)
+        if not stored.startswith("pbkdf2_sha256$"):
+            raise group.error(who, "not a PIN hash: store PINs with appliance supervisor add, never in clear")
+        hashes[who] = stored
+    group.done()
+    top.done()
+    return hashes
+
+
+def save_supervisors(config_dir: Path, hashes: dict[str, str]) -> Path:
+    """Write the supervisors file whole (readable by the service's group only)."""
+    import json
+    import os
+
+    path = config_dir / "supervisors.toml"
+    body = SUPERVISORS_HEADER + "[supervisors]\n" + "".join(f"{json.dumps(who)} = {json.dumps(h)}\n"
+                                                              for who, h in sorted(hashes.items()))
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o640)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(body)
+    os.replace(tmp, path)
+    return path

@@ -37,3 +37,30 @@ def test_index_follows_the_live_log(tmp_path):
     void_interrupted(audit)
     index.rebuild(tmp_path / "log")
     assert index.recent(1)[0]["status"] == "voided" and "interrupted" in index.recent(1)[0]["reason"]
+
+
+def test_search_by_round_time_and_status_newest_first(tmp_path):
+    import datetime as dt
+
+    audit = AuditLog(tmp_path / "log", KEY)
+    play_rounds(load_house("general"), audit, 6, seed=4)
+    TableRound("4-99", load_house("general"), {"house": {}}, audit).open("dealer", [{"seat": 1, "wager": "20"}])
+    void_interrupted(audit)
+    index = Index(tmp_path / "index.sqlite")
+    index.rebuild(tmp_path / "log")
+    rows = index.search()
+    assert rows[0] == {"round": "4-99", "status": "voided", "opened_at": rows[0]["opened_at"], "settled_at": None,
+                       "seat": None, "wager": None, "result": "voided", "net": None}
+    assert [r["round"] for r in rows[1:]] == sorted((r["round"] for r in rows[1:]), reverse=True)
+    assert index.search(result="voided") == rows[:1] and index.search(seat=1, result="voided") == []
+    third = index.search(round_id="4-3")
+    settlement = next(r["data"]["settlement"] for r in records(tmp_path / "log")
+                      if r["event"] == "RoundSettled" and r["data"]["round"] == "4-3")
+    assert [(r["seat"], r["result"], r["net"]) for r in third] == sorted(
+        (s["seat"], s["result"], s["net"]) for s in settlement["seats"])
+    # A time range takes each round by its settlement time, both ends included, given in any offset.
+    at = dt.datetime.fromisoformat(third[0]["settled_at"])
+    east = dt.timezone(dt.timedelta(hours=3))
+    assert {r["round"] for r in index.search(start=at.astimezone(east), end=at.astimezone(east))} == {"4-3"}
+    assert {r["round"] for r in index.search(end=at)} == {"4-1", "4-2", "4-3"}
+    assert len(index.search(limit=2)) == 2

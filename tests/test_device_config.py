@@ -10,6 +10,9 @@ def test_the_shipped_devices_file():
     assert cfg.serial[DeviceKind.RNG].port == "/dev/paigow-rng" and cfg.serial[DeviceKind.DICE].baudrate == 9600
     assert cfg.panel.buttons == {"next": 17, "confirm": 27, "supervisor": 22}
     assert cfg.panel.debounce == 0.03
+    assert cfg.camera.source == "synthetic" and (cfg.camera.width, cfg.camera.height) == (4608, 2592)
+    assert cfg.vision.layout == shipped_config_dir() / "layout.toml" and cfg.vision.layout.is_file()
+    assert cfg.vision.stable_frames == 3
 
 
 @pytest.mark.parametrize("old, new, message", [
@@ -18,6 +21,8 @@ def test_the_shipped_devices_file():
     ('backend = "simulated"', 'backend = "pigpio"', "gpio.backend: expected one of simulated, rpi-gpio"),
     ("baudrate = 9600", 'baudrate = "fast"', "serial.rng.baudrate: expected a whole number"),
     ('source = "simulated"', 'source = "coin"', "start_seat.source: expected one of"),
+    ('source = "synthetic"', 'source = "webcam"', "camera.source: expected one of picamera2, v4l2, folder"),
+    ("stable_frames = 3", "stable_frames = 0", "vision.stable_frames"),
 ])
 def test_errors_name_file_and_key(tmp_path, old, new, message):
     path = tmp_path / "devices.toml"

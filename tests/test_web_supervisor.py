@@ -1,13 +1,26 @@
 """Supervisor actions over HTTP: refused without a session (401) or CSRF token (403); a correction
-lands in the audit log with the supervisor and the reason."""
+lands in the audit log with the supervisor and the reason. The supervisor's reads (history, shift
+totals, a round's dispute view, zone images, the export) need the session and say what the log says."""
+
+import csv
+import datetime as dt
+import hashlib
+import io
+from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from settled_table import CORRECTION as BASE_CORRECTION
-from settled_table import PIN, RULES, settled_table
+from settled_table import PIN, RULES, SUPERVISOR, settled_table
 
-from appliance.audit.log import records
+from appliance.audit.index import Index
+from appliance.audit.log import AuditLog, records
+from appliance.config import read_toml
 from appliance.table.live import LiveTable
 from appliance.table.round import Events
+from appliance.table.simulation import play_rounds
+from appliance.table.supervisor import hash_pin
+from appliance.table.table import Table
 from appliance.web.app import create_app
 
 @pytest.fixture()
@@ -51,3 +64,192 @@ def test_the_dealer_view_cannot_change_money(setup):
     client, _ = setup
     for path in ("/api/state", "/api/rounds"):
         assert client.post(path).status_code == 405
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """Round 7-1 read by the real reader from the synthetic camera, so its zone images are real, and
+    round 7-2 taken as dealt (quicker)."""
+    folder = tmp_path_factory.mktemp("rendered") / "log"
+    audit = AuditLog(folder, b"r" * 64)
+    index, live = Index(folder.parent / "index.sqlite"), LiveTable()
+    play_rounds(RULES, audit, 1, seed=7, render=True, size=(1600, 900), listeners=[live, index.add])
+    play_rounds(RULES, audit, 1, seed=7, listeners=[live, index.add])
+    table = Table(RULES, read_toml(Path(RULES.source)), audit, {SUPERVISOR: hash_pin(PIN)})
+    yield create_app(live, RULES, table, index=index, audit=audit, secret_key=b"s" * 32), folder
+    index.close()
+
+
+def logged_in(app):
+    client = app.test_client()
+    assert client.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN}).status_code == 200
+    return client
+
+
+def round_records(folder, round_id):
+    return [r for r in records(folder) if r["data"].get("round") == round_id]
+
+
+READS = ("/api/history", "/api/shift", "/api/rounds/7-1/dispute", "/api/images/" + "a" * 64,
+         "/api/export?from=2020-01-01&to=2099-12-31")
+
+
+def test_every_supervisor_read_needs_a_live_session(rendered):
+    app, folder = rendered
+    client = app.test_client()
+    for path in READS:
+        response = client.get(path)
+        assert response.status_code == 401 and response.get_json() == {"error": "log in as a supervisor first"}, path
+    client = logged_in(app)
+    assert [client.get(path).status_code for path in READS] == [200, 200, 200, 404, 200]
+    assert any(r["event"] == "SupervisorLoggedIn" and r["who"] == f"supervisor {SUPERVISOR}" for r in records(folder))
+    with client.session_transaction() as s:
+        s["expires"] = 0
+    assert [client.get(path).status_code for path in READS] == [401] * len(READS)
+
+
+def test_history_searches_by_round_seat_result_and_time(rendered):
+    app, folder = rendered
+    client = logged_in(app)
+    settled = {r["data"]["round"]: r for r in records(folder) if r["event"] == Events.ROUND_SETTLED}
+    rows = client.get("/api/history").get_json()
+    assert [(r["round"], r["seat"], r["result"], r["net"]) for r in rows] == [
+        (rid, s["seat"], s["result"], s["net"]) for rid in ("7-2", "7-1")
+        for s in sorted(settled[rid]["data"]["settlement"]["seats"], key=lambda s: s["seat"])]
+    one = client.get("/api/history?round=7-1").get_json()
+    assert {r["round"] for r in one} == {"7-1"} and all(r["settled_at"] == settled["7-1"]["ts"] for r in one)
+    seat = one[0]["seat"]
+    assert client.get(f"/api/history?round=7-1&seat={seat}&result={one[0]['result']}").get_json() == one[:1]
+    at = settled["7-2"]["ts"]
+    assert {r["round"] for r in client.get("/api/history", query_string={"from": at}).get_json()} == {"7-2"}
+    assert {r["round"] for r in client.get("/api/history", query_string={"to": at}).get_json()} == {"7-1", "7-2"}
+    earlier = (dt.datetime.fromisoformat(at) - dt.timedelta(microseconds=1)).isoformat()
+    assert {r["round"] for r in client.get("/api/history", query_string={"to": earlier}).get_json()} == {"7-1"}
+    for query, named in (("seat=x", "seat:"), ("seat=9", "seat:"), ("result=won", "result:"),
+                         ("from=yesterday", "from:"), ("to=2026-13-01T00:00", "to:"), ("limit=0", "limit:")):
+        response = client.get("/api/history?" + query)
+        assert response.status_code == 400 and response.get_json()["error"].startswith(named), query
+
+
+def test_shift_totals_add_up_the_logged_settlements(rendered):
+    app, folder = rendered
+    client = logged_in(app)
+    totals = [r["data"]["settlement"]["totals"] for r in records(folder) if r["event"] == Events.ROUND_SETTLED]
+    fouls = sum(s["result"] == "foul" for r in records(folder) if r["event"] == Events.ROUND_SETTLED
+                for s in r["data"]["settlement"]["seats"])
+    assert client.get("/api/shift").get_json() == {
+        "since": None, "rounds_settled": 2, "rounds_voided": 0, "fouls": fouls,
+        "commission": str(sum(Decimal(t["commission"]) for t in totals)),
+        "collection": str(sum(Decimal(t["collection"]) for t in totals)),
+        "banker_net": str(sum(Decimal(t["banker_net"]) for t in totals))}
+    assert client.get("/api/shift?since=2999-01-01T06:00Z").get_json()["rounds_settled"] == 0
+    response = client.get("/api/shift?since=06:00")
+    assert response.status_code == 400 and response.get_json()["error"].startswith("since:")
+
+
+def test_the_dispute_view_is_the_round_as_logged(rendered):
+    app, folder = rendered
+    client = logged_in(app)
+    logged = round_records(folder, "7-1")
+    view = client.get("/api/rounds/7-1/dispute").get_json()
+    assert view["status"] == "settled" and view["problems"] == []
+    assert view["records"] == [{k: r[k] for k in ("seq", "ts", "event", "who", "data")} | {"signed": True}
+                               for r in logged]
+    banker = next(r for r in logged if r["event"] == Events.BANKER_CARDS)
+    assert {k: view["banker"][k] for k in ("cards", "front", "back", "rule", "read", "images")} == {
+        k: banker["data"][k] for k in ("cards", "front", "back", "rule", "read", "images")}
+    assert view["banker"]["rule"] and view["banker"]["read_by"] == {"seq": banker["seq"], "at": banker["ts"],
+                                                                    "who": "reader"}
+    seats = [r["data"] for r in logged if r["event"] == Events.SEAT_CARDS]
+    assert [{k: s[k] for k in ("seat", "front", "back", "read", "images")} for s in view["seats"]] == [
+        {k: s[k] for k in ("seat", "front", "back", "read", "images")} for s in sorted(seats, key=lambda s: s["seat"])]
+    reads = [read for s in [banker["data"], *seats] for read in s["read"]]
+    assert all(("confidence" in r) != ("reason" in r) for r in reads)
+    assert view["confirmations"] == [{**{k: r["data"][k] for k in ("zone", "position", "card")}, "seq": r["seq"],
+                                      "at": r["ts"], "who": r["who"]}
+                                     for r in logged if r["event"] == Events.READ_CONFIRMED]
+    settled = next(r for r in logged if r["event"] == Events.ROUND_SETTLED)
+    assert view["settlement"] == settled["data"]["settlement"] and view["settled_at"] == settled["ts"]
+    assert view["images"] == [*banker["data"]["images"], *(d for s in view["seats"] for d in s["images"])]
+    assert view["images"], "the reader kept no zone image"
+    for digest in view["images"]:
+        with client.get(f"/api/images/{digest}") as image:  # closes the served file
+            assert image.status_code == 200 and image.mimetype == "image/png" and image.data[:4] == b"\x89PNG"
+            assert hashlib.sha256(image.data).hexdigest() == digest
+    missing = client.get("/api/rounds/7-99/dispute")
+    assert missing.status_code == 404 and "7-99" in missing.get_json()["error"]
+
+
+def test_zone_images_are_asked_for_by_their_exact_digest(rendered):
+    app, _ = rendered
+    client = logged_in(app)
+    for bad in ("abc", "A" * 64, "g" * 64, "a" * 65):
+        response = client.get(f"/api/images/{bad}")
+        assert response.status_code == 400 and response.get_json()["error"].startswith("image:"), bad
+    assert client.get("/api/images/" + "0" * 64).status_code == 404
+
+
+def test_the_export_is_a_logged_csv_download(rendered):
+    app, folder = rendered
+    client = logged_in(app)
+    day = dt.datetime.fromisoformat(next(r["ts"] for r in records(folder) if r["event"] == Events.ROUND_SETTLED))
+    first, last = (day.date() - dt.timedelta(days=1)).isoformat(), (day.date() + dt.timedelta(days=1)).isoformat()
+    response = client.get(f"/api/export?from={first}&to={last}")
+    assert response.status_code == 200 and response.mimetype == "text/csv"
+    assert response.headers["Content-Disposition"] == f'attachment; filename="rounds-{first}-to-{last}.csv"'
+    rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
+    settlement = next(r for r in round_records(folder, "7-1") if r["event"] == Events.ROUND_SETTLED)["data"]["settlement"]
+    assert [(r["seat"], r["result"], r["net"]) for r in rows if r["round"] == "7-1"] == [
+        (str(s["seat"]), s["result"], s["net"]) for s in settlement["seats"]]
+    exported = [r for r in records(folder) if r["event"] == "AuditExported"][-1]
+    assert exported["who"] == f"supervisor {SUPERVISOR}"
+    assert exported["data"] == {"from": first, "to": last, "rows": len(rows),
+                                "sha256": hashlib.sha256(response.data).hexdigest()}
+    for query, named in (("to=2026-11-30", "from:"), ("from=2026-11-01&to=30/11/2026", "to:"),
+                         ("from=2026-02-30&to=2026-03-01", "from:"), ("from=2026-11-30&to=2026-11-01", "to:")):
+        response = client.get("/api/export?" + query)
+        assert response.status_code == 400 and response.get_json()["error"].startswith(named), query
+
+
+def test_the_dispute_view_shows_corrections_and_voids_with_who_and_why(tmp_path):
+    live, index = LiveTable(), Index(tmp_path / "index.sqlite")
+    table, _ = settled_table(tmp_path / "log", b"x" * 64, [live, index.add])
+    client = create_app(live, RULES, table, index=index, audit=table.audit, secret_key=b"k" * 32).test_client()
+    token = client.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN}).get_json()["csrf"]
+    client.post("/api/rounds/r1/correct", json=CORRECTION, headers={"X-CSRF-Token": token})
+    view = client.get("/api/rounds/r1/dispute").get_json()
+    correction = next(r for r in round_records(tmp_path / "log", "r1") if r["event"] == Events.READ_CORRECTED)
+    assert view["corrections"] == [{"seat": 2, "front": ["Ac", "2d"], "back": ["7c", "7s", "4h", "4d", "Jc"],
+                                    "reason": "3h misread: ace of clubs", "seq": correction["seq"],
+                                    "at": correction["ts"], "who": "supervisor 1042"}]
+    assert [r["event"] for r in view["records"]].count(Events.ROUND_SETTLED) == 2
+    assert view["settlement"]["seats"][0]["front"] == "loss" and view["settled_by"] == "supervisor 1042"
+    table.new_round("r2").open("dealer", [{"seat": 3, "wager": "25"}])
+    client.post("/api/rounds/r2/misdeal", json={"pin": PIN, "reason": "two cards exposed"},
+                headers={"X-CSRF-Token": token})
+    voided = client.get("/api/rounds/r2/dispute").get_json()
+    assert voided["status"] == "voided" and voided["settlement"] is None
+    assert {k: voided["voided"][k] for k in ("reason", "who")} == {"reason": "misdeal: two cards exposed",
+                                                                     "who": "supervisor 1042"}
+    assert client.get("/api/history?result=voided").get_json()[0]["round"] == "r2"
+    index.close()
+
+
+def test_without_an_index_or_a_log_the_reads_say_so(setup):
+    client, _ = setup
+    client.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN})
+    response = client.get("/api/history")
+    assert response.status_code == 503 and response.get_json() == {"error": "no index on this table"}
+    assert client.get("/api/rounds/r1/dispute").get_json() == {"error": "no index or audit on this table"}
+
+
+def test_no_export_from_a_log_that_fails_verification(tmp_path):
+    live = LiveTable()
+    table, _ = settled_table(tmp_path / "log", b"x" * 64, [live])
+    client = create_app(live, RULES, table, audit=table.audit, secret_key=b"k" * 32).test_client()
+    client.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN})
+    day = next((tmp_path / "log").glob("*.jsonl"))
+    day.write_bytes(day.read_bytes().replace(b'"wager":"25.00"', b'"wager":"250.00"', 1))
+    response = client.get("/api/export?from=2000-01-01&to=2999-12-31")
+    assert response.status_code == 409 and "signature does not match" in response.get_json()["error"]
+    assert not any(r["event"] == "AuditExported" for r in records(tmp_path / "log"))

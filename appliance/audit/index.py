@@ -6,11 +6,13 @@ and is kept up to date record by record while the appliance runs.
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
 import threading
 from decimal import Decimal
 from pathlib import Path
 
+from ..game.settlement import Result
 from .log import records
 
 SCHEMA = """
@@ -24,6 +26,19 @@ CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, ts TEXT, event TEXT,
 CREATE INDEX IF NOT EXISTS events_round ON events (round);
 CREATE INDEX IF NOT EXISTS seats_result ON seats (result);
 """
+
+#: What a history row's ``result`` can be: a seat's result, or the status of a round with no settled seats.
+RESULTS = (*(r.value for r in Result), "open", "voided")
+
+
+def log_time(when: dt.datetime | None) -> str | None:
+    """A time as the log writes it (UTC, to the microsecond), so that times compare as strings in SQL;
+    a naive time is the appliance's local time, as the gaming day is.
+
+    >>> log_time(dt.datetime(2026, 11, 29, 6, 0, tzinfo=dt.timezone(dt.timedelta(hours=-5))))
+    '2026-11-29T11:00:00.000000+00:00'
+    """
+    return None if when is None else when.astimezone(dt.timezone.utc).isoformat(timespec="microseconds")
 
 
 class Index:
@@ -74,15 +89,17 @@ class Index:
                 count += 1
             return count
 
-    def shift(self, since: str = "") -> dict:
-        """Totals since a time (ISO 8601): rounds settled and voided, commission, collection, fouls, bank."""
+    def shift(self, since: dt.datetime | None = None) -> dict:
+        """Totals of the rounds opened since a time: rounds settled and voided, commission, collection,
+        fouls, bank."""
+        start = log_time(since) or ""
         with self.lock:
             rounds = self.db.execute("SELECT status, banker_net, commission, collection FROM rounds "
-                                     "WHERE opened_at >= ?", (since,)).fetchall()
+                                     "WHERE opened_at >= ?", (start,)).fetchall()
             fouls = self.db.execute("SELECT COUNT(*) FROM seats JOIN rounds USING (round) "
-                                    "WHERE seats.result = 'foul' AND rounds.opened_at >= ?", (since,)).fetchone()[0]
+                                    "WHERE seats.result = 'foul' AND rounds.opened_at >= ?", (start,)).fetchone()[0]
         settled = [r for r in rounds if r[0] == "settled"]
-        return {"since": since or None, "rounds_settled": len(settled),
+        return {"since": log_time(since), "rounds_settled": len(settled),
                 "rounds_voided": sum(1 for r in rounds if r[0] == "voided"),
                 "commission": str(sum((Decimal(r[2]) for r in settled), Decimal("0.00"))),
                 "collection": str(sum((Decimal(r[3]) for r in settled), Decimal("0.00"))),
@@ -98,19 +115,24 @@ class Index:
                 "commission", "collection")
         return [dict(zip(keys, row)) for row in rows]
 
-    def search(self, seat: int | None = None, result: str | None = None, since: str | None = None) -> list[dict]:
-        query = ("SELECT s.round, s.seat, s.wager, s.result, s.net, r.settled_at FROM seats s "
-                 "JOIN rounds r USING (round) WHERE 1 = 1")
+    def search(self, round_id: str | None = None, seat: int | None = None, result: str | None = None,
+               start: dt.datetime | None = None, end: dt.datetime | None = None, limit: int = 200) -> list[dict]:
+        """History rows, newest round first: one per settled seat, and one (seat null, result its status)
+        for a round with no settled seats, so an open or voided round can be found too. The time is
+        the settlement's, else the opening's; ``start`` and ``end`` are inclusive."""
+        query = ("SELECT r.round, r.status, r.opened_at, r.settled_at, s.seat, s.wager, COALESCE(s.result, r.status), "
+                 "s.net FROM rounds r LEFT JOIN seats s USING (round) WHERE 1 = 1")
         args: list = []
-        if seat is not None:
-            query, args = query + " AND s.seat = ?", [*args, seat]
-        if result is not None:
-            query, args = query + " AND s.result = ?", [*args, result]
-        if since is not None:
-            query, args = query + " AND r.settled_at >= ?", [*args, since]
+        for clause, value in (("r.round = ?", round_id), ("s.seat = ?", seat),
+                              ("COALESCE(s.result, r.status) = ?", result),
+                              ("COALESCE(r.settled_at, r.opened_at) >= ?", log_time(start)),
+                              ("COALESCE(r.settled_at, r.opened_at) <= ?", log_time(end))):
+            if value is not None:
+                query, args = f"{query} AND {clause}", [*args, value]
         with self.lock:
-            rows = self.db.execute(query + " ORDER BY r.seq", args).fetchall()
-        return [dict(zip(("round", "seat", "wager", "result", "net", "settled_at"), row)) for row in rows]
+            rows = self.db.execute(query + " ORDER BY r.seq DESC, s.seat LIMIT ?", [*args, limit]).fetchall()
+        keys = ("round", "status", "opened_at", "settled_at", "seat", "wager", "result", "net")
+        return [dict(zip(keys, row)) for row in rows]
 
     def events_of(self, round_id: str) -> list[dict]:
         with self.lock:

@@ -91,6 +91,7 @@ class StartSeatDevice(Worker):
         self._close()
 
     def _work(self) -> None:
+        self._last_valid = self._clock()  # silence is counted from the start, not from construction
         while not self._stop.is_set():
             if self._port is None and not self._open():
                 self._check_silence()

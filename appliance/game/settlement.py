@@ -283,55 +283,64 @@ def _envy(bet: Bet, hands7: dict[int, tuple[Card, ...]], rules: HouseRules, ev: 
     return total
 
 
-def _validate(rnd: Round, rules: HouseRules) -> None:
-    banker = rnd.banker
+def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
+                 bets: list[tuple[int, Decimal, Decimal | None]]) -> None:
+    """The round's positions and wagers (``bets``: seat, wager, Fortune wager or None) against the
+    house rules, before any card is dealt; a :class:`RoundError` names the field."""
     seats = rules.start.player_seats
-    if banker.seat == DEALER:
+    if banker_seat == DEALER:
         if rules.banking.mode is BankingMode.PLAYER:
             raise RoundError(f"banker.seat: {rules.name} has no house bank; give the Player/Dealer's seat (1-{seats})")
-        if banker.wager is not None:
+        if banker_wager is not None:
             raise RoundError("banker.wager: the house bank places no wager")
     else:
         if rules.banking.mode is BankingMode.HOUSE:
             raise RoundError(f"banker.seat: {rules.name} is house-banked; the banker is \"dealer\"")
-        if not isinstance(banker.seat, int) or not 1 <= banker.seat <= seats:
-            raise RoundError(f"banker.seat: {banker.seat!r} is not a seat 1-{seats}")
-        if rules.banking.action_limited and banker.wager is None:
+        if not isinstance(banker_seat, int) or not 1 <= banker_seat <= seats:
+            raise RoundError(f"banker.seat: {banker_seat!r} is not a seat 1-{seats}")
+        if rules.banking.action_limited and banker_wager is None:
             raise RoundError("banker.wager: the Player/Dealer's wager is needed: action is limited to it")
+    seen: set[int] = set()
+    for i, (seat, wager, fortune) in enumerate(bets):
+        where = f"seats[{i}]"
+        if not 1 <= seat <= seats:
+            raise RoundError(f"{where}.seat: {seat} is not a seat 1-{seats}")
+        if seat in seen:
+            raise RoundError(f"{where}.seat: seat {seat} appears twice")
+        if seat == banker_seat:
+            raise RoundError(f"{where}.seat: seat {seat} is the banker's seat")
+        seen.add(seat)
+        if wager < rules.limits.minimum:
+            raise RoundError(f"{where}.wager: {wager} is under the table minimum {rules.limits.minimum}")
+        if fortune:
+            if rules.fortune is None:
+                raise RoundError(f"{where}.bonus.fortune: {rules.name} offers no Fortune bonus")
+            if not rules.fortune.minimum <= fortune <= rules.fortune.maximum:
+                raise RoundError(f"{where}.bonus.fortune: {fortune} is outside the bonus limits "
+                                 f"{rules.fortune.minimum}-{rules.fortune.maximum}")
+    if rules.limits.banker_maximum is not None and banker_wager is not None \
+            and banker_wager > rules.limits.banker_maximum:
+        raise RoundError(f"banker.wager: {banker_wager} is over the banker maximum {rules.limits.banker_maximum}")
+
+
+def _validate(rnd: Round, rules: HouseRules) -> None:
+    banker = rnd.banker
+    check_wagers(rules, banker.seat, banker.wager, [(b.seat, b.wager, b.fortune) for b in rnd.bets])
     _validate_hand(banker.hand, "banker")
     if len(banker.hand.all_cards) != 7:
         raise RoundError(f"banker: {len(banker.hand.all_cards)} cards; the banker's hand has 7")
-    seen: set[int] = set()
     for i, bet in enumerate(rnd.bets):
         where = f"seats[{i}]"
-        if not 1 <= bet.seat <= seats:
-            raise RoundError(f"{where}.seat: {bet.seat} is not a seat 1-{seats}")
-        if bet.seat in seen:
-            raise RoundError(f"{where}.seat: seat {bet.seat} appears twice")
-        if bet.seat == banker.seat:
-            raise RoundError(f"{where}.seat: seat {bet.seat} is the banker's seat")
-        seen.add(bet.seat)
-        if bet.wager < rules.limits.minimum:
-            raise RoundError(f"{where}.wager: {bet.wager} is under the table minimum {rules.limits.minimum}")
-        if bet.fortune:
-            if rules.fortune is None:
-                raise RoundError(f"{where}.bonus.fortune: {rules.name} offers no Fortune bonus")
-            if not rules.fortune.minimum <= bet.fortune <= rules.fortune.maximum:
-                raise RoundError(f"{where}.bonus.fortune: {bet.fortune} is outside the bonus limits "
-                                 f"{rules.fortune.minimum}-{rules.fortune.maximum}")
-            if len(bet.hand.all_cards) != 7:
-                raise RoundError(f"{where}.bonus.fortune: the Fortune bonus needs the seat's seven cards")
+        if bet.fortune and len(bet.hand.all_cards) != 7:
+            raise RoundError(f"{where}.bonus.fortune: the Fortune bonus needs the seat's seven cards")
         _validate_hand(bet.hand, where)
     every = [c for hand in [banker.hand, *(b.hand for b in rnd.bets)] for c in hand.all_cards]
     try:
         check_unique(every, " across the hands")
     except ValueError as err:
         raise RoundError(str(err)) from None
-    if rules.limits.banker_maximum is not None and banker.wager is not None \
-            and banker.wager > rules.limits.banker_maximum:
-        raise RoundError(f"banker.wager: {banker.wager} is over the banker maximum {rules.limits.banker_maximum}")
     try:
-        action_order(rnd.action_seat, banker.seat, [], seats, rules.start.action_direction)
+        action_order(rnd.action_seat, banker.seat, [], rules.start.player_seats, rules.start.action_direction)
     except StartSeatError as err:
         raise RoundError(f"action_seat: {err}") from None
 

@@ -20,6 +20,8 @@ class LiveTable:
         self.state: dict = {"round": None, "phase": "idle"}
         self.history: list[dict] = []  # settled rounds, newest last (the last ten are kept)
         self.devices: dict[str, dict] = {}  # device name -> its last status record
+        self.dealer: dict = {}  # what the dealer's loop asks of the dealer now
+        self.held: str | None = None
 
     def __call__(self, record: dict) -> None:
         """A round listener: fold one record into the view, then tell every subscriber."""
@@ -55,21 +57,39 @@ class LiveTable:
                 s.update(phase="voided", reason=data["reason"])
             elif event == Events.TABLE_FLAGGED:
                 s.setdefault("flags", []).extend(data["flags"])
-            elif event in (Events.DEVICE_STATUS, Events.DEVICE_HEALTH):
+            elif event == Events.TABLE_HELD:
+                self.held = data["reason"]
+            elif event == Events.TABLE_RELEASED:
+                self.held = None
+            elif event in (Events.DEVICE_STATUS, Events.DEVICE_HEALTH, Events.DEVICE_REJECTED):
                 name = data.get("device") or data["source"]
                 entry = self.devices.setdefault(name, {"device": name, "status": "unknown", "faults": []})
                 if event == Events.DEVICE_STATUS:
                     entry.update(status=data["status"], detail=data.get("detail", ""), since=record["ts"])
-                if event == Events.DEVICE_HEALTH or data["status"] in ("offline", "fault"):
+                else:
                     entry["faults"] = (entry["faults"] + [{"at": record["ts"], "message": data.get("message")
-                                                           or data.get("detail", "")}])[-20:]
-            message = {"seq": record["seq"], "event": event, "round": data.get("round")}
-            for subscriber in self._subscribers:
-                subscriber.put(message)
+                                                           or data.get("reason", "")}])[-20:]
+                if event == Events.DEVICE_STATUS and data["status"] in ("offline", "fault"):
+                    entry["faults"] = (entry["faults"] + [{"at": record["ts"], "message": data["detail"]}])[-20:]
+            self._announce({"seq": record["seq"], "event": event, "round": data.get("round")})
+
+    def prompt(self, prompt: dict) -> None:
+        """The dealer loop's prompt (not a record: what the dealer is asked to do next)."""
+        with self._lock:
+            self.dealer = prompt
+            self._announce({"seq": None, "event": "Dealer", "round": prompt.get("round")})
+
+    def _announce(self, message: dict) -> None:
+        for subscriber in self._subscribers:
+            try:
+                subscriber.put_nowait(message)
+            except queue.Full:
+                pass  # a client that stopped reading; it reloads the state when it reconnects
 
     def snapshot(self) -> dict:
         with self._lock:
-            return json.loads(json.dumps(self.state))  # a deep copy the caller may keep
+            # a deep copy the caller may keep
+            return json.loads(json.dumps({**self.state, "held": self.held, "dealer": self.dealer}))
 
     def device_status(self) -> list[dict]:
         with self._lock:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..audit.log import AuditLog, records
-from ..game.cards import check_unique, format_cards, parse_cards
+from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.money import fmt
 from ..game.round_json import round_from_json, settlement_to_json
@@ -51,7 +51,14 @@ class Events:
     READ_CORRECTED = "ReadCorrected"
     DEVICE_HEALTH = "DeviceHealthWarning"
     DEVICE_STATUS = "DeviceStatus"  # a device came online, went offline, or reported a fault
+    DEVICE_REJECTED = "DeviceRejected"  # a line from a device that failed validation
     SUPERVISOR_REFUSED = "SupervisorRefused"
+    SUPERVISOR_CALLED = "SupervisorCalled"
+    SUPERVISOR_LOGGED_IN = "SupervisorLoggedIn"
+    AUDIT_EXPORTED = "AuditExported"  # a supervisor downloaded the export (range, rows, digest)
+    TABLE_HELD = "TableHeld"  # the table waits for a supervisor
+    TABLE_RELEASED = "TableReleased"
+    DEVICE_VALUE = "DeviceValue"  # a start value no round was waiting for (logged, not used)
     ROUND_SETTLED = "RoundSettled"
     ROUND_VOIDED = "RoundVoided"
 
@@ -61,7 +68,8 @@ TRANSITIONS = {
     Phase.NEW: {Events.ROUND_OPENED: Phase.BETS_OPEN},
     Phase.BETS_OPEN: {Events.START_SEAT: Phase.START_SEAT},
     Phase.START_SEAT: {Events.BANKER_CARDS: Phase.BANKER},
-    Phase.BANKER: {Events.SEAT_CARDS: Phase.PLAYERS},
+    # A misread of the banker's hand found while the seats are checked is corrected before any seat is recorded.
+    Phase.BANKER: {Events.SEAT_CARDS: Phase.PLAYERS, Events.READ_CORRECTED: Phase.BANKER},
     Phase.PLAYERS: {Events.SEAT_CARDS: Phase.PLAYERS, Events.ROUND_SETTLED: Phase.SETTLED,
                     Events.READ_CORRECTED: Phase.PLAYERS},
     # A supervisor's correction reopens a settled round (until the next round starts) to settle again.
@@ -132,6 +140,22 @@ class TableRound:
     phase: Phase = Phase.NEW
     state: dict = field(default_factory=dict)
 
+    @classmethod
+    def restore(cls, round_id: str, rules: HouseRules, rules_mapping: dict, audit: AuditLog,
+                listeners: list[Callable[[dict], None]]) -> TableRound:
+        """A round the appliance stopped in the middle of, rebuilt from its records in the phase it had reached."""
+        table_round = cls(round_id, rules, rules_mapping, audit, listeners)
+        for record in records(audit.folder):
+            if record["data"].get("round") != round_id:
+                continue
+            event = record["event"]
+            apply(table_round.state, event, record["data"])
+            if event == Events.ROUND_VOIDED:
+                table_round.phase = Phase.VOIDED
+            elif event in TRANSITIONS[table_round.phase]:  # a step; not a flag, a hold or a supervisor's call
+                table_round.phase = TRANSITIONS[table_round.phase][event]
+        return table_round
+
     def _record(self, event: str, data: dict, who: str) -> dict:
         if event == Events.ROUND_VOIDED:
             if self.phase in (Phase.NEW, Phase.SETTLED, Phase.VOIDED):
@@ -171,9 +195,8 @@ class TableRound:
         """The banker's seven cards. Set by the house way (the setting and its rule are recorded), or,
         for a player-banker who sets his own hand, as laid in ``front`` and ``back``: the settlement
         then checks it for a foul and applies the house's penalty (Capitol rule 31: reset by house way)."""
-        hand = parse_cards(cards)
-        check_unique(hand, " in the banker's hand")
-        self._hold_if_seen(format_cards(hand), "banker")
+        hand = parse_cards(cards, unique=False)
+        self.hold_if_seen({"banker": format_cards(hand)})
         if front is not None or back is not None:
             laid = parse_cards([*(front or []), *(back or [])])
             if sorted(laid) != sorted(hand):
@@ -192,7 +215,7 @@ class TableRound:
                    images: list[str] = (), who: str = "reader") -> None:
         if seat not in {b["seat"] for b in self.state.get("bets", [])}:
             raise RoundStateError(f"round {self.round_id}: seat {seat} has no wager this round")
-        self._hold_if_seen(format_cards(parse_cards([*front, *back])), f"seat {seat}")
+        self.hold_if_seen({f"seat {seat}": format_cards(parse_cards([*front, *back], unique=False))})
         self._record(Events.SEAT_CARDS, {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                                          "back": format_cards(parse_cards(back, unique=False)), "read": read,
                                          "images": list(images)}, who)
@@ -201,12 +224,18 @@ class TableRound:
         """A card the reader could not read, confirmed or entered by a person (never by the appliance)."""
         self._record(Events.READ_CONFIRMED, {"zone": zone, "position": position, "card": card}, who)
 
-    def _hold_if_seen(self, cards: list[str], where: str) -> None:
-        """A card already in this round's hands is a possible foreign card: flag it, take nothing."""
+    def hold_if_seen(self, cards: dict[str, list[str]]) -> None:
+        """A card already in this round's hands, or twice among ``cards`` (where -> cards about to be
+        recorded), is a possible foreign card: flag it and take nothing, so no hand is half recorded."""
         taken = {c: "banker" for c in self.state.get("banker_cards", [])}
         for seat, (front, back) in self.state.get("seat_cards", {}).items():
             taken.update({c: f"seat {seat}" for c in (*front, *back)})
-        twice = [f"card {c} seen twice: {taken[c]} and {where}" for c in cards if c in taken]
+        twice = []
+        for where, hand in cards.items():
+            for c in hand:
+                if c in taken:
+                    twice.append(f"card {c} seen twice: {taken[c]} and {where}")
+                taken[c] = where
         if twice:
             self._record(Events.TABLE_FLAGGED, {"flags": twice, "where": where}, "reader")
             raise HeldForSupervisor(f"round {self.round_id}: {'; '.join(twice)}: held for the supervisor")
@@ -246,6 +275,10 @@ def rounds_in(folder) -> dict[str, dict]:
                                              "settled_at": None})
         if record["event"] == Events.ROUND_SETTLED:
             entry["settlement"], entry["settled_at"] = record["data"]["settlement"], record["ts"]
+        elif record["event"] == Events.READ_CORRECTED and entry["settlement"] is not None:
+            # corrected after settling: open again until settled again (a power cut may come between)
+            entry["settlement"] = entry["settled_at"] = None
+            apply(entry["state"], record["event"], record["data"])
         elif record["event"] == Events.ROUND_VOIDED:
             entry["voided"] = record["data"]["reason"]
         else:
@@ -253,16 +286,21 @@ def rounds_in(folder) -> dict[str, dict]:
     return rounds
 
 
+def interrupted(folder) -> list[str]:
+    """The rounds opened but neither settled nor voided: the appliance stopped in the middle of them."""
+    return [round_id for round_id, entry in rounds_in(folder).items()
+            if entry["settlement"] is None and entry["voided"] is None]
+
+
 def void_interrupted(audit: AuditLog) -> list[str]:
-    """At start-up: every round opened but neither settled nor voided is voided, with a record saying so.
+    """The simulation's recovery: every interrupted round is voided, with a record saying so.
 
     Gaming regulators want a machine that lost power mid-round to stay stopped until the fault is
-    cleared; the simulation clears it itself, the appliance waits for a supervisor's decision.
+    cleared; the simulation clears it itself, the appliance waits for a supervisor's decision
+    (:meth:`TableRound.restore`).
     """
-    voided = []
-    for round_id, entry in rounds_in(audit.folder).items():
-        if entry["settlement"] is None and entry["voided"] is None:
-            audit.append(Events.ROUND_VOIDED, {"round": round_id, "reason": "interrupted: the appliance stopped "
-                                               "mid-round and was restarted"}, "appliance (recovery)")
-            voided.append(round_id)
+    voided = interrupted(audit.folder)
+    for round_id in voided:
+        audit.append(Events.ROUND_VOIDED, {"round": round_id, "reason": "interrupted: the appliance stopped "
+                                           "mid-round and was restarted"}, "appliance (recovery)")
     return voided

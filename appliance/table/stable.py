@@ -1,12 +1,23 @@
-"""A zone's read is accepted only when it is the same over several consecutive frames: a hand
+"""A zone's read is accepted only when it has held over several consecutive frames: a hand
 moving over the cards, or a card still sliding, never becomes a result.
 
+Frames agree when they see the same number of cards and no card is named differently by two
+of them. In the accepted read a card is named only if every one of those frames named it; a card
+some frame could not read stays unreadable, for the dealer to name. So a borderline card that
+flickers between named and unreadable does not keep the zone from settling, and a name seen in
+some frames only is never taken.
+
 >>> s = StableRead(frames=3)
->>> [s.offer(["As", "Kd"]), s.offer(["As", None]), s.offer(["As", "Kd"]), s.offer(["As", "Kd"]), s.offer(["As", "Kd"])]
-[None, None, None, None, ['As', 'Kd']]
+>>> def cards(*codes): return [{"card": c} for c in codes]
+>>> [s.offer(cards("As", "Kd")), s.offer(cards("As", "Qd")), s.offer(cards("As", None))]
+[None, None, None]
+>>> s.offer(cards("As", "Qd"))
+[{'card': 'As'}, {'card': None, 'reason': 'unreadable in some frames'}]
 """
 
 from __future__ import annotations
+
+FLICKER = {"card": None, "reason": "unreadable in some frames"}
 
 
 class StableRead:
@@ -14,13 +25,20 @@ class StableRead:
         if frames < 1:
             raise ValueError("a read needs at least one frame")
         self.frames = frames
-        self._last: list | None = None
-        self._count = 0
+        self._run: list[list[dict]] = []  # the last frames that agree, oldest first
 
-    def offer(self, cards: list[str | None]) -> list[str | None] | None:
-        """The read, once the same cards have been seen in ``frames`` frames in a row; else None."""
-        if cards == self._last:
-            self._count += 1
-        else:
-            self._last, self._count = list(cards), 1
-        return list(cards) if self._count >= self.frames else None
+    def offer(self, reads: list[dict]) -> list[dict] | None:
+        """The accepted read, once ``frames`` frames in a row have agreed; else None."""
+        last = self._run[-1] if self._run else None
+        if last is None or len(last) != len(reads) or any(
+                self._named(i) not in (None, r["card"]) and r["card"] is not None for i, r in enumerate(reads)):
+            self._run = []
+        self._run = [*self._run[1 - self.frames:], list(reads)] if self.frames > 1 else [list(reads)]
+        if len(self._run) < self.frames:
+            return None
+        return [reads[i] if all(frame[i]["card"] is not None for frame in self._run) else
+                (FLICKER if any(frame[i]["card"] is not None for frame in self._run) else reads[i])
+                for i in range(len(reads))]
+
+    def _named(self, i: int) -> str | None:
+        return next((frame[i]["card"] for frame in self._run if frame[i]["card"] is not None), None)

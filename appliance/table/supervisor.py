@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import threading
 import time
 from collections.abc import Callable
 
@@ -53,9 +54,14 @@ class SupervisorGate:
         self._clock = clock
         self._failures = 0
         self._locked_until = 0.0
+        self._lock = threading.Lock()  # one check at a time: concurrent guesses cannot pass the limit
 
     def check(self, supervisor: str, pin: str) -> str:
         """The supervisor's id, or :class:`PinError` (logged through ``on_failure``)."""
+        with self._lock:
+            return self._check(supervisor, pin)
+
+    def _check(self, supervisor: str, pin: str) -> str:
         now = self._clock()
         if now < self._locked_until:
             why = f"too many wrong PINs: locked for {self._locked_until - now:.0f} s more"

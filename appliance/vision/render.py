@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import math
 import random
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -400,3 +402,14 @@ class SyntheticCamera:
 
     def close(self) -> None:
         pass
+
+
+def learned_deck(design: str = "classic"):
+    """The deck a design draws, learned from its faces as a technician teaches a deck (``deck learn``):
+    the simulated camera's deck."""
+    from .deck import learn
+
+    with tempfile.TemporaryDirectory() as faces:
+        for c in CARDS:
+            cv2.imwrite(str(Path(faces) / f"{c}.png"), card_face(str(c), DESIGNS[design]))
+        return learn(faces)

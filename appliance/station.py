@@ -1,0 +1,190 @@
+"""The appliance assembled from its configuration: the start-seat device, the camera, the dealer's
+buttons, the dealer's loop, and the threads that run them.
+
+``appliance run`` builds one station. In simulation every part is the simulated one behind the
+same seam (a device on a pseudo-terminal speaking the real protocol, the renderer or a perfect
+eye as the camera, simulated GPIO pins) and a simulated dealer plays at those inputs; on the
+table the parts named in ``devices.toml`` are used and the dealer plays.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from pathlib import Path
+
+from .config import DeviceConfig, DeviceConfigError
+from .devices.builtin_rng import BuiltinRng
+from .devices.camera import Camera, ImageFolderSource, Picamera2Source, VideoCaptureSource
+from .devices.gpio import BACKENDS, Panel, SimulatedPins
+from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
+from .devices.simulator import DeviceSimulator
+from .devices.start_source import HealthTracker
+from .devices.worker import Worker
+from .table.dealer import DealerLoop
+from .table.eye import CameraEye, TableTop
+from .table.round import Events, interrupted, rounds_in, void_interrupted
+from .table.simulation import SimulatedDealer
+from .table.table import Table
+
+log = logging.getLogger(__name__)
+
+
+class RoundIds:
+    """Round ids ``<gaming day>-NNNN``, going on from the last one logged: a restart never repeats one.
+    The log is read once per gaming day, not at every round."""
+
+    def __init__(self, table: Table):
+        self.table = table
+        self._last: tuple[str, int] | None = None
+
+    def __call__(self) -> str:
+        day = self.table.audit.gaming_day(dt.datetime.now(dt.timezone.utc))
+        if self._last is None or self._last[0] != day:
+            logged = [int(r.rsplit("-", 1)[1]) for r in rounds_in(self.table.audit.folder) if r.startswith(f"{day}-")]
+            self._last = (day, max(logged, default=0))
+        self._last = (day, self._last[1] + 1)
+        return f"{day}-{self._last[1]:04d}"
+
+
+class Watcher(Worker):
+    """The camera's thread: looks at the layout whenever the loop wants a zone read."""
+
+    thread_name = "camera"
+
+    def __init__(self, loop: DealerLoop, every: float, tick):
+        super().__init__()
+        self.loop, self.every, self._tick = loop, every, tick
+
+    def _work(self) -> None:
+        while not self._stop.is_set():
+            started = time.monotonic()
+            self._tick()
+            self._stop.wait(max(0.0, self.every - (time.monotonic() - started)))
+
+
+class Station:
+    """Everything ``appliance run`` starts; ``stop()`` ends it in order."""
+
+    def __init__(self, table: Table, devices: DeviceConfig, simulate: bool, render: bool = False, seed: int = 1,
+                 pace: float = 1.5, rounds: int | None = None):
+        self.table = table
+        self.workers: list[Worker] = []
+        status = self._status_logger()
+        health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.log(
+            Events.DEVICE_HEALTH, {"device": "start-seat", "source": w.source, "message": w.message(),
+                                   **w.check.to_json()}, "appliance"))
+        request_start, source = self._start_source(devices, simulate, status)
+        eye, lay, every = self._eye(devices, simulate, render, seed, status)
+        pins = SimulatedPins() if simulate else BACKENDS[devices.gpio_backend]()
+        self.panel = Panel(pins, devices.panel,
+                           on_press=self._guarded("buttons", lambda name: self.loop.press(name, "dealer (button)")))
+        self.prompt_listeners: list = []
+        self.loop = DealerLoop(table, eye, request_start, RoundIds(table), source, health,
+                               devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=self._prompted)
+        self.workers += [self.panel, Watcher(self.loop, every, self._guarded("camera", self.loop.tick))]
+        if simulate:
+            def press(name: str) -> None:  # a finger on the rail's button: held past the debounce time
+                pin = devices.panel.buttons[name]
+                pins.drive(pin, False)
+                time.sleep(devices.panel.debounce * 3)
+                pins.drive(pin, True)
+
+            self.workers.append(SimulatedDealer(self.loop, press, lay, seed, pace, rounds))
+            void_interrupted(table.audit)  # the simulation clears a power cut itself
+        for round_id in interrupted(table.audit.folder):
+            table.resume(round_id)  # held until a supervisor decides
+
+    def _guarded(self, part: str, action):
+        """``action`` for a device's thread: one bad input or fault is logged and reported as the part's
+        fault, and the thread goes on (a dead button thread would leave the dealer without buttons)."""
+        def run(*args):
+            try:
+                return action(*args)
+            except Exception as err:  # noqa: BLE001 - whatever it was, the thread must survive it
+                log.exception("%s: %s", part, err)
+                self.table.log(Events.DEVICE_STATUS, {"device": part, "status": "fault",
+                                                      "detail": f"{type(err).__name__}: {err}"}, "appliance")
+        return run
+
+    def _prompted(self, prompt: dict) -> None:
+        for listener in self.prompt_listeners:
+            listener(prompt)
+
+    def _status_logger(self):
+        def status(device: str, state: str, detail: str) -> None:
+            self.table.log(Events.DEVICE_STATUS, {"device": device, "status": state, "detail": detail}, "appliance")
+        return status
+
+    def _start_source(self, devices: DeviceConfig, simulate: bool, status):
+        kind = "simulated" if simulate else devices.start_source
+        if kind == "builtin":
+            rng = BuiltinRng()
+
+            def draw() -> bool:
+                self.loop.start_value(rng.kind, rng.draw())
+                return True
+            return draw, rng.kind
+        if kind == "simulated":
+            simulator = DeviceSimulator(DeviceKind.RNG)
+            self.workers.append(simulator)
+            settings = SerialSettings(DeviceKind.RNG, simulator.path)
+            name = "simulated-rng"
+        else:
+            settings = devices.serial[DeviceKind(kind)]
+            if "://" not in settings.port and not Path(settings.port).exists():
+                raise DeviceConfigError(f"{devices.source}: serial.{kind}.port: {settings.port}: no such device "
+                                        "(is it plugged in? see hardware/99-paigow.rules)")
+            name = kind
+        device = StartSeatDevice(
+            settings, on_result=self._guarded(name, lambda result: self.loop.start_value(name, result)),
+            on_reject=lambda rejection: self.table.log(Events.DEVICE_REJECTED, {"device": name, **rejection.to_json()},
+                                                       "device"),
+            on_status=lambda state, why: status(name, state.value, why))
+        self.workers.append(device)
+        return device.roll, name
+
+    def _eye(self, devices: DeviceConfig, simulate: bool, render: bool, seed: int, status):
+        """The camera seam: (eye, how the simulated dealer lays cards, seconds between looks)."""
+        if simulate and not render:
+            top = TableTop()
+            return top, top.lay, 0.05
+        from .vision.calibrate import Calibrator
+        from .vision.deck import Deck
+        from .vision.layout import load_layout
+
+        cam = devices.camera
+        layout = load_layout(devices.vision.layout)
+        needed = ["banker", *(f"seat{n}.{part}" for n in range(1, self.table.rules.start.player_seats + 1)
+                              for part in ("front", "back"))]
+        missing = [name for name in needed if name not in {zone.name for zone in layout.zones}]
+        if missing:
+            raise DeviceConfigError(f"{devices.vision.layout}: no zone {', '.join(missing)}: a "
+                                    f"{self.table.rules.start.player_seats}-seat table needs each seat's front and back")
+        if simulate or cam.source == "synthetic":
+            from .vision.render import SyntheticCamera, learned_deck
+
+            synthetic = SyntheticCamera(layout, "classic", seed=seed, size=(cam.width, cam.height))
+            open_source, deck, lay = (lambda: synthetic), learned_deck("classic"), synthetic.show
+        else:
+            deck = Deck.load(devices.vision.deck)
+            open_source = {"picamera2": lambda: Picamera2Source(cam.width, cam.height),
+                           "v4l2": lambda: VideoCaptureSource(int(cam.device) if cam.device.isdigit() else cam.device,
+                                                              cam.width, cam.height),
+                           "folder": lambda: ImageFolderSource(cam.device, loop=True)}[cam.source]
+            lay = None
+        camera = Camera(open_source, on_fault=lambda why: status("camera", "fault", why), stall_after=cam.stall_after)
+        eye = CameraEye(camera, layout, deck, Calibrator(layout), on_status=lambda s, why: status("camera", s, why))
+        return eye, lay, 0.1
+
+    def start(self) -> Station:
+        for worker in self.workers:
+            worker.start()
+        self.loop.announce()
+        return self
+
+    def stop(self) -> None:
+        for worker in reversed(self.workers):
+            worker.stop()
+

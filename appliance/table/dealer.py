@@ -1,0 +1,389 @@
+"""The dealer's round loop: a round driven by the dealer's buttons, the start-seat device and the camera.
+
+The same three buttons sit on the table rail (GPIO) and on the touch screen: NEXT opens a round
+with the wagers entered and asks the device for the start value, CONFIRM accepts what the camera
+read, SUPERVISOR calls the supervisor and holds the table. A zone's read is offered to the dealer
+only when it has been the same over several frames; an unreadable card is named by the dealer
+(never by the appliance) before CONFIRM is accepted; with the camera down the dealer enters a
+whole hand. Inputs come from several threads and are taken one at a time under the table's lock.
+
+Every step ends up in the round engine (:mod:`.round`), so every decision is an audit record; a
+start value that no round was waiting for is logged too.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from ..devices.protocol import DiceResult, RngResult
+from ..devices.start_source import HealthTracker
+from ..game.cards import Card, parse_cards
+from ..game.rules import BankerSetting
+from ..game.settlement import RoundError, check_wagers
+from ..game.start_seat import DEALER, Position
+from .eye import Eye
+from .round import Events, HeldForSupervisor, Phase, RoundStateError
+from .stable import StableRead
+from .table import Table
+
+log = logging.getLogger(__name__)
+
+BUTTONS = ("next", "confirm", "supervisor")
+HAND = 7
+
+
+class Step(enum.Enum):
+    IDLE = "idle"  # between rounds: NEXT opens one
+    START = "start"  # waiting for the start-seat value
+    BANKER = "banker"  # reading the banker's seven cards
+    SEATS = "seats"  # reading the players' hands
+    HELD = "held"  # waiting for a supervisor
+
+
+class DealerInputError(ValueError):
+    """A dealer's input that cannot be taken (a bad wager, a card for a zone not being read)."""
+
+
+@dataclass
+class ZoneRead:
+    """One zone's stable read and the cards the dealer named in it."""
+
+    stable: StableRead
+    reads: list[dict] | None = None  # the accepted (stable) read, left to right
+    image: Callable[[], bytes | None] = lambda: None
+    picked: dict[int, tuple[str, str]] = field(default_factory=dict)  # position -> (card, who named it)
+    entered: bool = False  # typed in by the dealer: the camera does not overwrite it before CONFIRM
+
+    def cards(self) -> list[str | None]:
+        return [self.picked[i][0] if i in self.picked else r["card"] for i, r in enumerate(self.reads or [])]
+
+    def to_json(self) -> dict:
+        return {"reads": self.reads, "cards": self.cards(), "picked": {str(k): v[0] for k, v in self.picked.items()},
+                "unreadable": [i for i, c in enumerate(self.cards()) if c is None]}
+
+
+class DealerLoop:
+    def __init__(self, table: Table, eye: Eye, request_start: Callable[[], bool], round_id: Callable[[], str],
+                 start_source: str, health: HealthTracker | None = None, stable_frames: int = 3,
+                 lamp: Callable[[str, bool], None] = lambda name, on: None,
+                 on_prompt: Callable[[dict], None] = lambda prompt: None):
+        self.table, self.eye = table, eye
+        self._request_start, self._round_id = request_start, round_id
+        self.start_source = start_source
+        self.health = health
+        self.stable_frames = stable_frames
+        self._lamp, self._on_prompt = lamp, on_prompt
+        self.bets: list[dict] = []
+        self.banker: Position = DEALER
+        self.banker_wager: Decimal | None = None
+        self.zones: dict[str, ZoneRead] = {}
+        self.version = 0  # changes whenever a read shown to the dealer changes
+        self.message = ""  # the last refusal, shown to the dealer until the next input
+        # A supervisor's action (a release, a void, a start value) changes what the dealer is asked.
+        table.listeners.append(lambda record: self.announce())
+
+    # --- where the round is ---------------------------------------------------------------------
+
+    @property
+    def step(self) -> Step:
+        if self.table.held is not None:
+            return Step.HELD
+        current = self.table.current
+        phase = current.phase if current is not None else Phase.SETTLED
+        return {Phase.BETS_OPEN: Step.START, Phase.START_SEAT: Step.BANKER, Phase.BANKER: Step.SEATS,
+                Phase.PLAYERS: Step.SEATS}.get(phase, Step.IDLE)
+
+    def wanted_zones(self) -> list[str]:
+        """The zones the camera should read now."""
+        with self.table.lock:
+            step, current = self.step, self.table.current
+            if step is Step.BANKER:
+                return self._banker_zones()
+            if step is Step.SEATS:
+                done = current.state.get("seat_cards", {})
+                return [f"seat{b['seat']}.{part}" for b in current.state["bets"] if b["seat"] not in done
+                        for part in ("front", "back")]
+            return []
+
+    def _banker_zones(self) -> list[str]:
+        """A player-banker who sets his own hand lays it front and back in his seat's zones (his seat has
+        no hand of its own); else the banker's seven cards lie in the banker zone, set by the house way."""
+        banker = self.table.current.state["banker"]
+        if banker != DEALER and self.table.rules.banking.banker_sets is BankerSetting.OWN:
+            return [f"seat{banker}.front", f"seat{banker}.back"]
+        return ["banker"]
+
+    # --- inputs -------------------------------------------------------------------------------
+
+    def set_bets(self, bets: list[dict], banker: Position = DEALER, banker_wager=None, who: str = "dealer") -> None:
+        """The wagers for the next round (the camera does not read chips): ``[{"seat", "wager", "fortune"?}]``."""
+        with self.table.lock:
+            if self.step is not Step.IDLE:
+                raise DealerInputError("wagers can be changed only between rounds")
+            checked = []
+            for i, bet in enumerate(bets):
+                seat = bet.get("seat")
+                if not isinstance(seat, int):
+                    raise DealerInputError(f"seats[{i}].seat: {seat!r} is not a seat number")
+                checked.append({"seat": seat, "wager": _amount(bet.get("wager"), f"seat {seat} wager"),
+                                **({"fortune": _amount(bet["fortune"], f"seat {seat} fortune")}
+                                   if bet.get("fortune") else {})})
+            wager = None if banker_wager in (None, "") else Decimal(_amount(banker_wager, "banker wager"))
+            try:
+                check_wagers(self.table.rules, banker, wager, [(b["seat"], Decimal(b["wager"]),
+                                                                Decimal(b.get("fortune", 0)) or None) for b in checked])
+            except RoundError as err:
+                raise DealerInputError(str(err)) from None
+            self.bets, self.banker, self.banker_wager = checked, banker, wager
+            log.info("%s set the wagers: %s", who, checked)
+            self.announce()
+
+    def press(self, button: str, who: str = "dealer", version: int | None = None) -> str:
+        """One press of NEXT, CONFIRM or SUPERVISOR, from the rail or the screen; returns why nothing
+        happened, or "". The screen sends the ``version`` of the reads it shows: a CONFIRM of reads
+        that have changed since is refused."""
+        if button not in BUTTONS:
+            raise DealerInputError(f"unknown button {button!r}: expected one of {', '.join(BUTTONS)}")
+        with self.table.lock:
+            self.message = ""
+            try:
+                if button == "confirm" and version is not None and version != self.version:
+                    self.message = "the reads changed since the screen showed them: check them and CONFIRM again"
+                elif button == "supervisor":
+                    self.table.log(Events.SUPERVISOR_CALLED, {"round": self._round_or_none(), "step": self.step.value},
+                                   who)
+                    if self.table.held is None:
+                        self.table.hold(f"the supervisor was called by {who}", who)
+                elif self.step is Step.HELD:
+                    self.message = "the table is held: only a supervisor can release it"
+                elif button == "next":
+                    self._next(who)
+                else:
+                    self._confirm(who)
+            except HeldForSupervisor as err:
+                self.table.hold(str(err), "reader")
+            except ValueError as err:
+                self.message = str(err)
+            self.announce()
+            return self.message
+
+    def start_value(self, source: str, result: RngResult | DiceResult) -> None:
+        """A value from the start-seat device (any thread). Used when a round waits for one, else logged."""
+        with self.table.lock:
+            if self.health is not None:
+                self.health.observe(result)
+            dice = list(result.dice) if isinstance(result, DiceResult) else None
+            value = result.total if dice else result.value
+            if self.step is Step.START:
+                self.table.current.start_seat(source, value, dice=dice, seq=result.seq)
+                self.zones = {}
+            else:
+                self.table.log(Events.DEVICE_VALUE, {"device": source, "value": value, "dice": dice,
+                                                     "seq": result.seq, "used": False, "step": self.step.value},
+                               "device")
+            self.announce()
+
+    def name_card(self, zone: str, position: int, card: str, who: str = "dealer", version: int | None = None) -> None:
+        """The dealer names a card the camera could not read. The screen sends the ``version`` of the
+        reads it showed: if they changed since, the position may be another card, and it is refused."""
+        with self.table.lock:
+            read = self.zones.get(zone)
+            if read is None or read.reads is None or zone not in self.wanted_zones():
+                raise DealerInputError(f"{zone}: not being read now")
+            if version is not None and version != self.version:
+                raise DealerInputError(f"{zone}: the read changed since the screen showed it: name the card again")
+            if not 0 <= position < len(read.reads):
+                raise DealerInputError(f"{zone}: no card at position {position} (it has {len(read.reads)})")
+            if read.reads[position]["card"] is not None:
+                raise DealerInputError(f"{zone}: the camera read {read.reads[position]['card']} at position "
+                                       f"{position}; only an unreadable card is named (enter the zone by hand)")
+            read.picked[position] = (str(Card.parse(card)), who)
+            self.version += 1
+            self.announce()
+
+    def enter_hand(self, zone: str, cards: list[str], who: str = "dealer") -> None:
+        """A whole zone entered by hand (the camera is down or cannot see it): every card is the dealer's."""
+        with self.table.lock:
+            if zone not in self.wanted_zones():
+                raise DealerInputError(f"{zone}: not being read now")
+            named = [str(c) for c in parse_cards(cards)]
+            self.zones[zone] = ZoneRead(StableRead(self.stable_frames),
+                                        [{"card": None, "reason": f"entered by {who}"} for _ in named],
+                                        picked={i: (c, who) for i, c in enumerate(named)}, entered=True)
+            self.version += 1
+            self.announce()
+
+    def tick(self) -> bool:
+        """Look at the layout once; True when a zone's read became stable (new) in this look."""
+        zones = self.wanted_zones()
+        if not zones:
+            return False
+        looked = self.eye.look(zones)  # slow (the reader): outside the lock
+        if looked is None:
+            return False
+        changed = False
+        with self.table.lock:
+            wanted = set(self.wanted_zones())
+            for name, (reads, image) in looked.items():
+                if name not in wanted:
+                    continue  # the dealer confirmed while the camera was looking
+                zone = self.zones.setdefault(name, ZoneRead(StableRead(self.stable_frames)))
+                if zone.entered:
+                    continue
+                steady = zone.stable.offer(reads)
+                if steady is None:
+                    # The layout moved (a card swapped, a hand over the cards): what was shown no longer
+                    # holds, and CONFIRM waits until the camera is steady again.
+                    if zone.reads is not None:
+                        zone.reads, zone.picked = None, {}
+                        changed = True
+                    continue
+                if zone.reads is None or [r["card"] for r in steady] != [r["card"] for r in zone.reads]:
+                    zone.reads, zone.picked = steady, {}
+                    changed = True
+                zone.image = image  # the latest frame of the steady read is what the log keeps
+            if changed:
+                self.version += 1
+                self.announce()
+        return changed
+
+    # --- what each button does ----------------------------------------------------------------
+
+    def _round_or_none(self) -> str | None:
+        return self.table.current.round_id if self.table.current is not None else None
+
+    def _next(self, who: str) -> None:
+        step = self.step
+        if step is Step.IDLE:
+            if not self.bets:
+                raise RoundStateError("enter the wagers first")
+            table_round = self.table.new_round(self._round_id())
+            table_round.open(self.banker, self.bets, self.banker_wager, who=who)
+            self.zones = {}
+            self._ask_for_start()
+        elif step is Step.START:
+            self._ask_for_start()
+        else:
+            raise RoundStateError("NEXT does nothing now: the hands are being read (CONFIRM accepts them)")
+
+    def _ask_for_start(self) -> None:
+        if not self._request_start():
+            raise RoundStateError("the start-seat device is not connected: reconnect it, or a supervisor enters "
+                                  "the value")
+
+    def _confirm(self, who: str) -> None:
+        step, current = self.step, self.table.current
+        if step is Step.BANKER:
+            zones = self._banker_zones()
+            if zones == ["banker"]:
+                zone = self._complete("banker", HAND)
+                self._confirm_picks("banker", zone)
+                current.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who)
+            else:
+                front, back = self._hand(*zones, "the banker")
+                self._confirm_picks(zones[0], front)
+                self._confirm_picks(zones[1], back)
+                current.banker_cards(front.cards() + back.cards(), read=[*front.reads, *back.reads],
+                                     images=self._images(front) + self._images(back), who=who,
+                                     front=front.cards(), back=back.cards())
+            self.zones = {}
+        elif step is Step.SEATS:
+            seats = [b["seat"] for b in current.state["bets"] if b["seat"] not in current.state["seat_cards"]]
+            ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"seat {seat}") for seat in seats}
+            # every seat checked together before any is recorded: a card seen twice holds the whole table
+            current.hold_if_seen({f"seat {seat}": front.cards() + back.cards()
+                                  for seat, (front, back) in ready.items()})
+            for seat, (front, back) in ready.items():
+                self._confirm_picks(f"seat{seat}.front", front)
+                self._confirm_picks(f"seat{seat}.back", back)
+                current.seat_cards(seat, front.cards(), back.cards(), read=[*front.reads, *back.reads],
+                                   images=self._images(front) + self._images(back), who=who)
+            current.settle()
+            self.zones = {}
+        else:
+            raise RoundStateError("CONFIRM does nothing now: there is no read to accept")
+
+    def _hand(self, front_zone: str, back_zone: str, whose: str) -> tuple[ZoneRead, ZoneRead]:
+        """A hand's two zones, each steady and fully named, seven cards in all (a front of other than
+        two cards is the player's foul, settled as such)."""
+        front, back = self._complete(front_zone), self._complete(back_zone)
+        if len(front.cards()) + len(back.cards()) != HAND:
+            raise RoundStateError(f"{whose}: {len(front.cards()) + len(back.cards())} cards seen, {HAND} expected: "
+                                  "name or enter the hand")
+        return front, back
+
+    def _complete(self, name: str, count: int | None = None) -> ZoneRead:
+        zone = self.zones.get(name)
+        if zone is None or zone.reads is None:
+            raise RoundStateError(f"{name}: no steady read yet")
+        cards = zone.cards()
+        if count is not None and len(cards) != count:
+            raise RoundStateError(f"{name}: {len(cards)} cards seen, {count} expected")
+        if None in cards:
+            raise RoundStateError(f"{name}: name the unreadable card(s) at position(s) "
+                                  f"{[i for i, c in enumerate(cards) if c is None]} first")
+        return zone
+
+    def _confirm_picks(self, name: str, zone: ZoneRead) -> None:
+        for position, (card, who) in sorted(zone.picked.items()):
+            self.table.current.confirm_read(name, position, card, who)
+
+    def _images(self, zone: ZoneRead) -> list[str]:
+        png = zone.image()
+        return [self.table.audit.store_image(png)] if png else []
+
+    # --- what the dealer sees -----------------------------------------------------------------
+
+    def prompt(self) -> dict:
+        with self.table.lock:
+            step = self.step
+            zones = {name: z.to_json() for name, z in self.zones.items() if z.reads is not None}
+            wanted = self.wanted_zones()
+            return {"step": step.value, "say": self.message or _say(step, self.table, self.bets, zones, wanted),
+                    "held": self.table.held, "round": self._round_or_none(), "start_source": self.start_source,
+                    "player_seats": self.table.rules.start.player_seats,
+                    "bets": self.bets, "banker": self.banker,
+                    "banker_wager": None if self.banker_wager is None else str(self.banker_wager),
+                    "wanted": wanted, "zones": zones, "version": self.version}
+
+    def announce(self) -> None:
+        """Tell the lamps and the screen where the round stands (under the lock, so that an older
+        prompt never overtakes a newer one)."""
+        with self.table.lock:
+            self._lamp("attention", self.table.held is not None)
+            self._lamp("ready", self.step in (Step.IDLE, Step.START))
+            self._on_prompt(self.prompt())
+
+
+def _amount(value, what: str) -> str:
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation:
+        raise DealerInputError(f"{what}: {value!r} is not an amount") from None
+    if not amount.is_finite() or amount <= 0 or amount != amount.quantize(Decimal("0.01")):
+        raise DealerInputError(f"{what}: {value!r} is not a positive amount in cents")
+    return str(amount)
+
+
+def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str]) -> str:
+    if step is Step.HELD:
+        return f"Held: {table.held}"
+    if step is Step.IDLE:
+        return "Press NEXT to open the round" if bets else "Enter the wagers, then press NEXT"
+    if step is Step.START:
+        return "Waiting for the start-seat value (NEXT asks the device again)"
+    unreadable = [f"{name} card {i + 1}" for name, z in zones.items() for i in z["unreadable"]]
+    if unreadable:
+        return "Name the unreadable card(s): " + ", ".join(unreadable)
+    steady = all(zone in zones for zone in wanted)
+    if step is Step.BANKER:
+        return "Press CONFIRM to accept the banker's hand" if steady else "Lay the banker's seven cards face up"
+    if not steady:
+        return "Set the banker's hand as shown; lay the players' hands"
+    fouls = [f"{name.split('.')[0]} has {len(z['cards'])} cards in front" for name, z in zones.items()
+             if name.endswith(".front") and len(z["cards"]) != 2]
+    return "Press CONFIRM to settle" + (f" ({'; '.join(fouls)}: a foul)" if fouls else "")

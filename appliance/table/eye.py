@@ -1,0 +1,75 @@
+"""What the round loop sees of the layout: one seam, a camera-backed eye and a simulated one.
+
+``look(zones)`` returns, for one moment, each zone's cards left to right as the reader gives
+them (``{"card": code or None, ...}``) and a way to get the zone image the audit log keeps,
+or ``None`` when there is no frame to look at. The loop does not know which eye it has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+Look = dict[str, tuple[list[dict], Callable[[], bytes | None]]]
+
+
+class Eye(Protocol):
+    def look(self, zones: list[str]) -> Look | None: ...
+
+
+class TableTop:
+    """The simulated layout read by a perfect eye: what the simulated dealer laid is what is seen
+    (a card laid as ``None`` is one the camera cannot read: a glare spot, a bent corner)."""
+
+    def __init__(self) -> None:
+        self.laid: dict[str, list[str | None]] = {}
+
+    def lay(self, zones: dict[str, list[str | None]]) -> None:
+        self.laid = {zone: list(cards) for zone, cards in zones.items()}
+
+    def look(self, zones: list[str]) -> Look:
+        return {zone: ([{"card": c, "confidence": 1.0} if c else {"card": None, "reason": "unreadable"}
+                        for c in self.laid.get(zone, [])], lambda: None) for zone in zones}
+
+
+class CameraEye:
+    """Frames from a camera, calibrated against the layout's markers, read by the template reader.
+
+    ``on_status(status, detail)`` hears of calibration trouble (markers covered for too long,
+    a tilted camera) and of its end, once per change."""
+
+    def __init__(self, camera, layout, deck, calibrator, on_status: Callable[[str, str], None] = lambda s, d: None):
+        self.camera, self.layout, self.deck, self.calibrator = camera, layout, deck, calibrator
+        self._on_status = on_status
+        self._status = "unknown"
+
+    def _set(self, status: str, detail: str) -> None:
+        if status != self._status:
+            self._status = status
+            self._on_status(status, detail)
+
+    def look(self, zones: list[str]) -> Look | None:
+        import cv2
+
+        from ..vision.calibrate import CalibrationError
+        from ..vision.reader import read_zone, zone_image
+
+        frame = self.camera.read()
+        if frame is None:
+            return None
+        try:
+            calibration = self.calibrator.update(frame)
+        except CalibrationError as err:
+            self._set("fault", f"calibration: {err}")
+            return None
+        self._set("online", "markers found" if not calibration.stale else "markers covered: last good calibration")
+        looked: Look = {}
+        for name in zones:
+            zone = self.layout.zone(name)
+
+            def image(zone=zone) -> bytes:
+                ok, png = cv2.imencode(".png", zone_image(frame, zone, calibration)[0])
+                return png.tobytes()
+
+            looked[name] = ([r.to_json() for r in read_zone(frame, zone, self.deck, calibration)], image)
+        return looked

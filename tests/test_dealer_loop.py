@@ -1,0 +1,279 @@
+"""The dealer's round loop with the real round engine, audit log and live view: a simulated layout
+(what is laid is what is seen, an unreadable card laid as None) stands in for the camera."""
+
+import pytest
+from dealer_table import BANKER, KEY, RULES, SEAT2, SEAT5, Dealer
+
+from appliance.audit.log import records
+from appliance.audit.replay import replay
+from appliance.devices.protocol import DiceResult, RngResult
+from appliance.game.cards import parse_cards
+from appliance.game.house_ways import decide
+from appliance.game.values import evaluator
+from appliance.table.dealer import DealerInputError, Step
+from appliance.table.round import Events, Phase
+
+
+def events(folder):
+    return [r["event"] for r in records(folder)]
+
+
+def test_a_round_from_next_to_settlement(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.loop.set_bets([{"seat": 2, "wager": "25"}, {"seat": 5, "wager": "100"}])
+    assert d.loop.step is Step.IDLE and d.lamps == {"attention": False, "ready": True}
+    d.loop.press("next", "dealer (button)")
+    assert d.loop.step is Step.START and d.requests == ["ROLL"]
+    d.loop.start_value("rng", RngResult(7, 4))
+    assert d.loop.step is Step.BANKER and d.loop.wanted_zones() == ["banker"]
+    d.look({"banker": BANKER}, frames=2)
+    d.loop.press("confirm")  # two frames are not yet a steady read
+    assert d.loop.step is Step.BANKER and "no steady read" in d.loop.message
+    d.look({"banker": BANKER}, frames=1)
+    d.loop.press("confirm")
+    front, back, *_ = decide(parse_cards(BANKER), RULES.house_way, evaluator(RULES.joker, RULES.wheel))
+    assert d.live.snapshot()["banker"]["front"] == [str(c) for c in sorted(front, reverse=True)]
+    assert d.loop.step is Step.SEATS
+    assert d.loop.wanted_zones() == ["seat2.front", "seat2.back", "seat5.front", "seat5.back"]
+    d.look({**SEAT2, **SEAT5})
+    d.loop.press("confirm")
+    assert d.table.current.phase is Phase.SETTLED and d.loop.step is Step.IDLE
+    state = d.live.snapshot()
+    assert state["phase"] == "settled" and {s: state["seats"][s]["result"] for s in ("2", "5")}
+    assert events(tmp_path / "log") == [Events.ROUND_OPENED, Events.START_SEAT, Events.BANKER_CARDS,
+                                        Events.SEAT_CARDS, Events.SEAT_CARDS, Events.ROUND_SETTLED]
+    opened = records(tmp_path / "log")[0]
+    assert opened["who"] == "dealer (button)"
+    assert opened["data"]["bets"] == [{"seat": 2, "wager": "25.00"},
+                                      {"seat": 5, "wager": "100.00"}]
+    assert records(tmp_path / "log")[1]["data"]["seq"] == 7
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+    # NEXT opens the next round with the same wagers
+    d.loop.press("next")
+    assert d.table.current.round_id == "t-2" and d.loop.step is Step.START
+
+
+def test_an_unreadable_card_is_named_by_the_dealer_never_guessed(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": [*BANKER[:3], None, *BANKER[4:]]})
+    assert d.live.snapshot()["dealer"]["zones"]["banker"]["unreadable"] == [3]
+    assert "Name the unreadable card(s): banker card 4" in d.live.snapshot()["dealer"]["say"]
+    d.loop.press("confirm")
+    assert d.loop.step is Step.BANKER and "position(s) [3]" in d.loop.message
+    with pytest.raises(DealerInputError, match="no card at position 7"):
+        d.loop.name_card("banker", 7, "9s")
+    with pytest.raises(ValueError, match="unknown card 'Zz'"):
+        d.loop.name_card("banker", 3, "Zz")
+    d.loop.name_card("banker", 3, "9s", who="dealer (screen)")
+    d.loop.press("confirm", who="dealer (screen)")
+    log = records(tmp_path / "log")
+    confirmed = [r for r in log if r["event"] == Events.READ_CONFIRMED]
+    assert [(r["data"]["zone"], r["data"]["position"], r["data"]["card"], r["who"]) for r in confirmed] == \
+        [("banker", 3, "9s", "dealer (screen)")]
+    banker = next(r for r in log if r["event"] == Events.BANKER_CARDS)
+    assert banker["data"]["cards"] == BANKER and banker["data"]["read"][3] == {"card": None, "reason": "unreadable"}
+
+
+def test_a_read_that_keeps_changing_is_never_accepted(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    for i in range(10):  # a hand moving over the cards
+        d.look({"banker": BANKER if i % 2 else BANKER[:6]}, frames=1)
+    assert "banker" not in d.live.snapshot()["dealer"]["zones"]
+    d.loop.press("confirm")
+    assert d.loop.step is Step.BANKER
+
+
+def test_a_start_value_no_round_waits_for_is_logged_not_used(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.loop.start_value("dice", DiceResult(3, (2, 5, 6)))
+    assert records(tmp_path / "log")[-1]["data"] == {"device": "dice", "value": 13, "dice": [2, 5, 6], "seq": 3,
+                                                     "used": False, "step": "idle"}
+    d.loop.set_bets([{"seat": 2, "wager": "25"}])
+    d.loop.press("next")
+    d.loop.start_value("dice", DiceResult(4, (1, 1, 2)))
+    start = records(tmp_path / "log")[-1]
+    assert start["event"] == Events.START_SEAT and start["data"]["dice"] == [1, 1, 2]
+    assert start["data"]["first_hand"] == 4  # dice total 4 counted from the dealer
+
+
+def test_wagers_are_checked(tmp_path):
+    d = Dealer(tmp_path / "log")
+    with pytest.raises(DealerInputError, match="seats.0..seat: 8 is not a seat 1-6"):
+        d.loop.set_bets([{"seat": 8, "wager": "25"}])
+    with pytest.raises(DealerInputError, match="offers no Fortune bonus"):
+        d.loop.set_bets([{"seat": 3, "wager": "10", "fortune": "5"}])
+    with pytest.raises(DealerInputError, match="under the table minimum"):
+        d.loop.set_bets([{"seat": 3, "wager": "1"}])
+    with pytest.raises(DealerInputError, match="seat 2 wager: '2.555'"):
+        d.loop.set_bets([{"seat": 2, "wager": "2.555"}])
+    with pytest.raises(DealerInputError, match="seat 2 appears twice"):
+        d.loop.set_bets([{"seat": 2, "wager": "15"}, {"seat": 2, "wager": "15"}])
+    d.loop.press("next")
+    assert d.loop.message == "enter the wagers first" and events(tmp_path / "log") == []
+    with pytest.raises(DealerInputError, match="unknown button"):
+        d.loop.press("deal")
+
+
+def test_calling_the_supervisor_holds_the_table_until_released(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.loop.set_bets([{"seat": 2, "wager": "25"}])
+    d.loop.press("next")
+    d.loop.press("supervisor", "dealer (button)")
+    assert d.loop.step is Step.HELD and d.lamps["attention"] and d.live.snapshot()["held"]
+    d.loop.start_value("rng", RngResult(1, 3))  # logged, not used while held
+    d.loop.press("next")
+    assert "only a supervisor" in d.loop.message
+    d.table.release("1042", "4821", "player's question answered")
+    assert d.loop.step is Step.START and d.live.snapshot()["held"] is None
+    assert events(tmp_path / "log")[1:] == [Events.SUPERVISOR_CALLED, Events.TABLE_HELD, Events.DEVICE_VALUE,
+                                            Events.TABLE_RELEASED]
+    assert records(tmp_path / "log")[-1]["who"] == "supervisor 1042"
+
+
+def test_a_card_seen_twice_holds_the_table(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": BANKER})
+    d.loop.press("confirm")
+    d.look({"seat2.front": ["As", "Jd"], "seat2.back": SEAT2["seat2.back"]})
+    d.loop.press("confirm")
+    assert d.loop.step is Step.HELD and "As seen twice" in d.table.held
+    d.table.void(d.table.current.round_id, "1042", "4821", "foreign card")
+    assert d.loop.step is Step.IDLE
+
+
+def test_a_hand_entered_by_hand_when_the_camera_sees_nothing(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    with pytest.raises(DealerInputError, match="seat2.front: not being read now"):
+        d.loop.enter_hand("seat2.front", ["Qh", "Jd"])
+    d.loop.enter_hand("banker", BANKER, who="dealer (screen)")
+    d.look({"banker": BANKER[:5]})  # the camera does not overwrite the dealer's entry
+    d.loop.press("confirm")
+    assert d.loop.step is Step.SEATS
+    confirmed = [r["data"]["card"] for r in records(tmp_path / "log") if r["event"] == Events.READ_CONFIRMED]
+    assert confirmed == BANKER
+
+
+def test_a_round_cut_off_by_a_power_cut_waits_for_the_supervisor(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": BANKER})
+    d.loop.press("confirm")
+    # the power goes; at the restart the round is restored in its phase and the table held
+    again = Dealer(tmp_path / "log")
+    again.table.resume("t-1")
+    assert again.table.current.phase is Phase.BANKER and again.loop.step is Step.HELD
+    again.loop.press("next")
+    assert "only a supervisor" in again.loop.message
+    again.table.void("t-1", "1042", "4821", "power cut mid-round")
+    assert again.loop.step is Step.IDLE
+    log = records(tmp_path / "log")
+    assert [r["event"] for r in log[-3:]] == [Events.TABLE_HELD, Events.ROUND_VOIDED, Events.TABLE_RELEASED]
+
+
+def test_a_read_that_moves_after_it_was_shown_must_settle_again_before_confirm(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": BANKER})
+    d.look({"banker": [BANKER[1], BANKER[0], *BANKER[2:]]}, frames=1)  # two cards swapped: not steady
+    assert "banker" not in d.live.snapshot()["dealer"]["zones"]
+    assert d.loop.press("confirm") == "banker: no steady read yet"
+    d.look({"banker": BANKER})
+    assert d.loop.press("confirm") == ""
+
+
+def test_a_name_goes_only_to_an_unreadable_card_of_the_read_the_dealer_saw(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": [*BANKER[:3], None, *BANKER[4:]]})
+    shown = d.live.snapshot()["dealer"]["version"]
+    with pytest.raises(DealerInputError, match="the camera read As at position 0"):
+        d.loop.name_card("banker", 0, "Qs")
+    d.look({"banker": [None, *BANKER[1:]]})  # the read changes before the dealer's tap arrives
+    with pytest.raises(DealerInputError, match="the read changed"):
+        d.loop.name_card("banker", 3, "9s", version=shown)
+    assert "the reads changed" in d.loop.press("confirm", version=shown)
+    d.loop.name_card("banker", 0, "As", version=d.live.snapshot()["dealer"]["version"])
+    assert d.loop.press("confirm", version=d.live.snapshot()["dealer"]["version"]) == ""
+
+
+def test_a_card_twice_among_the_seats_holds_before_any_seat_is_recorded(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.loop.set_bets([{"seat": 2, "wager": "25"}, {"seat": 5, "wager": "25"}])
+    d.loop.press("next")
+    d.loop.start_value("rng", RngResult(1, 3))
+    d.look({"banker": BANKER})
+    d.loop.press("confirm")
+    d.look({**SEAT2, "seat5.front": ["Qh", "6d"], "seat5.back": SEAT5["seat5.back"]})
+    d.loop.press("confirm")
+    assert d.loop.step is Step.HELD and "card Qh seen twice: seat 2 and seat 5" in d.table.held
+    assert Events.SEAT_CARDS not in events(tmp_path / "log")
+
+
+def test_a_banker_misread_found_at_the_seats_is_corrected_and_the_round_goes_on(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": BANKER})
+    d.loop.press("confirm")
+    d.look({"seat2.front": ["As", "Jd"], "seat2.back": SEAT2["seat2.back"]})  # the banker's "As" was the Ac
+    d.loop.press("confirm")
+    assert d.loop.step is Step.HELD
+    d.table.correct(d.table.current.round_id, "1042", "4821", "banker's As was the Ac", "banker",
+                    cards=["Ac", *BANKER[1:]])
+    assert d.loop.step is Step.SEATS
+    d.loop.press("confirm")
+    assert d.table.current.phase is Phase.SETTLED
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_a_restart_while_held_after_a_power_cut_holds_again(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.loop.press("supervisor")
+    for _ in range(2):  # two power cuts before the supervisor comes
+        again = Dealer(tmp_path / "log")
+        again.table.resume("t-1")
+        assert again.table.current.phase is Phase.START_SEAT and again.loop.step is Step.HELD
+    again.table.release("1042", "4821", "checked the layout")
+    again.loop.start_value("rng", RngResult(9, 2))
+    assert again.loop.step is Step.BANKER
+
+
+def test_a_correction_cut_off_before_the_new_settlement_leaves_the_round_open(tmp_path):
+    from appliance.table.round import interrupted
+
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": BANKER})
+    d.loop.press("confirm")
+    d.look(SEAT2)
+    d.loop.press("confirm")
+    d.table.current.correct(2, "misread", "supervisor 1042", front=["Qh", "Td"], back=SEAT2["seat2.back"])
+    assert interrupted(tmp_path / "log") == ["t-1"]  # the power went before it was settled again
+
+
+def test_a_player_banker_who_sets_his_own_hand_lays_it_in_his_seat(tmp_path):
+    from appliance.config import load_house
+
+    d = Dealer(tmp_path / "log", rules=load_house("capitol"))
+    d.loop.set_bets([{"seat": 2, "wager": "25"}], banker=4, banker_wager="500")
+    d.loop.press("next")
+    d.loop.start_value("rng", RngResult(1, 3))
+    assert d.loop.wanted_zones() == ["seat4.front", "seat4.back"]
+    # his own setting: the nines in front (the house way would keep them in back)
+    d.look({"seat4.front": ["9c", "9s"], "seat4.back": ["As", "Kd", "5h", "5d", "2c"]})
+    d.loop.press("confirm")
+    banker = next(r for r in records(tmp_path / "log") if r["event"] == Events.BANKER_CARDS)
+    assert banker["data"]["set_by"] == "own" and banker["data"]["front"] == ["9c", "9s"]
+
+
+def test_a_device_that_is_not_connected_is_said_so(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.roll = lambda: False
+    d.loop._request_start = d.roll
+    d.loop.set_bets([{"seat": 2, "wager": "25"}])
+    assert "not connected" in d.loop.press("next")
+    assert d.loop.step is Step.START  # the round is open; NEXT asks again, or a supervisor enters the value
