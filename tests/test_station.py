@@ -106,7 +106,7 @@ def test_at_the_table_the_rail_buttons_the_rng_and_the_camera_drive_the_round(tm
     layout = load_layout(shipped_config_dir() / "layout.toml")
     frames = tmp_path / "frames"
     frames.mkdir()
-    scene = Scene.random(random.Random(11), size=(3200, 1800))
+    scene = Scene.random(random.Random(11), layout, size=(3200, 1800))
     cv2.imwrite(str(frames / "f1.png"), render_table(layout, {"banker": BANKER}, DESIGNS["modern"], scene, 1).image)
     with DeviceSimulator(DeviceKind.RNG, seed=4) as rng:
         config = table_config(tmp_path, rng.path, frames, deck_folder(tmp_path))
