@@ -72,7 +72,7 @@ def peak_rss_mb() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--frames", type=int, default=50)
+    parser.add_argument("--frames", type=int, default=500)
     parser.add_argument("--seed", type=int, default=500)
     parser.add_argument("--design", default="casino", help="a design not used while tuning the reader")
     parser.add_argument("--spread", action="store_true", help="hands spread with overlap, each index corner in view")

@@ -2,10 +2,11 @@
 
 Each zone is rectified through the calibration's homography, card outlines are found,
 each card is flattened from the full-resolution frame, and both index corners (or, in a
-hand spread with overlap, each card's corner in view) are cut into rank and suit and matched against the learned templates (normalised
-cross-correlation). A card is named only when both its rank and its suit win clearly
-(a score above the floor, and much closer than the runner-up), the suit's ink colour
-agrees, and the two corners do not disagree; anything else is reported as unreadable.
+hand spread with overlap, each card's corner in view) are cut into rank and suit and matched
+against the learned templates (normalised cross-correlation, at each one-pixel shift). A
+card is named only when both its rank and its suit win clearly (a score above the floor, and
+much closer than the runner-up), the suit's ink colour agrees, and the two corners do not
+disagree; anything else is reported as unreadable.
 """
 
 from __future__ import annotations

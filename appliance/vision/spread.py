@@ -40,6 +40,8 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
 
 
 def _columns(frame, corners_zone, zone_to_frame, length, height) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The index corners along the edge ``corners_zone[0]`` -> ``[1]``: the band of the spread
+    where every card's top-left index lies, cut from the frame and split into columns of ink."""
     m = CANON_PX_PER_MM
     rect_mm = np.array([[0, 0], [length, 0], [length, height], [0, height]], np.float32)
     mm_to_zone = cv2.getPerspectiveTransform(rect_mm, corners_zone.astype(np.float32))
@@ -70,7 +72,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height) -> list[tuple[n
         return []
     out = []
     pad = round(COLUMN_MARGIN_MM * m)
-    for left, right, area in columns:
+    for left, right, _ in columns:
         corner = strip[:, max(0, int(left) - pad):int(right) + pad]
         centre_mm = np.array([[[(left + right) / 2 / m - INDEX_CENTRE_X_MM + CARD_W_MM / 2, CARD_H_MM / 2]]])
         out.append((corner, cv2.perspectiveTransform(centre_mm, mm_to_zone)[0, 0]))
