@@ -115,7 +115,6 @@ def main() -> None:
         for zone in meta["truth"]:  # a zone read alone, as the dealer loop reads the zone in play
             kind = "banker (7 cards)" if zone == "banker" else "back (5)" if zone.endswith("back") else "front (2)"
             timed(f"read_zone {kind}", read_zone, frame, layout.zone(zone), deck, calibration)
-    times["read_zone"] = [t for what, values in times.items() if what.startswith("read_zone ") for t in values]
         for zone, truth in meta["truth"].items():
             got = result.zones.get(zone, [])
             counts["cards"] += len(truth)
@@ -134,6 +133,7 @@ def main() -> None:
                     counts["misread"] += 1
                     misreads.append({"frame": seed, "zone": zone, "card": card, "read": read.card})
     read_s = time.perf_counter() - start
+    times["read_zone"] = [t for what, values in times.items() if what.startswith("read_zone ") for t in values]
 
     def ms(what):
         wall, cpu = np.array(times[what]).T
