@@ -23,9 +23,9 @@ from .devices.simulator import DeviceSimulator
 from .devices.start_source import HealthTracker
 from .devices.worker import Worker
 from .table.dealer import DealerLoop
-from .table.eye import CameraEye, TableTop
+from .table.eye import CameraEye
 from .table.round import Events, interrupted, rounds_in, void_interrupted
-from .table.simulation import SimulatedDealer
+from .table.simulation import SimulatedDealer, simulated_eye
 from .table.table import Table
 
 log = logging.getLogger(__name__)
@@ -147,9 +147,6 @@ class Station:
 
     def _eye(self, devices: DeviceConfig, simulate: bool, render: bool, seed: int, status):
         """The camera seam: (eye, how the simulated dealer lays cards, seconds between looks)."""
-        if simulate and not render:
-            top = TableTop()
-            return top, top.lay, 0.05
         from .vision.calibrate import Calibrator
         from .vision.deck import Deck
         from .vision.layout import load_layout
@@ -163,20 +160,17 @@ class Station:
             raise DeviceConfigError(f"{devices.vision.layout}: no zone {', '.join(missing)}: a "
                                     f"{self.table.rules.start.player_seats}-seat table needs each seat's front and back")
         if simulate or cam.source == "synthetic":
-            from .vision.render import SyntheticCamera, learned_deck
-
-            synthetic = SyntheticCamera(layout, "classic", seed=seed, size=(cam.width, cam.height))
-            open_source, deck, lay = (lambda: synthetic), learned_deck("classic"), synthetic.show
-        else:
-            deck = Deck.load(devices.vision.deck)
-            open_source = {"picamera2": lambda: Picamera2Source(cam.width, cam.height),
-                           "v4l2": lambda: VideoCaptureSource(int(cam.device) if cam.device.isdigit() else cam.device,
-                                                              cam.width, cam.height),
-                           "folder": lambda: ImageFolderSource(cam.device, loop=True)}[cam.source]
-            lay = None
+            eye, lay = simulated_eye(render or not simulate, seed, (cam.width, cam.height), layout,
+                                     lambda state, why: status("camera", state, why))
+            return eye, lay, 0.05
+        open_source = {"picamera2": lambda: Picamera2Source(cam.width, cam.height),
+                       "v4l2": lambda: VideoCaptureSource(int(cam.device) if cam.device.isdigit() else cam.device,
+                                                          cam.width, cam.height),
+                       "folder": lambda: ImageFolderSource(cam.device, loop=True)}[cam.source]
         camera = Camera(open_source, on_fault=lambda why: status("camera", "fault", why), stall_after=cam.stall_after)
-        eye = CameraEye(camera, layout, deck, Calibrator(layout), on_status=lambda s, why: status("camera", s, why))
-        return eye, lay, 0.1
+        eye = CameraEye(camera, layout, Deck.load(devices.vision.deck), Calibrator(layout),
+                        on_status=lambda state, why: status("camera", state, why))
+        return eye, None, 0.1
 
     def start(self) -> Station:
         for worker in self.workers:

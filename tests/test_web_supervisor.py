@@ -158,8 +158,9 @@ def test_the_dispute_view_is_the_round_as_logged(rendered):
     banker = next(r for r in logged if r["event"] == Events.BANKER_CARDS)
     assert {k: view["banker"][k] for k in ("cards", "front", "back", "rule", "read", "images")} == {
         k: banker["data"][k] for k in ("cards", "front", "back", "rule", "read", "images")}
+    assert banker["who"] == "dealer (simulated)"  # who pressed CONFIRM on the reader's read
     assert view["banker"]["rule"] and view["banker"]["read_by"] == {"seq": banker["seq"], "at": banker["ts"],
-                                                                    "who": "reader"}
+                                                                    "who": banker["who"]}
     seats = [r["data"] for r in logged if r["event"] == Events.SEAT_CARDS]
     assert [{k: s[k] for k in ("seat", "front", "back", "read", "images")} for s in view["seats"]] == [
         {k: s[k] for k in ("seat", "front", "back", "read", "images")} for s in sorted(seats, key=lambda s: s["seat"])]

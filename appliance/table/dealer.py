@@ -82,6 +82,7 @@ class DealerLoop:
         self.banker_wager: Decimal | None = None
         self.zones: dict[str, ZoneRead] = {}
         self.version = 0  # changes whenever a read shown to the dealer changes
+        self.looks = 0  # frames the camera has delivered
         self.message = ""  # the last refusal, shown to the dealer until the next input
         # A supervisor's action (a release, a void, a start value) changes what the dealer is asked.
         table.listeners.append(lambda record: self.announce())
@@ -227,6 +228,7 @@ class DealerLoop:
             return False
         changed = False
         with self.table.lock:
+            self.looks += 1
             wanted = set(self.wanted_zones())
             for name, (reads, image) in looked.items():
                 if name not in wanted:

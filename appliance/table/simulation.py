@@ -1,18 +1,18 @@
-"""A table that plays itself: full rounds through the real round engine and audit log.
+"""A table that plays itself: full rounds through the dealer's loop, the round engine and the audit log.
 
-Each round: bets, a start-seat value from the simulated RNG, seven hands of seven dealt
+Each round: wagers, a start-seat value from the simulated RNG, seven hands of seven dealt
 from a shuffled 53-card deck in rotation from the first hand (four cards unused, empty
 seats' hands discarded), the banker's hand and each seat's hand read from the simulated
-camera by the real reader (or taken as dealt with ``render=False``), players setting
-their hands by the house way, and the settlement. A card the reader cannot read is
-confirmed by the simulated dealer, as a person would at the table, and logged so.
+camera by the real reader (or seen by a perfect eye with ``render=False``), players setting
+their hands by the house way, and the settlement. A card the reader cannot read is named
+by the simulated dealer, as a person would at the table, and logged so.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-from dataclasses import dataclass
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
@@ -27,77 +27,11 @@ from ..devices.protocol import RngResult
 from ..devices.start_source import HealthTracker
 from ..devices.worker import Worker
 from .dealer import DealerInputError, DealerLoop, Step
-from .round import Events, TableRound, rounds_in, void_interrupted
+from .eye import CameraEye, TableTop
+from .round import Events, rounds_in, void_interrupted
+from .table import Table
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class Reader:
-    """The simulated camera and the real card reader, or (render=False) a perfect eye."""
-
-    render: bool
-    seed: int
-    size: tuple[int, int] = (4608, 2592)
-    stable_frames: int = 2  # a read is accepted when the same over this many frames
-
-    def __post_init__(self) -> None:
-        if not self.render:
-            return
-        from ..config import shipped_config_dir
-        from ..vision.calibrate import Calibrator
-        from ..vision.layout import load_layout
-        from ..vision.render import SyntheticCamera, learned_deck
-
-        self.layout = load_layout(shipped_config_dir() / "layout.toml")
-        self.deck = learned_deck("classic")
-        self.camera = SyntheticCamera(self.layout, "classic", seed=self.seed, size=self.size)
-        self.calibrator = Calibrator(self.layout)
-
-    def read(self, zones: dict[str, list[str]], audit: AuditLog) -> tuple[dict[str, list[dict]], dict[str, str]]:
-        """What the reader says of each zone ([{"card": code or None, ...}] left to right), and the
-        SHA-256 of each accepted zone image, kept in the audit log."""
-        if not self.render:
-            return {zone: [{"card": c, "confidence": 1.0} for c in cards] for zone, cards in zones.items()}, {}
-        import cv2
-
-        images: dict[str, str] = {}
-
-        from ..vision.reader import read_zone, zone_image
-
-        from .stable import StableRead
-
-        self.camera.show(zones)
-        stable = {name: StableRead(self.stable_frames) for name in zones}
-        accepted: dict[str, list[dict]] = {}
-        for _ in range(self.stable_frames + 3):  # a zone that never settles is confirmed by the dealer
-            frame = self.camera.read()
-            calibration = self.calibrator.update(frame)
-            for name in zones:
-                if name in accepted:
-                    continue
-                zone = self.layout.zone(name)
-                steady = stable[name].offer([r.to_json() for r in read_zone(frame, zone, self.deck, calibration)])
-                if steady is not None:
-                    accepted[name] = steady
-                    ok, png = cv2.imencode(".png", zone_image(frame, zone, calibration)[0])
-                    images[name] = audit.store_image(png.tobytes())
-            if len(accepted) == len(zones):
-                break
-        return {name: accepted.get(name, []) for name in zones}, images
-
-
-def _confirmed(table: TableRound, zone: str, read: list[dict], dealt: list[str], totals: dict) -> list[str]:
-    """The cards as read, with each unreadable or missing one confirmed by the (simulated) dealer."""
-    cards = []
-    for i, truth in enumerate(dealt):
-        got = read[i]["card"] if i < len(read) and len(read) == len(dealt) else None
-        if got is None:
-            table.confirm_read(zone, i, truth, who="dealer (simulated)")
-            totals["confirmed_reads"] += 1
-            got = truth
-        cards.append(got)
-    return cards
 
 
 def random_wagers(rng: random.Random, rules: HouseRules) -> tuple[Position, list[dict], Decimal | None]:
@@ -142,58 +76,78 @@ def players_set(hands: dict, seats: list[int], rules: HouseRules, ev) -> dict[st
 def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
                 size: tuple[int, int] = (4608, 2592), listeners=(), pace=lambda: None,
                 stop=lambda: False) -> dict:
-    """Play ``rounds`` rounds; ``listeners`` see every record of each round, ``pace()`` runs between
-    the steps of a round (the live demo waits there), and ``stop()`` ends the run between rounds."""
-    mapping = read_toml(Path(rules.source))
-    reader = Reader(render, seed, size)
-    ev = evaluator(rules.joker, rules.wheel)
-    audit.append(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
-                                            "house": rules.key})
+    """Play ``rounds`` rounds, one move at a time, through the dealer's loop: the simulated dealer
+    at its inputs, the start value from a seeded RNG, the cards seen by a perfect eye or (``render``)
+    the synthetic camera and the real reader. ``listeners`` see every record, ``pace()`` runs between
+    the dealer's moves (the live demo waits there), and ``stop()`` ends the run between rounds."""
+    table = Table(rules, read_toml(Path(rules.source)), audit, {}, listeners=list(listeners))
+    table.log(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
+                                         "house": rules.key}, "appliance")
     interrupted = void_interrupted(audit)
     # Rounds go on from the last one logged, so a restart never repeats a round id.
     done = [int(rid.rsplit("-", 1)[1]) for rid in rounds_in(audit.folder) if rid.startswith(f"{seed}-")]
-    first_round = max(done, default=0) + 1
+    numbers = iter(range(max(done, default=0) + 1, max(done, default=0) + rounds + 1))
     totals = {"rounds": 0, "confirmed_reads": 0, "commission": Decimal(0), "collection": Decimal(0),
               "voided_at_start": interrupted}
+
+    def count(record: dict) -> None:
+        if record["event"] == Events.READ_CONFIRMED:
+            totals["confirmed_reads"] += 1
+        elif record["event"] == Events.ROUND_SETTLED:
+            totals["rounds"] += 1
+            totals["commission"] += Decimal(record["data"]["settlement"]["totals"]["commission"])
+            totals["collection"] += Decimal(record["data"]["settlement"]["totals"]["collection"])
+
+    table.listeners.append(count)
     # Every start value feeds the device's running uniformity check; a warning is an audit record.
-    health = HealthTracker("simulated-rng", on_warning=lambda w: audit.append(
-        Events.DEVICE_HEALTH, {"source": w.source, "message": w.message(), **w.check.to_json()}, "appliance"))
-    for n in range(first_round, first_round + rounds):
-        rng = random.Random(f"{seed}:{n}")  # each round's deal depends on its number alone
-        banker, bets, banker_wager = random_wagers(rng, rules)
-        seats = [b["seat"] for b in bets]
+    health = HealthTracker("simulated-rng", on_warning=lambda w: table.log(
+        Events.DEVICE_HEALTH, {"device": "simulated-rng", "source": w.source, "message": w.message(),
+                               **w.check.to_json()}, "appliance"))
+
+    def roll() -> bool:  # the device answers at once, with a value that depends on the round alone
+        round_id = table.current.round_id
+        value = random.Random(f"{seed}:{round_id}:start").randint(1, 7)
+        loop.start_value("simulated-rng", RngResult(int(round_id.rsplit("-", 1)[1]) % 10000, value))
+        return True
+
+    eye, lay = simulated_eye(render, seed, size)
+    loop = DealerLoop(table, eye, roll, lambda: f"{seed}-{next(numbers)}", "simulated-rng", health, stable_frames=2)
+    dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5)
+    for _ in range(rounds):
         if stop():
             break
-        table = TableRound(f"{seed}-{n}", rules, mapping, audit, list(listeners))
-        table.open(banker, bets, banker_wager)
-        pace()
-        value = rng.randint(1, 7)
-        health.observe(RngResult(n % 10000, value))
-        first = table.start_seat("simulated-rng", value, seq=n % 10000)
-        pace()
-        hands = deal(rng, rules, banker, first)
-        banker_hand = hands[banker]
-        reads, images = reader.read({"banker": banker_hand}, audit)
-        read = reads["banker"]
-        table.banker_cards(_confirmed(table, "banker", read, banker_hand, totals), read=read,
-                           images=list(images.values()))
-        pace()
-        # Players set their hands (by the house way here); one frame shows every seat's cards.
-        laid = players_set(hands, seats, rules, ev)
-        reads, images = reader.read(laid, audit)
-        for seat in seats:
-            front_zone, back_zone = f"seat{seat}.front", f"seat{seat}.back"
-            table.seat_cards(seat, _confirmed(table, front_zone, reads[front_zone], laid[front_zone], totals),
-                             _confirmed(table, back_zone, reads[back_zone], laid[back_zone], totals),
-                             read=[*reads[front_zone], *reads[back_zone]],
-                             images=[images[z] for z in (front_zone, back_zone) if z in images])
+        dealer.act()  # wagers and NEXT: the round opens and the device answers
+        for _move in range(100):
+            if loop.step is Step.IDLE:
+                break
+            if loop.step is Step.HELD:
+                raise RuntimeError(f"round {table.current.round_id}: {table.held}")
             pace()
-        settlement = table.settle()
-        totals["rounds"] += 1
-        totals["commission"] += Decimal(settlement["totals"]["commission"])
-        totals["collection"] += Decimal(settlement["totals"]["collection"])
+            dealer.act()  # lays the cards this step wants, names what the camera could not read, confirms
+            loop.tick()
+        else:
+            raise RuntimeError(f"round {table.current.round_id}: not settled after 100 moves ({loop.prompt()['say']})")
     totals["commission"], totals["collection"] = str(totals["commission"]), str(totals["collection"])
     return totals
+
+
+def simulated_eye(render: bool, seed: int, size: tuple[int, int], layout=None,
+                  on_status: Callable[[str, str], None] = lambda status, detail: None):
+    """A perfect eye, or the synthetic camera read by the real reader (its deck learned as a technician
+    teaches one); and how the simulated dealer lays cards before it."""
+    if not render:
+        top = TableTop()
+        return top, top.lay
+    from ..config import shipped_config_dir
+    from ..devices.camera import Camera
+    from ..vision.calibrate import Calibrator
+    from ..vision.layout import load_layout
+    from ..vision.render import SyntheticCamera, learned_deck
+
+    layout = layout or load_layout(shipped_config_dir() / "layout.toml")
+    synthetic = SyntheticCamera(layout, "classic", seed=seed, size=size)
+    camera = Camera(lambda: synthetic, on_fault=lambda why: on_status("fault", why))
+    return CameraEye(camera, layout, learned_deck("classic"), Calibrator(layout), on_status), synthetic.show
 
 
 class SimulatedDealer(Worker):
@@ -203,11 +157,13 @@ class SimulatedDealer(Worker):
 
     thread_name = "simulated-dealer"
 
-    def __init__(self, loop: DealerLoop, press, lay, seed: int = 1, pace: float = 1.5, rounds: int | None = None):
+    def __init__(self, loop: DealerLoop, press, lay, seed: int = 1, pace: float = 1.5, rounds: int | None = None,
+                 patience: int = 10):  # frames the dealer waits for a steady read before typing a zone in
         super().__init__()
         self.loop, self._press, self._lay = loop, press, lay
-        self.seed, self.pace, self.rounds = seed, pace, rounds
+        self.seed, self.pace, self.rounds, self.patience = seed, pace, rounds, patience
         self.opened = 0
+        self._since: tuple | None = None  # (round, step, the camera's look count) when the dealer began to wait
         rules = loop.table.rules
         self._ev = evaluator(rules.joker, rules.wheel)
         self._hands: dict = {}
@@ -228,8 +184,7 @@ class SimulatedDealer(Worker):
             if self.rounds is not None and self.opened >= self.rounds:
                 return
             self.opened += 1
-            number = int(current.round_id.rsplit("-", 1)[1]) + 1 if current is not None else 1
-            banker, bets, banker_wager = random_wagers(random.Random(f"{self.seed}:{number}"), rules)
+            banker, bets, banker_wager = random_wagers(random.Random(f"{self.seed}:wagers:{self.opened}"), rules)
             self._lay({})
             loop.set_bets(bets, banker, banker_wager, who="dealer (simulated)")
             self._press("next")
@@ -251,9 +206,16 @@ class SimulatedDealer(Worker):
                 laid = players_set(self._hands, [b["seat"] for b in state["bets"]], rules, self._ev)
             self._lay(laid)
             prompt = loop.prompt()
-            if not all(zone in prompt["zones"] for zone in prompt["wanted"]):
-                return  # the camera has no steady read yet
-            for zone in prompt["wanted"]:
+            unsteady = [zone for zone in prompt["wanted"] if zone not in prompt["zones"]]
+            if unsteady:
+                if self._since is None or self._since[:2] != (current.round_id, step):
+                    self._since = (current.round_id, step, loop.looks)
+                if loop.looks - self._since[2] < self.patience:
+                    return  # the camera has no steady read yet
+            self._since = None
+            for zone in unsteady:  # a zone the camera never settles on: typed in
+                loop.enter_hand(zone, laid[zone], who="dealer (simulated)")
+            for zone in [z for z in prompt["wanted"] if z not in unsteady]:
                 seen = prompt["zones"][zone]
                 if len(seen["cards"]) != len(laid[zone]):  # cards the camera cannot tell apart: typed in
                     loop.enter_hand(zone, laid[zone], who="dealer (simulated)")
