@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from appliance.config import shipped_config_dir
-from appliance.vision.calibrate import calibrate
+from appliance.vision.calibrate import Calibrator, calibrate
 from appliance.vision.deck import learn
 from appliance.vision.layout import load_layout
 from appliance.vision.reader import read_frame, read_zone
@@ -111,6 +111,10 @@ def main() -> None:
         tilts.append(meta["tilt_deg"])
         timed("baseline_full_frame_warp", cv2.warpPerspective, frame, np.eye(3), (frame.shape[1], frame.shape[0]))
         calibration = timed("calibrate", calibrate, frame, layout)
+        # a running appliance's camera does not move: the next frame's markers are looked for near the last fit
+        running = Calibrator(layout)
+        running.update(frame)
+        timed("calibrate_running", running.update, frame)
         result = timed("read_frame", read_frame, frame, layout, deck, calibration)
         for zone in meta["truth"]:  # a zone read alone, as the dealer loop reads the zone in play
             kind = "banker (7 cards)" if zone == "banker" else "back (5)" if zone.endswith("back") else "front (2)"

@@ -128,3 +128,15 @@ def test_marker_sheet_is_true_scale():
     assert sorted(ids.ravel().tolist()) == [0, 1, 2, 3, 4]
     side_px = np.linalg.norm(corners[0][0][0] - corners[0][0][1])
     assert side_px / (300 / 25.4) == pytest.approx(50, abs=0.5)  # 50 mm
+
+
+def test_a_running_calibrator_looks_near_the_last_fit_and_follows_a_moved_camera():
+    first = render_table(LAYOUT, {}, DESIGNS["classic"], Scene.random(random.Random(5), LAYOUT, size=SIZE), seed=5)
+    calibrator = Calibrator(LAYOUT)
+    full = calibrator.update(first.image)
+    near = calibrator.update(first.image)  # found in small crops around where the markers were
+    assert near.markers == full.markers and np.allclose(near.homography, full.homography, atol=1e-6)
+    # the camera is knocked: the markers are not near the last fit any more, and the whole frame is searched
+    moved = render_table(LAYOUT, {}, DESIGNS["classic"], Scene.random(random.Random(6), LAYOUT, size=SIZE), seed=6)
+    again = calibrator.update(moved.image)
+    assert not again.stale and np.allclose(again.homography, calibrate(moved.image, LAYOUT).homography)

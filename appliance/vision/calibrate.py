@@ -42,10 +42,20 @@ def _detector(layout: Layout) -> cv2.aruco.ArucoDetector:
 
 def calibrate(frame: np.ndarray, layout: Layout, min_markers: int = 4, max_error_px: float = 4.0) -> Calibration:
     gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
+    return _fit(_detect(gray, layout), layout, min_markers, max_error_px)
+
+
+def _detect(gray: np.ndarray, layout: Layout, offset: tuple[int, int] = (0, 0)) -> list[tuple[int, np.ndarray]]:
+    """(id, its four corners in frame px) of each of the layout's markers found in ``gray``."""
     corners, ids, _ = _detector(layout).detectMarkers(gray)
+    known = {m.id for m in layout.markers}
+    return [] if ids is None else [(int(i), c.reshape(4, 2) + offset) for i, c in zip(ids.ravel(), corners)
+                                   if int(i) in known]
+
+
+def _fit(seen: list[tuple[int, np.ndarray]], layout: Layout, min_markers: int, max_error_px: float) -> Calibration:
     by_id = {m.id: m for m in layout.markers}
-    seen = [] if ids is None else [(int(i), c.reshape(4, 2)) for i, c in zip(ids.ravel(), corners) if int(i) in by_id]
-    seen.sort()
+    seen = sorted(dict(seen).items())
     if len(seen) < min_markers:
         raise CalibrationError(
             f"{len(seen)} of the layout's {len(layout.markers)} markers seen "
@@ -63,6 +73,25 @@ def calibrate(frame: np.ndarray, layout: Layout, min_markers: int = 4, max_error
     return Calibration(homography, tuple(i for i, _ in seen), error)
 
 
+def _near_last(frame: np.ndarray, layout: Layout, last: Calibration) -> list[tuple[int, np.ndarray]]:
+    """The markers looked for only around where the last fit put them: the camera does not move, and
+    a few small crops cost a fraction of a search of the whole frame."""
+    found = []
+    height, width = frame.shape[:2]
+    for marker in layout.markers:
+        corners = last.to_image(np.asarray(marker.corners, np.float64))
+        side = float(np.max(np.ptp(corners, axis=0)))
+        x0, y0 = np.floor(corners.min(axis=0) - side).astype(int)
+        x1, y1 = np.ceil(corners.max(axis=0) + side).astype(int)
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, width), min(y1, height)
+        if x1 - x0 < side or y1 - y0 < side:
+            continue  # off the frame
+        crop = frame[y0:y1, x0:x1]
+        gray = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+        found += [(i, c) for i, c in _detect(gray, layout, (x0, y0)) if i == marker.id]
+    return found
+
+
 class Calibrator:
     """Calibrates each frame; while markers are covered, re-uses the last good fit for a while."""
 
@@ -76,7 +105,13 @@ class Calibrator:
 
     def update(self, frame: np.ndarray) -> Calibration:
         try:
-            self.last = calibrate(frame, self.layout, self.min_markers, self.max_error_px)
+            try:
+                if self.last is None or self._stale_for:
+                    raise CalibrationError("no recent fit to search near")
+                self.last = _fit(_near_last(frame, self.layout, self.last), self.layout, self.min_markers,
+                                 self.max_error_px)
+            except CalibrationError:
+                self.last = calibrate(frame, self.layout, self.min_markers, self.max_error_px)
             self._stale_for = 0
             return self.last
         except CalibrationError:
