@@ -109,3 +109,20 @@ def test_the_dashboard_binds_to_loopback_by_default():
 
     args = build_parser().parse_args(["run", "--simulate"])
     assert args.host == "127.0.0.1"
+
+
+def test_the_device_panel_folds_status_and_faults(tmp_path):
+    from appliance.table.round import Events
+    from appliance.table.table import Table
+
+    live = LiveTable()
+    table = Table(RULES, read_toml(Path(RULES.source)), AuditLog(tmp_path / "log", b"v" * 64), {}, listeners=[live])
+    table.log(Events.DEVICE_STATUS, {"device": "rng", "status": "online", "detail": "valid message"}, "appliance")
+    table.log(Events.DEVICE_REJECTED, {"device": "rng", "rejected": "R,1,9*00", "reason": "bad checksum"}, "device")
+    table.log(Events.DEVICE_STATUS, {"device": "rng", "status": "offline", "detail": "no valid message for 3.1 s"},
+              "appliance")
+    table.log(Events.DEVICE_STATUS, {"device": "camera", "status": "online", "detail": "markers found"}, "appliance")
+    devices = create_app(live, RULES).test_client().get("/api/devices").get_json()
+    assert [(d["device"], d["status"]) for d in devices] == [("camera", "online"), ("rng", "offline")]
+    assert [f["message"] for f in devices[1]["faults"]] == ["bad checksum", "no valid message for 3.1 s"]
+    assert devices[0]["faults"] == []

@@ -66,11 +66,9 @@ class LiveTable:
                 entry = self.devices.setdefault(name, {"device": name, "status": "unknown", "faults": []})
                 if event == Events.DEVICE_STATUS:
                     entry.update(status=data["status"], detail=data.get("detail", ""), since=record["ts"])
-                else:
-                    entry["faults"] = (entry["faults"] + [{"at": record["ts"], "message": data.get("message")
-                                                           or data.get("reason", "")}])[-20:]
-                if event == Events.DEVICE_STATUS and data["status"] in ("offline", "fault"):
-                    entry["faults"] = (entry["faults"] + [{"at": record["ts"], "message": data["detail"]}])[-20:]
+                fault = _fault(event, data)
+                if fault is not None:
+                    entry["faults"] = (entry["faults"] + [{"at": record["ts"], "message": fault}])[-20:]  # recent only
             self._announce({"seq": record["seq"], "event": event, "round": data.get("round")})
 
     def prompt(self, prompt: dict) -> None:
@@ -105,3 +103,11 @@ class LiveTable:
         with self._lock:
             if q in self._subscribers:
                 self._subscribers.remove(q)
+
+
+def _fault(event: str, data: dict) -> str | None:
+    """What a device record says went wrong, if anything: a device offline or faulty, a rejected line,
+    values that fail the uniformity check."""
+    if event == Events.DEVICE_STATUS:
+        return data["detail"] if data["status"] in ("offline", "fault") else None
+    return data.get("message") or data.get("reason", "")
