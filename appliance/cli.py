@@ -374,8 +374,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     index = Index(data / "index.sqlite")
     table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
-                      rounds=args.rounds or None)
-    station.prompt_listeners.append(live.prompt)
+                      rounds=args.rounds or None, on_prompt=live.prompt)
     index.rebuild(data / "audit")  # the log is the truth; the index is rebuilt from it at every start
     server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
                                                dealer=station.loop), host=args.host, port=args.port, threads=16)

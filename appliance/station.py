@@ -24,28 +24,11 @@ from .devices.start_source import HealthTracker
 from .devices.worker import Worker
 from .table.dealer import DealerLoop
 from .table.eye import CameraEye
-from .table.round import Events, interrupted, rounds_in, void_interrupted
+from .table.round import Events, RoundIds, interrupted, void_interrupted
 from .table.simulation import SimulatedDealer, simulated_eye
 from .table.table import Table
 
 log = logging.getLogger(__name__)
-
-
-class RoundIds:
-    """Round ids ``<gaming day>-NNNN``, going on from the last one logged: a restart never repeats one.
-    The log is read once per gaming day, not at every round."""
-
-    def __init__(self, table: Table):
-        self.table = table
-        self._last: tuple[str, int] | None = None
-
-    def __call__(self) -> str:
-        day = self.table.audit.gaming_day(dt.datetime.now(dt.timezone.utc))
-        if self._last is None or self._last[0] != day:
-            logged = [int(r.rsplit("-", 1)[1]) for r in rounds_in(self.table.audit.folder) if r.startswith(f"{day}-")]
-            self._last = (day, max(logged, default=0))
-        self._last = (day, self._last[1] + 1)
-        return f"{day}-{self._last[1]:04d}"
 
 
 class Watcher(Worker):
@@ -53,9 +36,9 @@ class Watcher(Worker):
 
     thread_name = "camera"
 
-    def __init__(self, loop: DealerLoop, every: float, tick):
+    def __init__(self, every: float, tick):
         super().__init__()
-        self.loop, self.every, self._tick = loop, every, tick
+        self.every, self._tick = every, tick
 
     def _work(self) -> None:
         while not self._stop.is_set():
@@ -68,7 +51,7 @@ class Station:
     """Everything ``appliance run`` starts; ``stop()`` ends it in order."""
 
     def __init__(self, table: Table, devices: DeviceConfig, simulate: bool, render: bool = False, seed: int = 1,
-                 pace: float = 1.5, rounds: int | None = None):
+                 pace: float = 1.5, rounds: int | None = None, on_prompt=lambda prompt: None):
         self.table = table
         self.workers: list[Worker] = []
         status = self._status_logger()
@@ -80,10 +63,12 @@ class Station:
         pins = SimulatedPins() if simulate else BACKENDS[devices.gpio_backend]()
         self.panel = Panel(pins, devices.panel,
                            on_press=self._guarded("buttons", lambda name: self.loop.press(name, "dealer (button)")))
-        self.prompt_listeners: list = []
-        self.loop = DealerLoop(table, eye, request_start, RoundIds(table), source, health,
-                               devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=self._prompted)
-        self.workers += [self.panel, Watcher(self.loop, every, self._guarded("camera", self.loop.tick))]
+        def day() -> str:  # round ids by gaming day: <day>-0001, <day>-0002, ...
+            return table.audit.gaming_day(dt.datetime.now(dt.timezone.utc))
+
+        self.loop = DealerLoop(table, eye, request_start, RoundIds(table.audit.folder, day, digits=4), source, health,
+                               devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt)
+        self.workers += [self.panel, Watcher(every, self._guarded("camera", self.loop.tick))]
         if simulate:
             def press(name: str) -> None:  # a finger on the rail's button: held past the debounce time
                 pin = devices.panel.buttons[name]
@@ -107,10 +92,6 @@ class Station:
                 self.table.log(Events.DEVICE_STATUS, {"device": part, "status": "fault",
                                                       "detail": f"{type(err).__name__}: {err}"}, "appliance")
         return run
-
-    def _prompted(self, prompt: dict) -> None:
-        for listener in self.prompt_listeners:
-            listener(prompt)
 
     def _status_logger(self):
         def status(device: str, state: str, detail: str) -> None:
@@ -155,7 +136,8 @@ class Station:
         layout = load_layout(devices.vision.layout)
         needed = ["banker", *(f"seat{n}.{part}" for n in range(1, self.table.rules.start.player_seats + 1)
                               for part in ("front", "back"))]
-        missing = [name for name in needed if name not in {zone.name for zone in layout.zones}]
+        have = {zone.name for zone in layout.zones}
+        missing = [name for name in needed if name not in have]
         if missing:
             raise DeviceConfigError(f"{devices.vision.layout}: no zone {', '.join(missing)}: a "
                                     f"{self.table.rules.start.player_seats}-seat table needs each seat's front and back")

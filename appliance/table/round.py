@@ -286,6 +286,24 @@ def rounds_in(folder) -> dict[str, dict]:
     return rounds
 
 
+class RoundIds:
+    """Round ids ``<prefix>-N``, going on from the last one logged under the same prefix, so a restart
+    never repeats one. The log is read once per prefix (a gaming day, a simulation's seed), not at
+    every round."""
+
+    def __init__(self, folder, prefix: Callable[[], str], digits: int = 1):
+        self.folder, self.prefix, self.digits = folder, prefix, digits
+        self._last: tuple[str, int] | None = None
+
+    def __call__(self) -> str:
+        prefix = self.prefix()
+        if self._last is None or self._last[0] != prefix:
+            logged = [int(r.rsplit("-", 1)[1]) for r in rounds_in(self.folder) if r.startswith(f"{prefix}-")]
+            self._last = (prefix, max(logged, default=0))
+        self._last = (prefix, self._last[1] + 1)
+        return f"{prefix}-{self._last[1]:0{self.digits}d}"
+
+
 def interrupted(folder) -> list[str]:
     """The rounds opened but neither settled nor voided: the appliance stopped in the middle of them."""
     return [round_id for round_id, entry in rounds_in(folder).items()

@@ -28,7 +28,7 @@ from ..devices.start_source import HealthTracker
 from ..devices.worker import Worker
 from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
-from .round import Events, rounds_in, void_interrupted
+from .round import Events, RoundIds, void_interrupted
 from .table import Table
 
 log = logging.getLogger(__name__)
@@ -84,9 +84,6 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
     table.log(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
                                          "house": rules.key}, "appliance")
     interrupted = void_interrupted(audit)
-    # Rounds go on from the last one logged, so a restart never repeats a round id.
-    done = [int(rid.rsplit("-", 1)[1]) for rid in rounds_in(audit.folder) if rid.startswith(f"{seed}-")]
-    numbers = iter(range(max(done, default=0) + 1, max(done, default=0) + rounds + 1))
     totals = {"rounds": 0, "confirmed_reads": 0, "commission": Decimal(0), "collection": Decimal(0),
               "voided_at_start": interrupted}
 
@@ -111,7 +108,8 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         return True
 
     eye, lay = simulated_eye(render, seed, size)
-    loop = DealerLoop(table, eye, roll, lambda: f"{seed}-{next(numbers)}", "simulated-rng", health, stable_frames=2)
+    loop = DealerLoop(table, eye, roll, RoundIds(audit.folder, lambda: str(seed)), "simulated-rng", health,
+                      stable_frames=2)
     dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5)
     for _ in range(rounds):
         if stop():
