@@ -58,6 +58,13 @@ def settled_table(tmp_path_factory):
         proc.stderr.close()
 
 
+def log_in(page, supervisor: str, pin: str) -> None:
+    """Fill in and send the supervisor page's login form."""
+    page.fill("#login [name=supervisor]", supervisor)
+    page.fill("#login [name=pin]", pin)
+    page.click("#login button")
+
+
 def chromium(*args, user_data):
     out = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={user_data}", *args], capture_output=True, timeout=90)
     return out.stdout.decode("utf-8", "replace")
@@ -118,13 +125,9 @@ def test_a_supervisor_logs_in_corrects_a_read_and_the_table_view_follows(tmp_pat
             view.wait_for_selector('#seat2 [data-card="3h"]')
             page = browser.new_page()
             page.goto(base + "/supervisor")
-            page.fill("#login [name=supervisor]", "1042")
-            page.fill("#login [name=pin]", "0000")
-            page.click("#login button")
+            log_in(page, "1042", "0000")
             page.wait_for_selector("#message.error")
-            page.fill("#login [name=supervisor]", "1042")
-            page.fill("#login [name=pin]", "4821")
-            page.click("#login button")
+            log_in(page, "1042", "4821")
             page.wait_for_selector("#actions:not([hidden])")
             page.fill("#correct [name=round]", "r1")
             page.fill("#correct [name=seat]", "2")
@@ -210,9 +213,7 @@ def test_a_supervisor_searches_the_history_opens_a_round_and_downloads_the_expor
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", *FLAGS[2:]])
             page = browser.new_page(viewport={"width": 800, "height": 480}, accept_downloads=True)
             page.goto(f"http://127.0.0.1:{server.effective_port}/supervisor")
-            page.fill("#login [name=supervisor]", SUPERVISOR)
-            page.fill("#login [name=pin]", PIN)
-            page.click("#login button")
+            log_in(page, SUPERVISOR, PIN)
             page.wait_for_selector("#shift-totals dd")
             assert page.inner_text("#shift-totals div:first-child") == "Rounds settled\n2"
             page.fill("#search [name=round]", "8-1")
@@ -317,9 +318,7 @@ def test_the_dealer_plays_a_round_from_the_touch_screen(tmp_path):
             page.wait_for_selector("#held:has-text('HELD')")
             sup = browser.new_page()
             sup.goto(base + "/supervisor")
-            sup.fill("#login [name=supervisor]", "1042")
-            sup.fill("#login [name=pin]", "4821")
-            sup.click("#login button")
+            log_in(sup, "1042", "4821")
             sup.wait_for_selector("#held-banner:has-text('the supervisor was called')")
             sup.fill("#release [name=reason]", "player's question answered")
             sup.fill("#release [name=pin]", "4821")
