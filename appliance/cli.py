@@ -338,7 +338,7 @@ def data_dir(given: str | None) -> Path:
     """--data, else $APPLIANCE_DATA_DIR, else systemd's $STATE_DIRECTORY, else ./data."""
     import os
 
-    return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data")
+    return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data").absolute()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -572,8 +572,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    # Commands report on stdout/stderr as JSON; the log only speaks up for errors here.
-    logging.basicConfig(level=logging.ERROR, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # Commands report on stdout/stderr as JSON; the log only speaks up for errors here. The appliance
+    # itself runs under systemd: its warnings (a device offline, a camera fault) belong in the journal.
+    level = logging.WARNING if args.command == "run" else logging.ERROR
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         return args.func(args)
     except (ValueError, OSError) as err:

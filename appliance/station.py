@@ -54,6 +54,7 @@ class Station:
                  pace: float = 1.5, rounds: int | None = None, on_prompt=lambda prompt: None):
         self.table = table
         self.workers: list[Worker] = []
+        self.camera: Camera | None = None  # a real camera, closed when the station stops
         status = self._status_logger()
         health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.log(
             Events.DEVICE_HEALTH, {"device": "start-seat", "source": w.source, "message": w.message(),
@@ -149,7 +150,8 @@ class Station:
                        "v4l2": lambda: VideoCaptureSource(int(cam.device) if cam.device.isdigit() else cam.device,
                                                           cam.width, cam.height),
                        "folder": lambda: ImageFolderSource(cam.device, loop=True)}[cam.source]
-        camera = Camera(open_source, on_fault=lambda why: status("camera", "fault", why), stall_after=cam.stall_after)
+        camera = self.camera = Camera(open_source, on_fault=lambda why: status("camera", "fault", why),
+                                      stall_after=cam.stall_after)
         eye = CameraEye(camera, layout, Deck.load(devices.vision.deck), Calibrator(layout),
                         on_status=lambda state, why: status("camera", state, why))
         return eye, None, 0.1
@@ -163,4 +165,6 @@ class Station:
     def stop(self) -> None:
         for worker in reversed(self.workers):
             worker.stop()
+        if self.camera is not None:
+            self.camera.close()  # after its thread has stopped: no read can come in between
 

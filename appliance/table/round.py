@@ -106,6 +106,8 @@ def apply(state: dict, event: str, data: dict) -> None:
     elif event == Events.READ_CORRECTED:
         if data["seat"] == "banker":
             state["banker_cards"] = data["cards"]
+            # the player-banker's own setting, corrected card for card: settled as he laid it
+            state["banker_set"] = (data["front"], data["back"]) if data.get("set_by") == "own" else None
         else:
             state["seat_cards"][data["seat"]] = (data["front"], data["back"])
 
@@ -253,8 +255,19 @@ class TableRound:
 
     def correct(self, seat: int | str, reason: str, who: str, cards: list[str] | None = None,
                 front: list[str] | None = None, back: list[str] | None = None) -> None:
-        """A supervisor's correction of a read: the banker's seven cards, or a seat's front and back."""
-        if seat == "banker":
+        """A supervisor's correction of a read: the banker's seven cards (his front and back when he
+        set his own hand), or a seat's front and back."""
+        if seat == "banker" and self.state.get("banker_set"):
+            if front is None or back is None:
+                raise RoundStateError(f"round {self.round_id}: the banker set his own hand: give the corrected "
+                                      "front and back")
+            laid = parse_cards([*front, *back])
+            if len(laid) != 7:
+                raise RoundStateError(f"round {self.round_id}: the banker's front and back hold {len(laid)} cards, "
+                                      "not seven")
+            data = {"seat": "banker", "cards": format_cards(laid), "front": format_cards(parse_cards(front)),
+                    "back": format_cards(parse_cards(back)), "set_by": "own"}
+        elif seat == "banker":
             data = {"seat": "banker", "cards": format_cards(parse_cards(cards))}
         else:
             if seat not in self.state.get("seat_cards", {}):
