@@ -26,6 +26,7 @@ from ..game.rules import HouseRules
 from ..game.settlement import settle
 from ..game.start_seat import Position, first_hand
 from ..game.values import evaluator
+from .listeners import tell
 
 
 class Phase(enum.Enum):
@@ -172,8 +173,7 @@ class TableRound:
         record = self.audit.append(event, {"round": self.round_id, **data}, who)  # on disk first
         apply(self.state, event, data)
         self.phase = to
-        for listener in self.listeners:
-            listener(record)
+        tell(self.listeners, record)
         return record
 
     def open(self, banker: Position, bets: list[dict], banker_wager: Decimal | None = None, who: str = "dealer") -> None:
