@@ -351,6 +351,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .audit.index import Index
     from .audit.log import AuditLog, key_for
     from .config import load_devices, load_supervisors
+    from .heartbeats import Probe, http_probe
     from .service import notify, start_watchdog
     from .station import Station
     from .table.live import LiveTable
@@ -388,10 +389,16 @@ def cmd_run(args: argparse.Namespace) -> int:
                       "simulate": simulate}), flush=True)
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
                                          "dashboard": f"{args.host}:{server.effective_port}"}, "appliance")
+    probe_host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(
+        args.host, f"[{args.host}]" if ":" in args.host else args.host)  # the server answers itself on loopback
+    web_probe = Probe("web", http_probe(f"http://{probe_host}:{server.effective_port}/healthz", timeout=2.0),
+                      every=min(1.0, devices.stale_after / 4))
+    web_probe.on_beat = station.hearts.watch("web")
+    station.workers.append(web_probe)
     stop = threading.Event()
     station.start()
     notify("READY=1")
-    start_watchdog(stop=stop)
+    start_watchdog(healthy=station.hearts.healthy, stop=stop)
     try:
         server.run()
     finally:

@@ -103,6 +103,7 @@ class DeviceConfig:
     camera: CameraConfig
     vision: VisionConfig
     source: str
+    stale_after: float = 10.0  # seconds without progress from a watched thread before the watchdog stops
 
 
 def load_devices(path: Path | None = None) -> DeviceConfig:
@@ -121,6 +122,7 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
         ports[kind] = SerialSettings(
             kind, t.string("port"), baudrate=t.integer("baudrate", 300, 115200),
             offline_after=t.number("offline_after_s", 0.1, 60), reconnect_every=t.number("reconnect_every_s", 0.01, 60),
+            write_timeout=t.number("write_timeout_s", 0.01, 10, default=1.0),
         )
         t.done()
     serial_t.done()
@@ -153,8 +155,12 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
     vision = VisionConfig(path.parent / vis.string("layout"), path.parent / vis.string("deck"),
                           vis.integer("stable_frames", 1, 30))
     vis.done()
+    watchdog = top.table("watchdog", optional=True)
+    stale_after = watchdog.number("stale_after_s", 0.5, 120, default=10.0) if watchdog else 10.0
+    if watchdog:
+        watchdog.done()
     top.done()
-    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path))
+    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), stale_after)
 
 
 SUPERVISORS_HEADER = """# Supervisors allowed to correct, void and settle disputes: id = the salted hash of the PIN.

@@ -23,6 +23,7 @@ from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator
 from .devices.start_source import HealthTracker
 from .devices.worker import Worker
+from .heartbeats import Heartbeats, Probe, lock_probe
 from .table.dealer import DealerLoop
 from .table.eye import CameraEye
 from .table.round import Events, RoundIds, interrupted, void_interrupted
@@ -43,6 +44,7 @@ class Watcher(Worker):
 
     def _work(self) -> None:
         while not self._stop.is_set():
+            self.on_beat()
             started = time.monotonic()
             self._tick()
             self._stop.wait(max(0.0, self.every - (time.monotonic() - started)))
@@ -63,6 +65,7 @@ class Station:
         self.table = table
         self.workers: list[Worker] = []
         self.camera: Camera | None = None  # a real camera, closed when the station stops
+        self.hearts = Heartbeats(devices.stale_after)  # what the watchdog's pings rest on
         status = self._status_logger()
         health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.log(
             Events.DEVICE_HEALTH, {"device": "start-seat", "source": w.source, "message": w.message(),
@@ -77,7 +80,10 @@ class Station:
 
         self.loop = DealerLoop(table, eye, request_start, RoundIds(index.last_number, day, digits=4), source, health,
                                devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt)
-        self.workers += [self.panel, Watcher(every, self._guarded("camera", self.loop.tick))]
+        camera_reader = Watcher(every, self._guarded("camera", self.loop.tick))
+        table_probe = Probe("table", lock_probe(table.lock), min(1.0, devices.stale_after / 4))
+        camera_reader.on_beat, table_probe.on_beat = self.hearts.watch("camera"), self.hearts.watch("table")
+        self.workers += [self.panel, camera_reader, table_probe]
         if simulate:
             def press(name: str) -> None:  # a finger on the rail's button: held past the debounce time
                 pin = devices.panel.buttons[name]
@@ -132,6 +138,7 @@ class Station:
             on_reject=lambda rejection: self.table.log(Events.DEVICE_REJECTED, {"device": name, **rejection.to_json()},
                                                        "device"),
             on_status=lambda state, why: status(name, state.value, why))
+        device.on_beat = self.hearts.watch("device")
         self.workers.append(device)
         return device.roll, name
 

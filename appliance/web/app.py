@@ -100,6 +100,11 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     def supervisor_view():
         return Response(supervisor_page, mimetype="text/html")
 
+    @app.get("/healthz")
+    def healthz():
+        """The watchdog's probe: an answer shows the web server still takes requests."""
+        return Response("ok\n", mimetype="text/plain")
+
     @app.get("/api/state")
     def state():
         return jsonify(live.snapshot())
