@@ -26,6 +26,7 @@ from .devices.worker import Worker
 from .heartbeats import Heartbeats, Probe, lock_probe
 from .table.dealer import DealerLoop
 from .table.eye import CameraEye
+from .table.repeats import fault_kind
 from .table.round import Events, RoundIds, interrupted, void_interrupted
 from .table.simulation import SimulatedDealer, simulated_eye
 from .table.table import Table
@@ -103,9 +104,10 @@ class Station:
             try:
                 return action(*args)
             except Exception as err:  # noqa: BLE001 - whatever it was, the thread must survive it
-                log.exception("%s: %s", part, err)
-                self.table.log(Events.DEVICE_STATUS, {"device": part, "status": "fault",
-                                                      "detail": f"{type(err).__name__}: {err}"}, "appliance")
+                detail = f"{type(err).__name__}: {err}"
+                if self.table.repeats.offer((Events.DEVICE_STATUS, part, fault_kind(detail)), Events.DEVICE_STATUS,
+                                            {"device": part, "status": "fault", "detail": detail}, "appliance"):
+                    log.exception("%s: %s", part, err)  # the journal too hears of it once a window
         return run
 
     def _status_logger(self):
@@ -135,8 +137,9 @@ class Station:
             name = kind
         device = StartSeatDevice(
             settings, on_result=self._guarded(name, lambda result: self.loop.start_value(name, result)),
-            on_reject=lambda rejection: self.table.log(Events.DEVICE_REJECTED, {"device": name, **rejection.to_json()},
-                                                       "device"),
+            on_reject=lambda rejection: self.table.repeats.offer(
+                (Events.DEVICE_REJECTED, name, fault_kind(rejection.reason)), Events.DEVICE_REJECTED,
+                {"device": name, **rejection.to_json()}, "device"),
             on_status=lambda state, why: status(name, state.value, why))
         device.on_beat = self.hearts.watch("device")
         self.workers.append(device)
@@ -182,4 +185,5 @@ class Station:
             worker.stop()
         if self.camera is not None:
             self.camera.close()  # after its thread has stopped: no read can come in between
+        self.table.repeats.flush()  # the counts of faults still being counted
 

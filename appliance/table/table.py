@@ -14,18 +14,23 @@ import threading
 from ..audit.log import AuditLog
 from ..game.rules import HouseRules
 from .listeners import tell
+from .repeats import Repeats, fault_kind
 from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
 
 
 class Table:
     def __init__(self, rules: HouseRules, rules_mapping: dict, audit: AuditLog, supervisors: dict[str, str],
-                 listeners: list | None = None):
+                 listeners: list | None = None, repeat_window: float = 60.0):
         self.rules, self.rules_mapping, self.audit = rules, rules_mapping, audit
         self.listeners: list = listeners if listeners is not None else []
         self.lock = threading.RLock()
-        self.gate = SupervisorGate(supervisors, on_failure=lambda who, why: self.log(
-            Events.SUPERVISOR_REFUSED, {"supervisor": who, "reason": why}, who=f"supervisor {who}"))
+        # A fault repeated within the window (a device's garbage, a failing camera tick, PIN guessing)
+        # is recorded once and then counted.
+        self.repeats = Repeats(self.log, repeat_window)
+        self.gate = SupervisorGate(supervisors, on_failure=lambda who, why: self.repeats.offer(
+            (Events.SUPERVISOR_REFUSED, who, fault_kind(why)), Events.SUPERVISOR_REFUSED,
+            {"supervisor": who, "reason": why}, who=f"supervisor {who}"))
         self.current: TableRound | None = None
         self.held: str | None = None  # why the table waits for a supervisor, if it does
 
