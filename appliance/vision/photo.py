@@ -51,9 +51,12 @@ def find_cards(photo: np.ndarray) -> list[CardOutline]:
     scale = min(scale, 1.0)
     candidates = [c for mask, grow in _paper_masks(small) for c in _quads(mask, grow, small.shape[:2])]
     kept: list[CardOutline] = []
-    for outline in sorted(candidates, key=lambda c: c.fit):
-        if not any(_overlap(outline.corners, k.corners) for k in kept):
+    for outline in sorted(candidates, key=lambda c: (c.cut, c.fit)):
+        overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
+        if not overlapping:
             kept.append(outline)
+        elif all(_detail_of(outline.corners, k.corners) for k in overlapping):
+            kept = [k for k in kept if all(k is not o for o in overlapping)] + [outline]
     out = [CardOutline(order_corners(k.corners / scale), k.fit, k.cut) for k in kept]
     return sorted(out, key=lambda c: (round(c.center[1] / (0.1 * max(photo.shape[:2]))), c.center[0]))
 
@@ -82,6 +85,7 @@ def _paper_masks(image: np.ndarray):
         contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         filled = cv2.drawContours(np.zeros_like(edges), contours, -1, 255, cv2.FILLED)
         yield filled, -1
+        yield 255 - edges, 2  # what the edges enclose: a card whose edge meets other edges
 
 
 def _quads(mask: np.ndarray, grow: float, shape: tuple[int, int]) -> list[CardOutline]:
@@ -91,7 +95,7 @@ def _quads(mask: np.ndarray, grow: float, shape: tuple[int, int]) -> list[CardOu
     out = []
     for contour in contours:
         area = cv2.contourArea(contour)
-        if area < MIN_CARD_SHARE * h * w:
+        if not MIN_CARD_SHARE * h * w <= area <= 0.8 * h * w:  # the photo's own frame is no card
             continue
         quad = _four_corners(contour)
         if quad is None:
@@ -190,6 +194,15 @@ def _intersect(l1, l2) -> np.ndarray:
 def _corners_of(sides) -> np.ndarray:
     """Where consecutive sides meet: corner i is between side i-1 and side i."""
     return np.array([_intersect(sides[i - 1], sides[i]) for i in range(4)], np.float32)
+
+
+def _detail_of(outer: np.ndarray, inner: np.ndarray) -> bool:
+    """``inner`` lies inside ``outer`` and is a part of one card (a printed frame, a picture, a
+    patch of paper between pips) rather than one of two cards side by side that make a shape of a
+    card's proportions (each then half of it)."""
+    inside = all(cv2.pointPolygonTest(outer.reshape(-1, 1, 2), tuple(map(float, p)), False) >= 0 for p in inner)
+    share = cv2.contourArea(inner) / max(cv2.contourArea(outer), 1e-9)
+    return inside and not 0.4 <= share <= 0.55
 
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
