@@ -345,6 +345,19 @@ def data_dir(given: str | None) -> Path:
     return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data").absolute()
 
 
+def refuse_simulated_parts(args: argparse.Namespace, devices) -> None:
+    """A dealing table (``--production``, as the service runs) never plays itself: a simulated start
+    source or camera would write a self-played game into the table's audit log."""
+    if args.simulate:
+        raise UsageError("--production and --simulate together: a dealing table is never simulated")
+    if devices.start_source == "simulated":
+        raise UsageError(f"{devices.source}: [start_seat] source = \"simulated\" on a dealing table: set it to "
+                         "\"rng\", \"dice\" or \"builtin\" (hardware/README.md)")
+    if devices.camera.source == "synthetic":
+        raise UsageError(f"{devices.source}: [camera] source = \"synthetic\" on a dealing table: set it to "
+                         "\"picamera2\" (or \"v4l2\" for a USB camera)")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import waitress
 
@@ -367,6 +380,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     key_file = config_dir / "audit.key" if config_dir else data / "audit.key"
     rules = load_house(args.house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
     devices = load_devices(config_dir / "devices.toml" if config_dir else None)
+    if args.production:
+        refuse_simulated_parts(args, devices)
     supervisors = load_supervisors(config_dir)
     simulate = args.simulate or devices.start_source == "simulated"
     if simulate and not supervisors:
@@ -464,6 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--simulate", action="store_true", help="simulated devices and camera (the default without hardware)")
+    p.add_argument("--production", action="store_true",
+                   help="a dealing table (the service): refuse to start on a simulated start source or camera")
     p.add_argument("--render", action="store_true", help="in simulation, read every hand from the synthetic camera")
     p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
     p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
