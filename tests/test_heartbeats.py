@@ -23,7 +23,7 @@ from appliance.table.dealer import Step
 from appliance.table.live import LiveTable
 from appliance.web.app import create_app
 
-STALE = 0.5
+STALE = 1.0
 
 
 class Pings:
@@ -73,8 +73,9 @@ def watched(hearts: Heartbeats, pings: Pings) -> threading.Event:
     return stop
 
 
-def stops_pinging(pings: Pings) -> None:
-    time.sleep(STALE + 0.5)
+def stops_pinging(pings: Pings, hearts: Heartbeats) -> None:
+    wait_for(lambda: hearts.stale(), 20)  # a thread has gone quiet for longer than STALE
+    time.sleep(0.5)
     assert pings.within(0.4) == 0
 
 
@@ -99,7 +100,7 @@ def test_a_held_table_lock_stops_the_pings(tmp_path, pings, deck):
             blocker = threading.Thread(target=lambda: (station.table.lock.acquire(), time.sleep(STALE + 2),
                                                        station.table.lock.release()), daemon=True)
             blocker.start()
-            stops_pinging(pings)
+            stops_pinging(pings, station.hearts)
             assert "table" in station.hearts.stale()
             blocker.join()
             wait_for(lambda: pings.within(0.3) >= 3, 10)  # the lock is free again: the pings come back
@@ -119,7 +120,7 @@ def test_a_camera_frame_that_never_comes_stops_the_pings(tmp_path, pings, deck):
             station.loop.set_bets([{"seat": 2, "wager": "25"}])
             station.loop.press("next")
             wait_for(lambda: station.loop.step is Step.BANKER, 10)  # the camera is asked to look
-            stops_pinging(pings)
+            stops_pinging(pings, station.hearts)
             assert station.hearts.stale() == ["camera"]
         finally:
             stop.set()
@@ -138,7 +139,7 @@ def test_a_device_reader_that_blocks_stops_the_pings(pings):
         start_watchdog(healthy=hearts.healthy, stop=stop)
         with device:
             try:
-                stops_pinging(pings)  # its first result blocks it (a lock held elsewhere)
+                stops_pinging(pings, hearts)  # its first result blocks it (a lock held elsewhere)
                 assert hearts.stale() == ["device"]
                 release.set()
                 wait_for(lambda: pings.within(0.3) >= 3, 10)
@@ -160,12 +161,13 @@ def test_a_web_server_with_no_free_worker_stops_the_pings(pings):
         try:
             stream = socket.create_connection(("127.0.0.1", server.effective_port))
             stream.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")  # an event stream holds the only worker
-            stops_pinging(pings)
+            stops_pinging(pings, hearts)
             assert hearts.stale() == ["web"]
             stream.close()
             live({"seq": 0, "event": "Wake", "data": {}})  # the stream notices its client has gone
         finally:
             stop.set()
+            time.sleep(0.2)
             for channel in list(server._map.values()):
                 channel.close()
             server.close()
