@@ -394,7 +394,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     index = Index(data / "index.sqlite")
     # The log is the truth; the index catches up with what was written since it last saw the log
     # (the first start after an upgrade builds it once), so a start does not grow with history.
-    index.catch_up(data / "audit")
+    index.catch_up(data / "audit", on_batch=lambda done: notify(  # the first build may be long: not a hang
+        f"EXTEND_TIMEOUT_USEC=60000000\nSTATUS=indexing the audit history: {done} records"))
     table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
                       rounds=args.rounds or None, on_prompt=live.prompt, index=index)

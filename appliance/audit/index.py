@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 import threading
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
@@ -96,9 +97,10 @@ class Index:
         elif event == "RoundVoided":
             self.db.execute("UPDATE rounds SET status = 'voided', reason = ? WHERE round = ?", (data["reason"], round_id))
 
-    def catch_up(self, folder: str | Path) -> int:
+    def catch_up(self, folder: str | Path, on_batch: Callable[[int], None] = lambda done: None) -> int:
         """Index what the log holds beyond the last record indexed; returns how many records that was.
-        An index whose last record is not in the log as it was indexed is rebuilt from the start."""
+        An index whose last record is not in the log as it was indexed is rebuilt from the start.
+        ``on_batch(records so far)`` hears of each batch committed (a long first build tells systemd)."""
         logged = any(Path(folder).glob("*.jsonl"))
         with self.lock:
             seq, signature = self.last_indexed()
@@ -117,6 +119,7 @@ class Index:
                 if len(batch) == BATCH:
                     count += self._add_batch(batch)
                     batch = []
+                    on_batch(count)
             return count + self._add_batch(batch)
 
     def _add_batch(self, batch: list[dict]) -> int:
