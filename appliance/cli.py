@@ -297,14 +297,16 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_table(args: argparse.Namespace) -> int:
-    from .audit.log import AuditLog, key_for
+    from .audit.keys import audit_key, key_path
+    from .audit.log import AuditLog
     from .table.simulation import play_rounds
 
     audit_dir = Path(args.audit)
-    key_file = Path(args.key_file) if args.key_file else audit_dir.parent / f"{audit_dir.name}.key"
+    # A simulation on the shipped configuration: its key may sit beside its log folder.
+    key_file = key_path(args.key_file, None, audit_dir.parent / f"{audit_dir.name}.key")
     rules = load_house(args.house)
     start = time.perf_counter()
-    totals = play_rounds(rules, AuditLog(audit_dir, key_for(key_file)), args.rounds, seed=args.seed,
+    totals = play_rounds(rules, AuditLog(audit_dir, audit_key(key_file, audit_dir)), args.rounds, seed=args.seed,
                          render=args.render, size=(args.width, args.height))
     _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
             "seconds": round(time.perf_counter() - start, 2)})
@@ -345,7 +347,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     import waitress
 
     from .audit.index import Index
-    from .audit.log import AuditLog, key_for
+    from .audit.keys import audit_key, key_path
+    from .audit.log import AuditLog
     from .config import load_devices, load_supervisors
     from .service import notify, start_watchdog
     from .station import Station
@@ -357,9 +360,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     config_dir = Path(args.config) if args.config else None
     data = data_dir(args.data)
-    # The audit key lives outside the log: in the configuration folder when there is one
-    # (the install script puts it there, readable by the service user only), else beside the data.
-    key_file = config_dir / "audit.key" if config_dir else data / "audit.key"
     rules = load_house(args.house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
     devices = load_devices(config_dir / "devices.toml" if config_dir else None)
     supervisors = load_supervisors(config_dir)
@@ -369,7 +369,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         pin = f"{secrets.randbelow(10**6):06d}"
         supervisors = {"demo": hash_pin(pin)}
         print(f"simulation: supervisor id demo, PIN {pin} (this run only)", file=sys.stderr, flush=True)
-    audit = AuditLog(data / "audit", key_for(key_file))
+    # The audit key lives outside the data (see audit/keys.py); only a simulation on the shipped
+    # configuration keeps one beside its data.
+    key_file = key_path(args.key_file, config_dir, data / "audit.key" if simulate and config_dir is None else None)
+    audit = AuditLog(data / "audit", audit_key(key_file, data / "audit"))
     live = LiveTable()
     index = Index(data / "index.sqlite")
     table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
@@ -447,6 +450,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="start the appliance: round engine, audit log and dashboard")
     p.add_argument("--config", help="a configuration folder (default: the shipped config)")
     p.add_argument("--data", help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
+    p.add_argument("--key-file", help="the audit key (default: $APPLIANCE_KEY_FILE, else audit.key in --config; "
+                   "a simulation on the shipped config keeps one in the data folder)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--house", default=DEFAULT_HOUSE)
@@ -467,7 +472,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
     p.add_argument("--rounds", type=int, required=True)
     p.add_argument("--audit", required=True, help="the audit log folder")
-    p.add_argument("--key-file", help="the HMAC key (default: <audit>.key beside the folder, created if absent)")
+    p.add_argument("--key-file", help="the HMAC key (default: $APPLIANCE_KEY_FILE, else <audit>.key beside the "
+                   "folder, created only while there is no log)")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--render", action="store_true", help="read every hand with the simulated camera and the reader")
