@@ -299,6 +299,7 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 def cmd_simulate_table(args: argparse.Namespace) -> int:
     from .audit.keys import audit_key, key_path
     from .audit.log import AuditLog
+    from .table.recording import SpaceLimits
     from .table.simulation import play_rounds
 
     audit_dir = Path(args.audit)
@@ -306,8 +307,9 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     key_file = key_path(args.key_file, None, audit_dir.parent / f"{audit_dir.name}.key")
     rules = load_house(args.house)
     start = time.perf_counter()
+    space = SpaceLimits(max(args.refuse_free_mb, SpaceLimits.warn_mb), args.refuse_free_mb)
     totals = play_rounds(rules, AuditLog(audit_dir, audit_key(key_file, audit_dir)), args.rounds, seed=args.seed,
-                         render=args.render, size=(args.width, args.height))
+                         render=args.render, size=(args.width, args.height), space=space)
     _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
             "seconds": round(time.perf_counter() - start, 2)})
     return 0
@@ -353,6 +355,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .service import notify, start_watchdog
     from .station import Station
     from .table.live import LiveTable
+    from .table.recording import IndexFeed
     from .table.round import Events
     from .table.supervisor import hash_pin
     from .table.table import Table
@@ -375,9 +378,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     audit = AuditLog(data / "audit", audit_key(key_file, data / "audit"))
     live = LiveTable()
     index = Index(data / "index.sqlite")
-    table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
+    feed = IndexFeed(index.add, audit)  # an index that cannot be written stops recording too
+    table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, feed])
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
-                      rounds=args.rounds or None, on_prompt=live.prompt)
+                      rounds=args.rounds or None, on_prompt=live.prompt, ready_to_record=feed.flush)
     index.rebuild(data / "audit")  # the log is the truth; the index is rebuilt from it at every start
     server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
                                                dealer=station.loop), host=args.host, port=args.port, threads=16)
@@ -479,6 +483,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--render", action="store_true", help="read every hand with the simulated camera and the reader")
     p.add_argument("--width", type=int, default=4608)
     p.add_argument("--height", type=int, default=2592)
+    p.add_argument("--refuse-free-mb", type=float, default=20,
+                   help="open no round while the audit disk has less free space than this (MB)")
     p.set_defaults(func=cmd_simulate_table)
 
     devices = sub.add_parser("devices", help="start-seat devices on a serial port").add_subparsers(

@@ -62,6 +62,7 @@ def test_the_disk_fills_at_any_byte_of_a_record_or_of_its_head(tmp_path):
         assert day_file.read_bytes().endswith(b"\n") and day_file.read_bytes().count(b"\n") == 1, budget
         assert verify(folder, KEY).ok, budget
         disk.budget = None
+        log.resume()
         log.append("RoundSettled", {"round": "r1", "net": "10.00"})
         assert verify(folder, KEY).ok and [r["event"] for r in records(folder)] == [
             "DeviceValue", "RecordingResumed", "RoundSettled"], budget
@@ -114,6 +115,7 @@ def test_a_real_filesystem_filled_by_another_writer(tmp_path):
         with pytest.raises(RecordingStopped, match=FULL):
             log.append("RoundOpened", big)
         filler.unlink()
+        log.resume()
         log.append("RoundOpened", big)
         filler = fill(folder, leave=1000)  # room for part of a record only
         for _ in range(5):
@@ -128,6 +130,7 @@ def test_a_real_filesystem_filled_by_another_writer(tmp_path):
             assert all(json.loads(line) for line in path.read_bytes().splitlines())
         assert verify(folder / "audit", KEY).ok
         filler.unlink()
+        log.resume()
         log.append("RoundSettled", {"round": "r1"})
         result = verify(folder / "audit", KEY)
         assert result.ok

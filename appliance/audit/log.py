@@ -298,10 +298,11 @@ class AuditLog:
 
     def append(self, event: str, data: dict[str, Any], who: str = "appliance") -> dict:
         """Write one record, whole, and fsync it; returns the record as written. Raises
-        :class:`RecordingStopped` (nothing written) when the disk refuses it."""
+        :class:`RecordingStopped` (nothing written) when the disk refuses it, and from then on until
+        :meth:`resume` has recorded that recording resumed."""
         with self._lock:
             if self.stopped is not None:
-                self._resume()
+                raise RecordingStopped(self.stopped.reason)
             return self._append(event, data, who)
 
     def resume(self) -> dict | None:

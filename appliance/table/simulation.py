@@ -16,7 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
-from ..audit.log import AuditLog
+from ..audit.log import AuditLog, RecordingStopped
 from ..config import read_toml
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
@@ -28,10 +28,15 @@ from ..devices.start_source import HealthTracker
 from ..devices.worker import Worker
 from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
+from .recording import SpaceLimits
 from .round import Events, RoundIds, void_interrupted
 from .table import Table
 
 log = logging.getLogger(__name__)
+
+
+class SimulationStopped(ValueError):
+    """A simulated table that cannot go on (no round can be opened)."""
 
 
 def random_wagers(rng: random.Random, rules: HouseRules) -> tuple[Position, list[dict], Decimal | None]:
@@ -75,11 +80,13 @@ def players_set(hands: dict, seats: list[int], rules: HouseRules, ev) -> dict[st
 
 def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
                 size: tuple[int, int] = (4608, 2592), listeners=(), pace=lambda: None,
-                stop=lambda: False) -> dict:
+                stop=lambda: False, space: SpaceLimits = SpaceLimits()) -> dict:
     """Play ``rounds`` rounds, one move at a time, through the dealer's loop: the simulated dealer
     at its inputs, the start value from a seeded RNG, the cards seen by a perfect eye or (``render``)
     the synthetic camera and the real reader. ``listeners`` see every record, ``pace()`` runs between
-    the dealer's moves (the live demo waits there), and ``stop()`` ends the run between rounds."""
+    the dealer's moves (the live demo waits there), and ``stop()`` ends the run between rounds.
+    With no supervisor to wait for, a run stops with :class:`RecordingStopped` when recording stops,
+    and with :class:`SimulationStopped` when a round cannot be opened (the disk below ``space``)."""
     table = Table(rules, read_toml(Path(rules.source)), audit, {}, listeners=list(listeners))
     table.log(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
                                          "house": rules.key}, "appliance")
@@ -109,13 +116,17 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
 
     eye, lay = simulated_eye(render, seed, size)
     loop = DealerLoop(table, eye, roll, RoundIds(audit.folder, lambda: str(seed)), "simulated-rng", health,
-                      stable_frames=2)
+                      stable_frames=2, space=space)
     dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5)
     for _ in range(rounds):
         if stop():
             break
         dealer.act()  # wagers and NEXT: the round opens and the device answers
+        if loop.step is Step.IDLE and loop.message:
+            raise SimulationStopped(loop.message)
         for _move in range(100):
+            if audit.stopped is not None:
+                raise RecordingStopped(f"{audit.stopped.reason} (the log is whole up to record {audit.seq})")
             if loop.step is Step.IDLE:
                 break
             if loop.step is Step.HELD:

@@ -9,12 +9,15 @@ different threads: every change happens under ``lock``.
 
 from __future__ import annotations
 
+import logging
 import threading
 
-from ..audit.log import AuditLog
+from ..audit.log import AuditLog, RecordingStopped
 from ..game.rules import HouseRules
 from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
+
+log = logging.getLogger(__name__)
 
 
 class Table:
@@ -26,7 +29,35 @@ class Table:
         self.gate = SupervisorGate(supervisors, on_failure=lambda who, why: self.log(
             Events.SUPERVISOR_REFUSED, {"supervisor": who, "reason": why}, who=f"supervisor {who}"))
         self.current: TableRound | None = None
-        self.held: str | None = None  # why the table waits for a supervisor, if it does
+        self._held: str | None = None
+
+    @property
+    def held(self) -> str | None:
+        """Why the table waits, if it does: recording stopped comes first (nothing can be settled),
+        then what a supervisor must see."""
+        return self.audit.stopped.reason if self.audit.stopped is not None else self._held
+
+    @held.setter
+    def held(self, reason: str | None) -> None:
+        self._held = reason
+
+    def note(self, event: str, data: dict, who: str) -> dict | None:
+        """A record a device thread makes about itself (its status, a rejected line): while recording
+        is stopped it goes to the journal only, and the thread goes on."""
+        try:
+            return self.log(event, data, who)
+        except RecordingStopped as err:
+            log.warning("not recorded (%s): %s %s by %s", err, event, data, who)
+            return None
+
+    def resume_recording(self) -> dict | None:
+        """Record again after recording stopped: the record saying how long, told to the listeners."""
+        with self.lock:
+            record = self.audit.resume()
+            if record is not None:
+                for listener in self.listeners:
+                    listener(record)
+            return record
 
     def log(self, event: str, data: dict, who: str) -> dict:
         """A record outside a round's steps (a device's status, a call for the supervisor), announced
@@ -108,6 +139,8 @@ class Table:
         """The supervisor has dealt with what held the table; the dealer carries on."""
         who = self._supervisor(supervisor, pin)
         with self.lock:
+            if self.audit.stopped is not None:
+                raise RecordingStopped(self.audit.stopped.reason)
             if self.held is None:
                 raise RoundStateError("the table is not held")
             self.held = None

@@ -18,7 +18,7 @@ from flask import Flask, Response, abort, jsonify, request, send_file, session
 
 from ..audit.dispute import dispute, round_records
 from ..audit.index import RESULTS, Index
-from ..audit.log import AuditError, AuditLog
+from ..audit.log import AuditError, AuditLog, RecordingStopped
 from ..audit.replay import export_csv
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
@@ -139,6 +139,11 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     @app.errorhandler(ParameterError)
     def bad_parameter(err):
         return jsonify({"error": str(err)}), 400
+
+    @app.errorhandler(RecordingStopped)
+    def not_recorded(err):
+        """Nothing is done that cannot be recorded: the reason, in plain words."""
+        return jsonify({"error": str(err)}), 503
 
     def end_supervisor_session():
         """The supervisor's part of the session ends; the dealer's screen token in the same browser stays."""
