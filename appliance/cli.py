@@ -250,11 +250,13 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from .audit.log import load_key, verify
+    from .audit.seal import parse_seal
 
-    result = verify(args.path, load_key(args.key_file))
+    key = load_key(args.key_file)
+    result = verify(args.path, key, seal=parse_seal(args.seal, key) if args.seal else None)
     _print(result.to_json())
     if not result.ok:
-        print(f"appliance audit verify: {result.file} line {result.line}: {result.problem}", file=sys.stderr)
+        print(f"appliance audit verify: {result.where()}: {result.problem}", file=sys.stderr)
     return 0 if result.ok else 1
 
 
@@ -297,6 +299,7 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_table(args: argparse.Namespace) -> int:
+    from .audit.gaming_day import GamingDay
     from .audit.keys import audit_key, key_path
     from .audit.log import AuditLog
     from .table.recording import SpaceLimits
@@ -308,7 +311,8 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     rules = load_house(args.house)
     start = time.perf_counter()
     space = SpaceLimits(max(args.refuse_free_mb, SpaceLimits.warn_mb), args.refuse_free_mb)
-    totals = play_rounds(rules, AuditLog(audit_dir, audit_key(key_file, audit_dir)), args.rounds, seed=args.seed,
+    day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
+    totals = play_rounds(rules, AuditLog(audit_dir, audit_key(key_file, audit_dir), day=day), args.rounds, seed=args.seed,
                          render=args.render, size=(args.width, args.height), space=space)
     _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
             "seconds": round(time.perf_counter() - start, 2)})
@@ -334,7 +338,7 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
         start, end = dt.date.fromisoformat(args.date_from), dt.date.fromisoformat(args.date_to)
     except ValueError as err:
         raise UsageError(f"--from/--to: {err} (use YYYY-MM-DD)") from None
-    sys.stdout.write(export_csv(args.path, load_key(args.key_file), start, end))
+    sys.stdout.write(export_csv(args.path, load_key(args.key_file), start, end).text)
     return 0
 
 
@@ -349,6 +353,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     import waitress
 
     from .audit.index import Index
+    import os
+
+    from .audit.checkpoint import check_at_startup
+    from .audit.gaming_day import GamingDay
+    from .audit.keys import ENV as KEY_ENV
     from .audit.keys import audit_key, key_path
     from .audit.log import AuditLog
     from .config import load_devices, load_supervisors
@@ -374,19 +383,31 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"simulation: supervisor id demo, PIN {pin} (this run only)", file=sys.stderr, flush=True)
     # The audit key lives outside the data (see audit/keys.py); only a simulation on the shipped
     # configuration keeps one beside its data.
-    key_file = key_path(args.key_file, config_dir, data / "audit.key" if simulate and config_dir is None else None)
-    audit = AuditLog(data / "audit", audit_key(key_file, data / "audit"))
+    beside_data = simulate and config_dir is None and not args.key_file and not os.environ.get(KEY_ENV)
+    key_file = key_path(args.key_file, config_dir, data / "audit.key" if beside_data else None)
+    data.mkdir(mode=0o750, parents=True, exist_ok=True)
+    rules_mapping = read_toml(Path(rules.source))
+    audit = AuditLog(data / "audit", audit_key(key_file, data / "audit"),
+                     day=GamingDay.from_house(rules_mapping, rules.source))
+    check = check_at_startup(audit)  # verify what was not verified before trusting the log
     live = LiveTable()
     index = Index(data / "index.sqlite")
+    os.chmod(data / "index.sqlite", 0o640)
     feed = IndexFeed(index.add, audit)  # an index that cannot be written stops recording too
-    table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, feed])
+    table = Table(rules, rules_mapping, audit, supervisors, listeners=[live, feed])
+    if beside_data:
+        table.notices.append(f"Simulation: the audit key is kept in the data folder ({key_file}); on a table it "
+                             "lives in the configuration folder")
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
                       rounds=args.rounds or None, on_prompt=live.prompt, ready_to_record=feed.flush)
+    # Records lost from the log's end, or a log that fails verification: no round until a supervisor has seen it.
+    table.hold_for_audit(audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
     index.rebuild(data / "audit")  # the log is the truth; the index is rebuilt from it at every start
     server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
                                                dealer=station.loop), host=args.host, port=args.port, threads=16)
     print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
-                      "simulate": simulate}), flush=True)
+                      "simulate": simulate, "key_file": str(key_file), "verified": check.verification.records,
+                      "held": table.held}), flush=True)
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
                                          "dashboard": f"{args.host}:{server.effective_port}"}, "appliance")
     stop = threading.Event()
@@ -554,13 +575,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = audit.add_parser("verify", help="check every chain and signature; names the first bad record")
     p.add_argument("path", help="the log folder (or one day's file)")
     p.add_argument("--key-file", required=True, help="the HMAC key, kept outside the log")
+    p.add_argument("--seal", help="a shift seal (its text, or a file holding it): the log must still hold "
+                   "every record up to it, unchanged")
     p.set_defaults(func=cmd_audit_verify)
     p = audit.add_parser("replay", help="settle every logged round again from its raw records; report differences")
     p.add_argument("path")
     p.add_argument("--key-file", required=True)
     p.add_argument("--round", help="only this round id")
     p.set_defaults(func=cmd_audit_replay)
-    p = audit.add_parser("export", help="settled rounds as CSV for the cage or accounting")
+    p = audit.add_parser("export", help="settled rounds of gaming days (--from/--to) as CSV, with their shift seals")
     p.add_argument("path")
     p.add_argument("--key-file", required=True)
     p.add_argument("--from", dest="date_from", required=True)

@@ -481,6 +481,8 @@ class Verification:
     file: str | None = None
     line: int | None = None
     problem: str | None = None
+    gap_only: bool = False  # the one failure is a gap found and recorded at start-up
+    end: tuple[int, str] = (0, GENESIS)  # the last record checked: seq, line hash
 
     def to_json(self) -> dict:
         out = {"ok": self.ok, "records": self.records, "files": list(self.files)}
@@ -510,7 +512,7 @@ def verify(folder: str | Path, key: bytes, seal: dict | None = None, start: Star
     whole = folder.is_dir()
     base = folder if whole else folder.parent
     every = day_files(folder) if whole else ([folder] if folder.is_file() else [])
-    if not every and start.seq == 0:
+    if not every and start.seq == 0 and not (whole and (base / HEAD).exists()):
         raise AuditError(f"{folder}: no audit log files here")
     names = tuple(p.name for p in every)
     walk = _Walk(key, base, start, seal["seq"] if seal else None)
@@ -528,10 +530,11 @@ def verify(folder: str | Path, key: bytes, seal: dict | None = None, start: Star
         problem = walk.head_problem(read_head(base, key))
         if problem:
             return Verification(False, walk.count, names, HEAD, None, problem)
+    end = (walk.seq, walk.prev)
     if walk.gaps:
         file, number, text = walk.gaps[0]
-        return Verification(False, walk.count, names, file, number, text)
-    return Verification(True, walk.count, names)
+        return Verification(False, walk.count, names, file, number, text, gap_only=True, end=end)
+    return Verification(True, walk.count, names, end=end)
 
 
 class _Walk:

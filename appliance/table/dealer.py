@@ -355,7 +355,7 @@ class DealerLoop:
                     "bets": self.bets, "banker": self.banker,
                     "banker_wager": None if self.banker_wager is None else str(self.banker_wager),
                     "wanted": wanted, "zones": zones, "version": self.version,
-                    "recording": self.space.status(self.table.audit)}
+                    "recording": self.space.status(self.table.audit), "notices": self.table.notices}
 
     def announce(self) -> None:
         """Tell the lamps and the screen where the round stands (under the lock, so that an older

@@ -12,7 +12,8 @@ from __future__ import annotations
 import logging
 import threading
 
-from ..audit.log import AuditLog, RecordingStopped
+from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
+from ..audit.seal import seal_head
 from ..game.rules import HouseRules
 from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
@@ -30,6 +31,8 @@ class Table:
             Events.SUPERVISOR_REFUSED, {"supervisor": who, "reason": why}, who=f"supervisor {who}"))
         self.current: TableRound | None = None
         self._held: str | None = None
+        self._unacknowledged: list[dict] = []  # start-up findings about the log: {"problem", "seq"}
+        self.notices: list[str] = []  # standing facts the screens show (a simulation's key beside its data)
 
     @property
     def held(self) -> str | None:
@@ -86,8 +89,26 @@ class Table:
     def hold(self, reason: str, who: str) -> None:
         with self.lock:
             self.held = reason
-            self.log(Events.TABLE_HELD, {"round": self.current.round_id if self.current else None, "reason": reason},
-                     who)
+            self.note(Events.TABLE_HELD, {"round": self.current.round_id if self.current else None, "reason": reason},
+                      who)
+
+    def hold_for_audit(self, findings: list[dict]) -> None:
+        """What start-up found about the log itself (records missing from its end, a failed verification):
+        the table opens no round until a supervisor has acknowledged it with the PIN (logged)."""
+        if findings:
+            with self.lock:
+                self._unacknowledged = list(findings)
+                also = f" (and: {self._held})" if self._held else ""  # e.g. an interrupted round
+                self.hold("; ".join(f["problem"] for f in findings) + ". A supervisor must acknowledge this "
+                          f"with the PIN before a round can be opened{also}", "appliance (start-up)")
+
+    def _released(self, who: str, action: str, reason: str | None = None) -> None:
+        for finding in self._unacknowledged:
+            self.log(AUDIT_ACKNOWLEDGED, {"record": finding.get("seq"), "problem": finding["problem"]}, who)
+        self._unacknowledged = []
+        self.held = None
+        self.log(Events.TABLE_RELEASED, {"round": self.current.round_id if self.current else None, "action": action,
+                                         **({"reason": reason} if reason is not None else {})}, who)
 
     def _round(self, round_id: str) -> TableRound:
         if self.current is None or self.current.round_id != round_id:
@@ -101,9 +122,7 @@ class Table:
     def _acted(self, who: str, action: str) -> None:
         """A supervisor's action at a held table is also its release: the supervisor has seen it."""
         if self.held is not None:
-            self.held = None
-            self.log(Events.TABLE_RELEASED, {"round": self.current.round_id if self.current else None,
-                                             "action": action}, who)
+            self._released(who, action)
 
     def correct(self, round_id: str, supervisor: str, pin: str, reason: str, seat, **cards) -> dict | None:
         """Correct a read; a settled round is settled again. Returns the new settlement, if any."""
@@ -135,6 +154,12 @@ class Table:
             self._acted(who, "manual start")
             return first
 
+    def close_shift(self, supervisor: str, pin: str) -> dict:
+        """The shift's close: the log's head is sealed, for the seal to leave the box."""
+        who = self._supervisor(supervisor, pin)
+        with self.lock:
+            return seal_head(self.audit, "shift close", who)
+
     def release(self, supervisor: str, pin: str, reason: str) -> None:
         """The supervisor has dealt with what held the table; the dealer carries on."""
         who = self._supervisor(supervisor, pin)
@@ -143,6 +168,4 @@ class Table:
                 raise RecordingStopped(self.audit.stopped.reason)
             if self.held is None:
                 raise RoundStateError("the table is not held")
-            self.held = None
-            self.log(Events.TABLE_RELEASED, {"round": self.current.round_id if self.current else None,
-                                             "action": "release", "reason": reason}, who)
+            self._released(who, "release", reason)
