@@ -14,6 +14,7 @@ import logging
 import time
 from pathlib import Path
 
+from .audit.index import Index
 from .audit.log import RecordingStopped
 from .config import DeviceConfig, DeviceConfigError
 from .devices.builtin_rng import BuiltinRng
@@ -54,9 +55,17 @@ class Station:
 
     def __init__(self, table: Table, devices: DeviceConfig, simulate: bool, render: bool = False, seed: int = 1,
                  pace: float = 1.5, rounds: int | None = None, on_prompt=lambda prompt: None,
-                 ready_to_record=lambda: True):
+                 index: Index | None = None, ready_to_record=lambda: True):
+        """``index`` is the history index, caught up with the log and listening to the table; without
+        one, an index in memory is built from the whole log. ``ready_to_record`` says whether the
+        parts beside the log (the index's feed) can take records again after recording stopped."""
+        if index is None:
+            index = Index(":memory:")
+            index.catch_up(table.audit.folder)
+            table.listeners.append(index.add)
         self.table = table
         self.workers: list[Worker] = []
+        self.camera: Camera | None = None  # a real camera, closed when the station stops
         status = self._status_logger()
         health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.note(
             Events.DEVICE_HEALTH, {"device": "start-seat", "source": w.source, "message": w.message(),
@@ -69,7 +78,7 @@ class Station:
         def day() -> str:  # round ids by gaming day: <day>-0001, <day>-0002, ...
             return table.audit.gaming_day(dt.datetime.now(dt.timezone.utc))
 
-        self.loop = DealerLoop(table, eye, request_start, RoundIds(table.audit.folder, day, digits=4), source, health,
+        self.loop = DealerLoop(table, eye, request_start, RoundIds(index.last_number, day, digits=4), source, health,
                                devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt,
                                space=SpaceLimits(devices.warn_free_mb, devices.refuse_free_mb))
         # Recording stopped holds the table at once; the probe lights the lamp and tries to record again.
@@ -158,7 +167,8 @@ class Station:
                        "v4l2": lambda: VideoCaptureSource(int(cam.device) if cam.device.isdigit() else cam.device,
                                                           cam.width, cam.height),
                        "folder": lambda: ImageFolderSource(cam.device, loop=True)}[cam.source]
-        camera = Camera(open_source, on_fault=lambda why: status("camera", "fault", why), stall_after=cam.stall_after)
+        camera = self.camera = Camera(open_source, on_fault=lambda why: status("camera", "fault", why),
+                                      stall_after=cam.stall_after)
         eye = CameraEye(camera, layout, Deck.load(devices.vision.deck), Calibrator(layout),
                         on_status=lambda state, why: status("camera", state, why))
         return eye, None, 0.1
@@ -172,4 +182,6 @@ class Station:
     def stop(self) -> None:
         for worker in reversed(self.workers):
             worker.stop()
+        if self.camera is not None:
+            self.camera.close()  # after its thread has stopped: no read can come in between
 

@@ -12,7 +12,7 @@ import pytest
 from appliance.audit.checkpoint import CHECKPOINT, check_at_startup
 from appliance.audit.gaming_day import GamingDay
 from appliance.audit.keys import AuditKeyError, audit_key, key_path
-from appliance.audit.log import AuditLog, records, verify
+from appliance.audit.log import AuditLog, records, records_from, tail, verify
 from appliance.audit.replay import export_csv
 from appliance.audit.seal import parse_seal, seal_head, seal_text
 from appliance.config import load_house, read_toml
@@ -177,6 +177,8 @@ def test_a_clock_stepped_back_and_forward_a_day_keeps_the_chain(tmp_path):
     for r in logged:
         assert r["gaming_day"] == LA.of(dt.datetime.fromisoformat(r["ts"]))
     assert sorted(p.stem for p in tmp_path.glob("*.jsonl")) == ["2026-11-28", "2026-11-29", "2026-11-30"]
+    assert [r["seq"] for r in tail(tmp_path)] == [r["seq"] for r in reversed(logged)]
+    assert [r["seq"] for r in records_from(tmp_path, 5)] == [r["seq"] for r in logged if r["seq"] >= 5]
     reopened = AuditLog(tmp_path, KEY, day=LA, clock=clock)  # the tail is the highest seq, not the last file
     assert reopened.findings == [] and reopened.seq == logged[-1]["seq"]
 

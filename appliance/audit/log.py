@@ -615,3 +615,58 @@ class _Walk:
         if head["hash"] != self.prev:
             return f"{HEAD} names another record {head['seq']} than the log's last (the end was replaced)"
         return None
+
+
+def _last_seq(path: Path) -> int | None:
+    raw = _last_line(path)
+    try:
+        return json.loads(raw)["seq"] if raw else None
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
+        return None
+
+
+def records_from(folder: str | Path, seq: int) -> Iterator[dict]:
+    """The records numbered ``seq`` and after, in sequence order, read from the day files that hold
+    them only (a file's last line tells whether it does), so that catching up with the end of a long
+    log costs what is new, not what is old."""
+    files = [p for p in day_files(Path(folder)) if (_last_seq(p) or 0) >= seq]
+    return (line.record for line in lines_in_order(files) if line.record is not None and line.seq >= seq)
+
+
+def _backwards(path: Path, block: int) -> Iterator[dict]:
+    with open(path, "rb") as handle:
+        end, rest = handle.seek(0, os.SEEK_END), b""
+        while end > 0:
+            start = max(0, end - block)
+            handle.seek(start)
+            lines = (handle.read(end - start) + rest).split(b"\n")
+            rest, lines = (lines[0], lines[1:]) if start > 0 else (b"", lines)  # a line cut by the block
+            end = start
+            for line in reversed(lines):
+                if line:
+                    yield json.loads(line)
+
+
+def tail(folder: str | Path, block: int = 1 << 16) -> Iterator[dict]:
+    """The records newest first (by sequence, whichever file holds them), read backwards from the end
+    of each day file a block at a time: start-up finds the last round without reading the history."""
+    # A file is opened only once the records yielded so far are older than its last one: the day
+    # files a clock step interleaved merge by seq, and the old days are never read.
+    files = sorted(((_last_seq(p) or 0, p) for p in day_files(Path(folder))), reverse=True)
+    heap: list[tuple[int, int, dict, Iterator[dict]]] = []
+
+    def push(n: int, records: Iterator[dict]) -> None:
+        record = next(records, None)
+        if record is not None:
+            heapq.heappush(heap, (-record["seq"], n, record, records))
+
+    opened = 0
+    while heap or opened < len(files):
+        while opened < len(files) and (not heap or files[opened][0] >= -heap[0][0]):
+            push(opened, _backwards(files[opened][1], block))
+            opened += 1
+        if not heap:
+            continue
+        _, n, record, records = heapq.heappop(heap)
+        yield record
+        push(n, records)

@@ -46,6 +46,21 @@ class SpaceLimits:
         return None
 
 
+def index_reason(err: sqlite3.Error) -> str:
+    if "full" in str(err):
+        return "The audit disk is full: nothing can be recorded (the history index cannot be written)"
+    return f"The history index cannot be written ({err}): nothing can be recorded"
+
+
+def catch_up(index, folder) -> int:
+    """The index brought up to the log's end at start-up; an index that cannot be written is recording
+    stopped, said in the same words."""
+    try:
+        return index.catch_up(folder)
+    except sqlite3.Error as err:
+        raise RecordingStopped(index_reason(err)) from None
+
+
 class IndexFeed:
     """The history index as a listener: a record it cannot take (SQLite's disk full) stops recording
     until it can, and the records it missed are given to it again first."""
@@ -64,9 +79,8 @@ class IndexFeed:
             try:
                 self._add(self._missed[0])
             except sqlite3.Error as err:
-                log.error("history index: %s", err)
-                self.audit.stop(f"The history index cannot be written ({err}): nothing can be recorded",
-                                "history index")
+                log.warning("history index: %s", err)
+                self.audit.stop(index_reason(err), "history index")
                 return False
             self._missed.pop(0)
         return True

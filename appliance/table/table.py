@@ -15,6 +15,7 @@ import threading
 from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
 from ..audit.seal import seal_head
 from ..game.rules import HouseRules
+from .listeners import tell
 from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
 
@@ -58,16 +59,14 @@ class Table:
         with self.lock:
             record = self.audit.resume()
             if record is not None:
-                for listener in self.listeners:
-                    listener(record)
+                tell(self.listeners, record)
             return record
 
     def log(self, event: str, data: dict, who: str) -> dict:
         """A record outside a round's steps (a device's status, a call for the supervisor), announced
-        to the same listeners once it is on disk."""
+        to the same listeners, each isolated, once it is on disk."""
         record = self.audit.append(event, data, who)
-        for listener in self.listeners:
-            listener(record)
+        tell(self.listeners, record)
         return record
 
     def new_round(self, round_id: str) -> TableRound:
