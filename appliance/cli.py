@@ -28,6 +28,7 @@ from .game.house_ways import HOUSE_WAYS, set_by_house_way
 from .game.setting import SPLITS
 from .game.round_json import house_of, round_from_json, settlement_to_json
 from .game.settlement import settle
+from .game.start_seat import DEALER, StartSeatError, start_of_round
 from .game.values import evaluator
 from .simulate import simulate
 
@@ -94,6 +95,24 @@ def cmd_settle(args: argparse.Namespace) -> int:
     result = settle(round_from_json(data, source), rules)
     _print(settlement_to_json(result, evaluator(rules.joker, rules.wheel)))
     return 0
+
+
+def cmd_start_seat(args: argparse.Namespace) -> int:
+    rules = load_house(args.house)
+    banker = DEALER if args.banker == DEALER else _seat_number(args.banker)
+    dice = tuple(args.dice) if args.dice else None
+    try:
+        start = start_of_round(rules.start, banker, value=args.value, dice=dice)
+    except StartSeatError as err:
+        raise UsageError(f"{rules.name}: {err}") from None
+    _print(start.to_json())
+    return 0
+
+
+def _seat_number(text: str) -> int:
+    if not text.isdigit():
+        raise UsageError(f"--banker: expected \"dealer\" or a seat number, got {text!r}")
+    return int(text)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -435,6 +454,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("round", help="ROUND.json or -")
     p.add_argument("--house", help="house rules (default: the round's \"house\", else general)")
     p.set_defaults(func=cmd_settle)
+
+    p = sub.add_parser("start-seat", help="the first hand and action order for a device value or three dice")
+    p.add_argument("--house", default=DEFAULT_HOUSE)
+    p.add_argument("--banker", required=True, help='"dealer" or the banking player\'s seat')
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--value", type=int, help="the electronic device's value, 1-7")
+    how.add_argument("--dice", type=int, nargs=3, metavar=("A", "B", "C"), help="the three dice")
+    p.set_defaults(func=cmd_start_seat)
 
     p = sub.add_parser("simulate", help="heads-up hands, both sides set by the house way")
     p.add_argument("--house", default=DEFAULT_HOUSE)

@@ -103,3 +103,18 @@ def test_simulate_small_run_is_reproducible():
 def test_python_dash_m():
     out = subprocess.run([sys.executable, "-m", "appliance", "evaluate", "Ah", "Ad"], capture_output=True, text=True)
     assert json.loads(out.stdout)["value"] == "Pair of aces"
+
+
+def test_start_seat_command_prints_first_hand_action_order_and_rule():
+    # Greektown: "the banking player will be counted as 1, 8, or 15"
+    out = run("start-seat", "--house", "greektown", "--banker", "3", "--dice", "2", "3", "3")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert (data["first_hand"], data["action_order"], data["banker"]) == (3, [4, 5, 6, 1, 2], 3)
+    assert "counter-clockwise" in data["rule"]
+    out = run("start-seat", "--house", "safari", "--banker", "dealer", "--value", "3")
+    assert json.loads(out.stdout)["first_hand"] == 5
+    out = run("start-seat", "--house", "capitol", "--banker", "2", "--value", "3")
+    assert out.returncode == 2 and "Capitol Casino: this house starts with the dice cup" in out.stderr
+    out = run("start-seat", "--house", "capitol", "--banker", "nine", "--dice", "1", "2", "3")
+    assert out.returncode == 2 and "--banker" in out.stderr

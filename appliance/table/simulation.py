@@ -52,11 +52,11 @@ def random_wagers(rng: random.Random, rules: HouseRules) -> tuple[Position, list
     return banker, bets, banker_wager
 
 
-def deal(rng: random.Random, rules: HouseRules, banker: Position, first: Position) -> dict[Position, list[str]]:
+def deal(rng: random.Random, rules: HouseRules, first: Position) -> dict[Position, list[str]]:
     """Seven hands of seven from a shuffled 53-card deck, in rotation from the first hand; four cards stay unused."""
     deck = list(range(53))
     rng.shuffle(deck)
-    positions = ring(rules.start.player_seats, banker)
+    positions = ring(rules.start.player_seats)
     step_dir = 1 if rules.start.action_direction.value == "clockwise" else -1
     start = positions.index(first)
     order = [positions[(start + step_dir * k) % len(positions)] for k in range(len(positions))]
@@ -194,7 +194,7 @@ class SimulatedDealer(Worker):
                 start = state["start"]
                 count = sum(start["dice"]) if start["dice"] else start["value"]
                 first = first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)
-                self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, state["banker"], first)
+                self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, first)
                 self._round = current.round_id
             if step is Step.BANKER and loop.wanted_zones() == ["banker"]:
                 laid = {"banker": self._hands[state["banker"]]}
