@@ -29,7 +29,6 @@ from .game.setting import SPLITS
 from .game.round_json import house_of, round_from_json, settlement_to_json
 from .game.settlement import settle
 from .game.start_seat import DEALER, StartSeatError, start_of_round
-from .game.values import evaluator
 from .simulate import simulate
 
 
@@ -46,7 +45,7 @@ def cmd_houseway(args: argparse.Namespace) -> int:
     way = args.house_way or rules.house_way
     if way not in HOUSE_WAYS:
         raise UsageError(f"unknown house way {way!r}: expected one of {', '.join(HOUSE_WAYS)}")
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     if args.cards:
         _print(set_by_house_way(parse_cards(args.cards), way, ev).to_json(ev))
         return 0
@@ -64,7 +63,7 @@ def cmd_houseway(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     rules = load_house(args.house)
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     cards = parse_cards(args.cards)
     out: dict = {"cards": format_cards(cards)}
     if len(cards) in (2, 5):
@@ -93,7 +92,7 @@ def cmd_settle(args: argparse.Namespace) -> int:
         raise UsageError(f"{source}: house: the round names {named!r} but --house is {args.house!r}")
     rules = load_house(args.house or named or DEFAULT_HOUSE)
     result = settle(round_from_json(data, source), rules)
-    _print(settlement_to_json(result, evaluator(rules.joker, rules.wheel)))
+    _print(settlement_to_json(result, rules.evaluator()))
     return 0
 
 

@@ -214,7 +214,9 @@ def _round_strategy():
             wager = D(draw(st.integers(1000, 100000))) / 100
         banker_hand = Hand(cards=tuple(deck[:7])) if draw(st.booleans()) else Hand(front=tuple(deck[:2]), back=tuple(deck[2:7]))
         action = draw(st.sampled_from(players))
-        return rules, Round(Banker(banker_seat, banker_hand, wager), action, tuple(bets))
+        # A house dealer's own setting is settled as laid only when the input says so.
+        set_by = "dealer" if banker_hand.cards is None and banker_seat == "dealer" else None
+        return rules, Round(Banker(banker_seat, banker_hand, wager, set_by), action, tuple(bets))
 
     return build()
 
@@ -246,3 +248,57 @@ def test_every_house_settles_a_round():
         s = settle(Round(banker, 1, (Bet(1, rules.limits.minimum, WINNER), Bet(2, rules.limits.minimum, LOSER))), rules)
         assert [x.result for x in s.seats] == [Result.WIN, Result.LOSS], key
     assert load_house("general").key == "general"
+
+
+# General rules: "The five-card hand must rank higher than the two-card hand. If the two-card hand is a pair
+# of aces, for example, the five-card hand must hold two pair or better."
+@pytest.mark.parametrize("front", ["As Ah", "Jk Ah"])
+def test_a_pair_of_aces_in_front_needs_two_pair_behind(front):
+    rnd = Round(Banker("dealer", hand("Kd Qd", "9s 8c 7h 6d 5c")), 1,
+                (Bet(1, D("20.00"), hand(front, "Ad Ac Kh Qh Jc")),))
+    seat = settle(rnd, GENERAL).seats[0]
+    assert (seat.result, seat.net) == (Result.FOUL, D("-20.00"))
+    assert "a pair in front needs two pair or better behind" in seat.reason
+    # Greektown: "The five card hand must always be equal to or higher in rank than the two card hand".
+    assert settle(rnd, GREEKTOWN).seats[0].result is Result.PUSH
+
+
+def test_which_houses_foul_the_same_pair_behind():
+    # Capitol "The back hand must rank higher"; Safari "must be higher than the rank"; Fortune "must not rank lower".
+    chosen = {"general": True, "capitol": True, "safari": True, "greektown": False, "fortune": False}
+    assert {k: HOUSES[k].equal_pair_behind_fouls for k in chosen} == chosen
+
+
+# Capitol rule 6: "Players must wager at least the table minimum." Fortune: "As a player, you must bet at
+# least the table minimum. However, there is no maximum limit for the Player/Dealer position."
+@pytest.mark.parametrize("wager", ["0.00", "9.99"])
+@pytest.mark.parametrize("house", ["capitol", "fortune"])
+def test_a_player_dealer_wager_under_the_table_minimum_is_refused(house, wager):
+    rnd = Round(Banker(1, BANKER_SET, D(wager)), 2, (Bet(2, D("20.00"), WINNER),))
+    with pytest.raises(RoundError, match=rf"banker.wager: {wager} is under the table minimum 10.00"):
+        settle(rnd, HOUSES[house])
+    assert settle(dataclasses.replace(rnd, banker=Banker(1, BANKER_SET, D("10.00"))), HOUSES[house]).seats[0].won == D("10.00")
+
+
+# Greektown: "The dealer must set his or her hands by using a set of rules known as 'The House way.'"
+def test_a_house_dealers_hand_not_set_by_the_house_way_is_refused_unless_set_by_the_dealer():
+    from appliance.game.settlement import HouseWayMismatchError
+    laid = hand("Qs 7c", "Qd 9h 8c 4h 2s")
+    player = Bet(1, D("20.00"), hand("Kd Jh", "Ah Kc 8d 5c 3s"))
+    with pytest.raises(HouseWayMismatchError, match=r"the house way sets front 9h 8c, back Qs Qd 7c 4h 2s \(One pair"):
+        settle(Round(Banker("dealer", laid), 1, (player,)), GREEKTOWN)
+    as_laid = settle(Round(Banker("dealer", laid, set_by="dealer"), 1, (player,)), GREEKTOWN)
+    assert (as_laid.seats[0].result, as_laid.seats[0].net) == (Result.WIN, D("19.00"))
+    assert "settled as laid (set_by: dealer)" in as_laid.notes[0]
+    by_way = settle(Round(Banker("dealer", hand("9h 8c", "Qs Qd 7c 4h 2s")), 1, (player,)), GREEKTOWN)
+    assert by_way.seats[0].result is Result.PUSH and not by_way.notes
+
+
+def test_set_by_in_the_round_json():
+    from appliance.game.round_json import round_from_json
+    data = {"banker": {"seat": "dealer", "set_by": "dealer", "front": ["Qs", "7c"], "back": ["Qd", "9h", "8c", "4h", "2s"]},
+            "action_seat": 1, "seats": [{"seat": 1, "wager": "20.00", "front": ["Kd", "Jh"], "back": ["Ah", "Kc", "8d", "5c", "3s"]}]}
+    assert round_from_json(data).banker.set_by == "dealer"
+    data["banker"]["set_by"] = "me"
+    with pytest.raises(RoundError, match=r"banker.set_by: expected \"dealer\""):
+        round_from_json(data)

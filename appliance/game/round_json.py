@@ -4,6 +4,7 @@ Input::
 
     {"house": "capitol",
      "banker": {"seat": "dealer" or N, "wager": "100.00", "cards": [7 codes]} or "front"/"back",
+                (a house dealer's front/back must be the house way's unless "set_by": "dealer"),
      "action_seat": N or "dealer",
      "seats": [{"seat": N, "wager": "25.00", "front": [2], "back": [5]} or "cards": [7],
                with an optional "bonus": {"fortune": "5.00"}]}
@@ -37,7 +38,11 @@ def round_from_json(data: Any, source: str = "round") -> Round:
     top = Table(data, source, error=RoundError)
     top.raw("house", None)  # read by the caller to pick the rules
     b = top.table("banker")
-    banker = Banker(seat=_position(b, "seat"), hand=_hand(b), wager=b.amount("wager") if b.has("wager") else None)
+    set_by = b.raw("set_by", None)
+    if set_by not in (None, "dealer"):
+        raise b.error("set_by", f'expected "dealer" (a house dealer\'s setting settled as laid), got {set_by!r}')
+    banker = Banker(seat=_position(b, "seat"), hand=_hand(b), wager=b.amount("wager") if b.has("wager") else None,
+                    set_by=set_by)
     b.done()
     action = _position(top, "action_seat")
     bets = []

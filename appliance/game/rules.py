@@ -13,7 +13,7 @@ from typing import Any
 
 from .money import Rounding
 from .schema import SchemaError, Table
-from .values import JokerRule, WheelRule
+from .values import Evaluator, JokerRule, WheelRule, evaluator
 
 
 class HouseRulesError(SchemaError):
@@ -145,6 +145,8 @@ class HouseRules:
     limits: Limits
     fortune: FortuneBonus | None = None
     envy: EnvyBonus | None = None
+    #: A pair in front with only the same pair behind is a foul (kickers do not lift the back).
+    equal_pair_behind_fouls: bool = False
     source: str = field(default="", compare=False)
 
     @classmethod
@@ -164,6 +166,7 @@ class HouseRules:
         fouls = top.table("fouls")
         player_foul = fouls.choice("player", FoulPenalty)
         banker_foul = fouls.choice("banker", FoulPenalty)
+        equal_pair_behind_fouls = fouls.boolean("equal_pair_behind_fouls")
         fouls.done()
 
         commission = _commission(top.table("commission"))
@@ -201,8 +204,13 @@ class HouseRules:
         return cls(
             key=key, name=name, joker=joker, wheel=wheel, house_way=house_way,
             player_foul=player_foul, banker_foul=banker_foul, commission=commission,
-            banking=banking, start=start, limits=limits, fortune=fortune, envy=envy, source=source,
+            banking=banking, start=start, limits=limits, fortune=fortune, envy=envy,
+            equal_pair_behind_fouls=equal_pair_behind_fouls, source=source,
         )
+
+    def evaluator(self) -> Evaluator:
+        """Hand values and the foul test under this house's joker, wheel and foul rules."""
+        return evaluator(self.joker, self.wheel, self.equal_pair_behind_fouls)
 
     @property
     def player_banked(self) -> bool:

@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from .cards import Card, check_unique
+from .cards import Card, check_unique, format_cards
 from .fortune import best_paying
 from .house_ways import decide as house_way_decide
 from .money import ZERO, round_to
-from .rules import BankingMode, CommissionKind, FoulPenalty, HouseRules
+from .rules import BankerSetting, BankingMode, CommissionKind, FoulPenalty, HouseRules
 from .setting import SetHand
 from .start_seat import DEALER, Position, StartSeatError, action_order
-from .values import Evaluator, evaluator
+from .values import Evaluator
 
 
 class RoundError(ValueError):
@@ -67,11 +67,17 @@ class Bet:
     fortune: Decimal = ZERO
 
 
+class HouseWayMismatchError(RoundError):
+    """A house dealer's setting that is not the house way's, given without ``"set_by": "dealer"``."""
+
+
 @dataclass(frozen=True)
 class Banker:
     seat: Position  # "dealer" or the Player/Dealer's seat
     hand: Hand
     wager: Decimal | None = None  # a player-banker's wager
+    #: "dealer": a house dealer's setting that differs from the house way, to be settled as it lies.
+    set_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -129,9 +135,9 @@ class Settlement:
 
 def settle(rnd: Round, rules: HouseRules) -> Settlement:
     """Settle a validated round under a house's rules. Raises :class:`RoundError` before any result."""
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     _validate(rnd, rules)
-    banker_played, banker_forfeits = _banker_hand(rnd.banker, rules, ev)
+    banker_played, banker_forfeits, banker_note = _banker_hand(rnd.banker, rules, ev)
     order = action_order(rnd.action_seat, rnd.banker.seat, [b.seat for b in rnd.bets],
                          rules.start.player_seats, rules.start.action_direction)
     bets = {b.seat: b for b in rnd.bets}
@@ -199,7 +205,7 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
                                          rules.commission.increment, rules.commission.rounding)
         banker_net = bank_result - banker_commission - banker_collection
         house_net = players_commission + banker_commission + collection + banker_collection + bonus_net
-    notes = []
+    notes = [banker_note] if banker_note else []
     if remaining is not None:
         notes.append(f"Player/Dealer action used: {rnd.banker.wager - remaining} of {rnd.banker.wager}")
     return Settlement(
@@ -222,17 +228,40 @@ def _house_way(cards: Sequence[int], rules: HouseRules, ev: Evaluator, reset_fro
     return Played(SetHand.of(front, back, ev), rule, reset_from)
 
 
-def _banker_hand(banker: Banker, rules: HouseRules, ev: Evaluator) -> tuple[Played, bool]:
-    """The banker's hand as played, and whether a fouled banker hand forfeits every seat's wager."""
+def _banker_hand(banker: Banker, rules: HouseRules, ev: Evaluator) -> tuple[Played, bool, str | None]:
+    """The banker's hand as played, whether a fouled banker hand forfeits every seat's wager,
+    and a note when a house dealer's setting was settled against the house way."""
     hand = banker.hand
     if hand.cards is not None:
-        return _house_way(hand.cards, rules, ev), False
+        return _house_way(hand.cards, rules, ev), False, None
     laid = SetHand.of(hand.front, hand.back, ev)
+    note = _house_way_check(banker, laid, rules, ev)
     if not laid.foul:
-        return Played(laid), False
+        return Played(laid), False, note
     if rules.banker_foul is FoulPenalty.HOUSE_WAY:
-        return _house_way(hand.all_cards, rules, ev, reset_from=laid), False
-    return Played(laid), True
+        return _house_way(hand.all_cards, rules, ev, reset_from=laid), False, note
+    return Played(laid), True, note
+
+
+def _house_way_check(banker: Banker, laid: SetHand, rules: HouseRules, ev: Evaluator) -> str | None:
+    """A house dealer sets by the house way (general rules: "the dealer sets the banker's hand by a
+    fixed set of rules called the house way"; Greektown: "The dealer must set his or her hands by
+    using ... 'The House way'"). A different setting is refused, or settled as it lies and noted
+    when the input says ``"set_by": "dealer"``. Settings of equal values are the same setting."""
+    if not (banker.seat == DEALER or rules.banking.banker_sets is BankerSetting.HOUSE_WAY):
+        return None
+    played = _house_way(laid.front + laid.back, rules, ev)
+    way = played.hand
+    if (laid.front_value, laid.back_value) == (way.front_value, way.back_value):
+        return None
+    shown = (f"front {' '.join(format_cards(laid.front))}, back {' '.join(format_cards(laid.back))}")
+    wanted = (f"front {' '.join(format_cards(sorted(way.front, reverse=True)))}, "
+              f"back {' '.join(format_cards(sorted(way.back, reverse=True)))}")
+    if banker.set_by == "dealer":
+        return f"the house dealer's setting ({shown}) is not the house way ({wanted}); settled as laid (set_by: dealer)"
+    raise HouseWayMismatchError(
+        f"banker: the house dealer's setting ({shown}) is not the house way: the house way sets {wanted} "
+        f"({played.rule}); reset the hand, or give \"set_by\": \"dealer\" to settle it as laid")
 
 
 def _player_hand(hand: Hand, rules: HouseRules, ev: Evaluator) -> Played:
@@ -300,6 +329,11 @@ def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
             raise RoundError(f"banker.seat: {banker_seat!r} is not a seat 1-{seats}")
         if rules.banking.action_limited and banker_wager is None:
             raise RoundError("banker.wager: the Player/Dealer's wager is needed: action is limited to it")
+        if banker_wager is not None and banker_wager < rules.limits.minimum:
+            # Capitol rule 6: "Players must wager at least the table minimum"; Fortune: "you must bet at
+            # least the table minimum. However, there is no maximum limit for the Player/Dealer position".
+            raise RoundError(f"banker.wager: {banker_wager} is under the table minimum {rules.limits.minimum}: "
+                             "the Player/Dealer wagers at least the table minimum")
     seen: set[int] = set()
     for i, (seat, wager, fortune) in enumerate(bets):
         where = f"seats[{i}]"

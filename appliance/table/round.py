@@ -25,7 +25,6 @@ from ..game.round_json import round_from_json, settlement_to_json
 from ..game.rules import HouseRules
 from ..game.settlement import settle
 from ..game.start_seat import Position, first_hand
-from ..game.values import evaluator
 
 
 class Phase(enum.Enum):
@@ -127,7 +126,7 @@ def derive(state: dict, rules: HouseRules) -> dict:
     data = {"house": state["house"], "banker": banker, "seats": seats,
             "action_seat": first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)}
     result = settle(round_from_json(data, f"round {state.get('round', '')}"), rules)
-    return settlement_to_json(result, evaluator(rules.joker, rules.wheel))
+    return settlement_to_json(result, rules.evaluator())
 
 
 @dataclass
@@ -204,7 +203,7 @@ class TableRound:
             setting = {"front": format_cards(parse_cards(front or [])), "back": format_cards(parse_cards(back or [])),
                        "rule": None, "set_by": "own"}
         else:
-            f, b, _, _, rule = decide(hand, self.rules.house_way, evaluator(self.rules.joker, self.rules.wheel))
+            f, b, _, _, rule = decide(hand, self.rules.house_way, self.rules.evaluator())
             setting = {"front": format_cards(sorted(f, reverse=True)), "back": format_cards(sorted(b, reverse=True)),
                        "rule": rule, "set_by": "house-way"}
         self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read,

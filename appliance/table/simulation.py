@@ -22,7 +22,6 @@ from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
 from ..game.start_seat import DEALER, Position, first_hand, ring
-from ..game.values import evaluator
 from ..devices.protocol import RngResult
 from ..devices.start_source import HealthTracker
 from ..devices.worker import Worker
@@ -163,7 +162,7 @@ class SimulatedDealer(Worker):
         self.opened = 0
         self._since: tuple | None = None  # (round, step, the camera's look count) when the dealer began to wait
         rules = loop.table.rules
-        self._ev = evaluator(rules.joker, rules.wheel)
+        self._ev = rules.evaluator()
         self._hands: dict = {}
         self._round = None
 

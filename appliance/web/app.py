@@ -24,7 +24,6 @@ from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import HouseRules
 from ..game.setting import SPLITS, SetHand
-from ..game.values import evaluator
 from ..table.live import LiveTable
 from ..table.round import Events, RoundStateError
 from ..table.supervisor import PinError
@@ -80,7 +79,7 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     app = Flask(__name__, static_folder=None)
     app.secret_key = secret_key or os.urandom(32)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     static = resources.files("appliance.web").joinpath("static")
     page = static.joinpath("table.html").read_text(encoding="utf-8")
     supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8")
