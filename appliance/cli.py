@@ -23,7 +23,8 @@ from .config import DEFAULT_HOUSE, load_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
 from .game.cards import format_cards, parse_cards
-from .game.fortune import fortune_category
+from .game.fortune import best_paying
+from .game.money import fmt
 from .game.house_ways import HOUSE_WAYS, set_by_house_way
 from .game.setting import SPLITS
 from .game.round_json import house_of, round_from_json, settlement_to_json
@@ -71,13 +72,23 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         out["rank"] = int(ev.value(cards))
     elif len(cards) == 7:
         best = max((ev.five([cards[i] for i in back]), back) for back, _ in SPLITS)
-        out["fortune"] = fortune_category(cards, ev)
+        out["fortune"] = _bonus_line(cards, ev, rules.fortune, lambda pay: f"{pay} to 1")
+        out["envy"] = _bonus_line(cards, ev, rules.envy, lambda pay: f"{fmt(pay)} to every other seat with a qualifying Fortune bet")
         out["best_five"] = format_cards(cards[i] for i in best[1])
         out["best_five_value"] = ev.name(best[0])
     else:
         raise UsageError(f"evaluate takes 2, 5 or 7 cards, got {len(cards)}")
     _print(out)
     return 0
+
+
+def _bonus_line(cards, ev, bonus, shown) -> dict | None:
+    """The line of the house's own pay table that seven cards are paid on ("no pay" where none);
+    None where the house offers no such bonus."""
+    if bonus is None:
+        return None
+    line = best_paying(cards, ev, bonus.pays)
+    return {"line": line, "pays": shown(bonus.pays[line]) if line else "no pay"}
 
 
 def cmd_settle(args: argparse.Namespace) -> int:

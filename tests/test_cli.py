@@ -40,7 +40,16 @@ def test_evaluate_two_five_seven():
     assert json.loads(run("evaluate", "--house", "fortune", "Jk", "Kd").stdout)["value"] == "Pair of kings"
     assert json.loads(run("evaluate", "As", "Ac", "Ad", "Ah", "Jk").stdout)["value"] == "Five aces"
     seven = json.loads(run("evaluate", "Th", "Jh", "Qh", "Kh", "Ah", "Ks", "Qs").stdout)
-    assert seven["fortune"] == "royal-match" and seven["best_five_value"] == "Royal flush"
+    assert seven["fortune"] is None and seven["best_five_value"] == "Royal flush"  # the general rules have no bonus
+    # Fortune pays "ROYAL FLUSH 100 to 1" (no royal match line); the Envy ranking's 2nd line is "Royal Flush + Royal Match".
+    seven = json.loads(run("evaluate", "--house", "fortune", "Th", "Jh", "Qh", "Kh", "Ah", "Ks", "Qs").stdout)
+    assert seven["fortune"] == {"line": "royal-flush", "pays": "100 to 1"}
+    assert seven["envy"]["line"] == "royal-match"
+    # Fortune's table: "STRAIGHT 2 to 1" and no three-of-a-kind line: trips and a straight are paid as the straight.
+    seven = json.loads(run("evaluate", "--house", "fortune", "5h", "6c", "7d", "8s", "9h", "9c", "9d").stdout)
+    assert seven["fortune"] == {"line": "straight", "pays": "2 to 1"} and seven["envy"]["pays"] == "no pay"
+    seven = json.loads(run("evaluate", "--house", "fortune", "2c", "2d", "5h", "7s", "9c", "Jd", "Kh").stdout)
+    assert seven["fortune"] == {"line": None, "pays": "no pay"}
     bad = run("evaluate", "As", "Kd", "2c")
     assert bad.returncode == 2 and "2, 5 or 7 cards, got 3" in bad.stderr
 
