@@ -1,3 +1,4 @@
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -57,8 +58,8 @@ def test_misdeal(tmp_path):
     r.open("dealer", [{"seat": 3, "wager": "10"}])
     with pytest.raises(RoundStateError, match="still open"):
         table.new_round("m2")
-    table.misdeal("m1", "7", "123456", "joker exposed")
-    assert records(tmp_path / "log")[-1]["data"]["reason"] == "misdeal: joker exposed"
+    table.misdeal("m1", "7", "123456", "Joker or ace boxed or exposed")
+    assert records(tmp_path / "log")[-1]["data"]["reason"] == "misdeal: joker or ace boxed or exposed"
     assert table.new_round("m2")
 
 
@@ -67,3 +68,18 @@ def test_pin_rules():
         hash_pin("12ab")
     gate = SupervisorGate({"1": hash_pin("1234")})
     assert gate.check("1", "1234") == "1"
+
+
+def test_a_misdeal_names_a_reason_the_house_lists(tmp_path):
+    # Capitol rule 29: "A misdeal will be declared if one of the following occurs: 1. Joker or Ace is boxed or
+    # exposed. 2. Two or more cards are boxed or exposed."
+    from appliance.game.rules import MisdealReasonError
+    rules = load_house("capitol")
+    assert rules.misdeal_reasons == ("joker or ace boxed or exposed", "two or more cards boxed or exposed")
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {"7": hash_pin("123456")})
+    r = table.new_round("m1")
+    r.open(1, [{"seat": 3, "wager": "10"}], banker_wager=Decimal("100"))
+    with pytest.raises(MisdealReasonError, match="'a card fell' is not one of Capitol Casino's: joker or ace"):
+        table.misdeal("m1", "7", "123456", "a card fell")
+    table.misdeal("m1", "7", "123456", "Two or more cards boxed or exposed")
+    assert records(tmp_path / "log")[-1]["data"]["reason"] == "misdeal: two or more cards boxed or exposed"

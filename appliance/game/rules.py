@@ -24,6 +24,10 @@ class UnknownHouseError(ValueError):
     """A house name with no rules file."""
 
 
+class MisdealReasonError(ValueError):
+    """A misdeal declared for a reason the house's rules do not list."""
+
+
 class FoulPenalty(enum.Enum):
     FORFEIT = "forfeit"  # the fouled hand loses its wager
     HOUSE_WAY = "house-way"  # the hand is reset by the house way and played
@@ -147,6 +151,8 @@ class HouseRules:
     envy: EnvyBonus | None = None
     #: A pair in front with only the same pair behind is a foul (kickers do not lift the back).
     equal_pair_behind_fouls: bool = False
+    #: The reasons a misdeal may be declared for (Capitol rule 29), as the dealer and supervisor pick them.
+    misdeal_reasons: tuple[str, ...] = ()
     source: str = field(default="", compare=False)
 
     @classmethod
@@ -173,6 +179,9 @@ class HouseRules:
         banking = _banking(top.table("banking"))
         start = _start(top.table("start_seat"))
         limits = _limits(top.table("limits"))
+        misdeal = top.table("misdeal")
+        misdeal_reasons = _strings(misdeal, "reasons")
+        misdeal.done()
 
         bonus = top.table("bonus", optional=True)
         fortune = envy = None
@@ -205,8 +214,16 @@ class HouseRules:
             key=key, name=name, joker=joker, wheel=wheel, house_way=house_way,
             player_foul=player_foul, banker_foul=banker_foul, commission=commission,
             banking=banking, start=start, limits=limits, fortune=fortune, envy=envy,
-            equal_pair_behind_fouls=equal_pair_behind_fouls, source=source,
+            equal_pair_behind_fouls=equal_pair_behind_fouls, misdeal_reasons=misdeal_reasons, source=source,
         )
+
+    def misdeal_reason(self, reason: str) -> str:
+        """The house's own wording of a misdeal reason; an unlisted reason is refused, naming the list."""
+        for listed in self.misdeal_reasons:
+            if reason.strip().lower() == listed.lower():
+                return listed
+        raise MisdealReasonError(f"misdeal reason {reason!r} is not one of {self.name}'s: "
+                                 + "; ".join(self.misdeal_reasons))
 
     def evaluator(self) -> Evaluator:
         """Hand values and the foul test under this house's joker, wheel and foul rules."""
@@ -287,6 +304,13 @@ def _limits(t: Table) -> Limits:
     )
     t.done()
     return result
+
+
+def _strings(t: Table, key: str) -> tuple[str, ...]:
+    values = t.raw(key)
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) and v.strip() for v in values):
+        raise t.error(key, f"expected a list of one or more texts, got {values!r}")
+    return tuple(values)
 
 
 def _pays(t: Table, read) -> dict[str, Any]:
