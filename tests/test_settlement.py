@@ -9,7 +9,7 @@ from appliance.config import load_all_houses, load_house
 from appliance.game.cards import parse_cards
 from appliance.game.rules import BankingMode, FoulPenalty
 from appliance.game.settlement import (
-    Banker, Bet, Hand, Result, Round, RoundError, Side, collection_fee, settle,
+    Banker, Bet, Hand, Result, Round, RoundError, Side, Wager, collection_fee, settle,
 )
 
 HOUSES = load_all_houses()
@@ -208,7 +208,8 @@ def _round_strategy():
             fortune = D(0)
             if rules.fortune is not None and draw(st.booleans()):
                 fortune = D(draw(st.integers(int(rules.fortune.minimum), int(rules.fortune.maximum))))
-            bets.append(Bet(seat, D(draw(cents)) / 100, h, fortune))
+            backline = tuple(Wager(D(draw(cents)) / 100, f"backline {k}") for k in range(draw(st.integers(0, 2))))
+            bets.append(Bet(seat, D(draw(cents)) / 100, h, fortune, backline))
         wager = None
         if banker_seat != "dealer":
             wager = D(draw(st.integers(1000, 100000))) / 100
@@ -302,3 +303,47 @@ def test_set_by_in_the_round_json():
     data["banker"]["set_by"] = "me"
     with pytest.raises(RoundError, match=r"banker.set_by: expected \"dealer\""):
         round_from_json(data)
+
+
+# Capitol rule 18: "A seated player cannot stop any backline wagers." Rule 17: "The person wagering the largest
+# amount of money will handle the cards". Rule 9: "The Player/Dealer cannot collect losing bets beyond the amount
+# that has been wagered." Rule 12: "All action runs clockwise beginning with action button."
+def test_backline_wagers_ride_on_the_seats_hand_and_share_the_player_dealers_action():
+    from appliance.game.settlement import Wager
+    bets = (Bet(1, D("20.00"), WINNER, backline=(Wager(D("40.00"), "Ann"), Wager(D("10.00"), "Bob"))),
+            Bet(2, D("30.00"), LOSER))
+    s = settle(Round(Banker(4, BANKER_SET, D("50.00")), 1, bets), CAPITOL)
+    seat1, seat2 = s.seats
+    assert [(w.by, w.result, w.action) for w in seat1.wagers] == [
+        ("Ann", Result.WIN, D("40.00")), ("seat", Result.WIN, D("10.00")), ("Bob", Result.NO_ACTION, D("0.00"))]
+    assert (seat1.result, seat1.wager, seat1.action, seat1.won) == (Result.WIN, D("70.00"), D("50.00"), D("50.00"))
+    assert seat1.collection == D("4.00")  # rule 4: "A collection is taken in advance for each wager"
+    assert (seat2.result, seat2.action) == (Result.NO_ACTION, D("0.00"))
+    players = sum(x.net for x in s.seats)
+    assert players + s.banker_net + s.house_net == 0
+
+
+def test_fortune_betting_circles_each_settle_with_their_own_bonus():
+    # Fortune rule 5: "Every seat has multiple numbers of betting circles. When there is a betting circle(s) not
+    # wagered, the other player(s) has the right to wager on it."
+    from appliance.game.settlement import Wager
+    cards = Hand(front=parse_cards("Ac Kd"), back=parse_cards("Th Ts Td 6c 6d"))
+    bet = Bet(1, D("20.00"), cards, D("5.00"), backline=(Wager(D("20.00"), "circle 2"),))
+    s = settle(Round(Banker(4, BANKER_SET, D("500.00")), 1, (bet,)), FORTUNE)
+    seat, circle = s.seats[0].wagers
+    assert seat.fortune == D("25.00") and circle.fortune == D("0.00")  # full house 5 to 1 on the $5 bet only
+    assert s.seats[0].fortune_line == "full-house"
+
+
+@pytest.mark.parametrize("backline, message", [
+    ([{"wager": "5.00"}], r"seats\[0\].backline\[0\].wager: 5.00 is under the table minimum 10.00"),
+    ([{"wager": "10.00", "color": "red"}], r"seats\[0\].backline\[0\].color: unknown key"),
+])
+def test_backline_wagers_are_checked_like_any_circle(backline, message):
+    # Capitol rule 5: "minimum and maximum amounts that may be wagered in each betting circle".
+    from appliance.game.round_json import round_from_json
+    data = {"banker": {"seat": 4, "wager": "50.00", "front": ["Kh", "Qd"], "back": ["9c", "9s", "5h", "5d", "2c"]},
+            "action_seat": 1, "seats": [{"seat": 1, "wager": "20.00", "front": ["Ac", "Kd"],
+                                         "back": ["Th", "Ts", "Td", "6c", "6d"], "backline": backline}]}
+    with pytest.raises(RoundError, match=message):
+        settle(round_from_json(data), CAPITOL)

@@ -11,6 +11,7 @@ net and the house's net add up to zero.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -60,11 +61,29 @@ class Hand:
 
 
 @dataclass(frozen=True)
+class Wager:
+    """One wager on a seat's hand: the seated player's, or one riding on it (a backline wager,
+    Capitol rules 18-19; another betting circle of the seat, Fortune rule 5)."""
+
+    amount: Decimal
+    by: str
+    fortune: Decimal = ZERO
+
+
+@dataclass(frozen=True)
 class Bet:
     seat: int
     wager: Decimal
     hand: Hand
     fortune: Decimal = ZERO
+    backline: tuple[Wager, ...] = ()  # other players' wagers riding on this hand
+
+    @property
+    def wagers(self) -> tuple[Wager, ...]:
+        """Every wager on the hand in the order action reaches them. The documents are silent within a
+        seat: chosen, the largest first (the player who "has the final decision on the play of that
+        particular hand", Capitol rule 17; Fortune rule 5), equal wagers in the order given."""
+        return tuple(sorted((Wager(self.wager, "seat", self.fortune), *self.backline), key=lambda w: -w.amount))
 
 
 class HouseWayMismatchError(RoundError):
@@ -97,6 +116,24 @@ class Played:
 
 
 @dataclass(frozen=True)
+class WagerSettlement:
+    """One wager's result on a hand that carries several."""
+
+    by: str
+    result: Result
+    wager: Decimal
+    action: Decimal
+    won: Decimal
+    lost: Decimal
+    commission: Decimal
+    collection: Decimal
+    fortune: Decimal
+    envy: Decimal
+    net: Decimal
+    reason: str
+
+
+@dataclass(frozen=True)
 class SeatSettlement:
     seat: int
     result: Result
@@ -114,6 +151,8 @@ class SeatSettlement:
     net: Decimal
     played: Played
     reason: str
+    #: Each wager on the hand when it carries more than the seated player's (backline, other circles).
+    wagers: tuple[WagerSettlement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -148,7 +187,6 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
     seats = []
     for seat in order:
         bet = bets[seat]
-        action = min(bet.wager, rules.limits.maximum)  # over the maximum: no action on the excess
         played = _player_hand(bet.hand, rules, ev)
         front = back = None
         if played.hand.foul:
@@ -163,31 +201,14 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
             reason = {2: "won both hands", 1: "won one hand, lost the other", 0: "lost both hands"}[wins]
             if played.reset_from is not None:
                 reason += " (fouled setting reset by the house way)"
-        if action < bet.wager:
-            reason += f"; {bet.wager - action} over the table maximum has no action"
-
-        if remaining is not None:
-            if remaining == 0:
-                # Once the Player/Dealer's wager is used up the hand is over for every later seat.
-                action, result, front, back = ZERO, Result.NO_ACTION, None, None
-                reason = "no action: the Player/Dealer's wager was used up by earlier seats"
-            elif result is not Result.PUSH:
-                if action > remaining:
-                    reason += f"; partial action: {remaining} of {action} (the Player/Dealer's wager is used up)"
-                    action = remaining
-                remaining -= action
-
-        won = action if result is Result.WIN else ZERO
-        lost = action if result in (Result.LOSS, Result.FOUL) else ZERO
-        commission = _commission(won, rules)
-        collection = collection_fee(bet.wager, rules)
-        fortune, fortune_line = _fortune(bet, rules, ev)
-        envy = _envy(bet, hands7, rules, ev)
-        net = won - lost - commission - collection + fortune + envy
-        seats.append(SeatSettlement(
-            seat, result, front, back, bet.wager, action, won, lost, commission, collection,
-            fortune, fortune_line, envy, net, played, reason,
-        ))
+        wagers = []
+        for wager in bet.wagers:
+            settled, remaining = _settle_wager(wager, result, reason, remaining, rules)
+            fortune, fortune_line = _fortune(wager, bet.hand, rules, ev)
+            envy = _envy(wager, seat, hands7, rules, ev)
+            wagers.append((dataclasses.replace(settled, fortune=fortune, envy=envy, net=settled.net + fortune + envy),
+                           fortune_line))
+        seats.append(_seat(seat, result, front, back, played, wagers))
 
     bank_result = sum((s.lost - s.won for s in seats), ZERO)
     players_commission = sum((s.commission for s in seats), ZERO)
@@ -214,6 +235,52 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
         collection=collection + banker_collection, banker_commission=banker_commission,
         banker_collection=banker_collection, banker_net=banker_net, bonus_net=bonus_net,
         house_net=house_net, notes=tuple(notes),
+    )
+
+
+def _settle_wager(wager: Wager, result: Result, reason: str, remaining: Decimal | None,
+                  rules: HouseRules) -> tuple[WagerSettlement, Decimal | None]:
+    """One wager on a hand with this result, and what is left of the Player/Dealer's action after it
+    (``remaining`` None: not limited). Bonus pays are added by the caller."""
+    action = min(wager.amount, rules.limits.maximum)  # over the maximum: no action on the excess
+    if action < wager.amount:
+        reason += f"; {wager.amount - action} over the table maximum has no action"
+    if remaining is not None:
+        if remaining == 0:
+            # Once the Player/Dealer's wager is used up the hand is over for every later wager.
+            action, result = ZERO, Result.NO_ACTION
+            reason = "no action: the Player/Dealer's wager was used up by earlier wagers"
+        elif result is not Result.PUSH:
+            if action > remaining:
+                reason += f"; partial action: {remaining} of {action} (the Player/Dealer's wager is used up)"
+                action = remaining
+            remaining -= action
+    won = action if result is Result.WIN else ZERO
+    lost = action if result in (Result.LOSS, Result.FOUL) else ZERO
+    commission = _commission(won, rules)
+    collection = collection_fee(wager.amount, rules)
+    net = won - lost - commission - collection
+    return WagerSettlement(wager.by, result, wager.amount, action, won, lost, commission, collection,
+                           ZERO, ZERO, net, reason), remaining
+
+
+def _seat(seat: int, result: Result, front: Side | None, back: Side | None, played: Played,
+          wagers: list[tuple[WagerSettlement, str | None]]) -> SeatSettlement:
+    """A seat's totals over the wagers on its hand; with one wager, that wager's result."""
+    settled = [w for w, _ in wagers]
+    if all(w.result is Result.NO_ACTION for w in settled):
+        result, front, back = Result.NO_ACTION, None, None
+    reasons = [w.reason for w in settled]
+    reason = reasons[0] if len(set(reasons)) == 1 else "; ".join(f"{w.by}: {w.reason}" for w in settled)
+
+    def total(name: str) -> Decimal:
+        return sum((getattr(w, name) for w in settled), ZERO)
+
+    line = next((line for _, line in wagers if line), None)
+    return SeatSettlement(
+        seat, result, front, back, total("wager"), total("action"), total("won"), total("lost"),
+        total("commission"), total("collection"), total("fortune"), line, total("envy"), total("net"),
+        played, reason, tuple(settled) if len(settled) > 1 else (),
     )
 
 
@@ -290,22 +357,23 @@ def collection_fee(wager: Decimal, rules: HouseRules) -> Decimal:
     raise AssertionError("validated collection tiers end with an open tier")
 
 
-def _fortune(bet: Bet, rules: HouseRules, ev: Evaluator) -> tuple[Decimal, str | None]:
-    if not bet.fortune or rules.fortune is None:
+def _fortune(wager: Wager, hand: Hand, rules: HouseRules, ev: Evaluator) -> tuple[Decimal, str | None]:
+    if not wager.fortune or rules.fortune is None:
         return ZERO, None
-    line = best_paying(bet.hand.all_cards, ev, rules.fortune.pays)
+    line = best_paying(hand.all_cards, ev, rules.fortune.pays)
     if line is None:
-        return -bet.fortune, None
-    return bet.fortune * rules.fortune.pays[line], line
+        return -wager.fortune, None
+    return wager.fortune * rules.fortune.pays[line], line
 
 
-def _envy(bet: Bet, hands7: dict[int, tuple[Card, ...]], rules: HouseRules, ev: Evaluator) -> Decimal:
-    """Envy pays for every other player's qualifying hand; never the seat's own or the banker's."""
-    if rules.envy is None or bet.fortune < rules.envy.minimum_fortune:
+def _envy(wager: Wager, on_seat: int, hands7: dict[int, tuple[Card, ...]], rules: HouseRules,
+          ev: Evaluator) -> Decimal:
+    """Envy pays for every other seat's qualifying hand; never the hand the wager rides on or the banker's."""
+    if rules.envy is None or wager.fortune < rules.envy.minimum_fortune:
         return ZERO
     total = ZERO
     for seat, cards in hands7.items():
-        if seat != bet.seat and len(cards) == 7:
+        if seat != on_seat and len(cards) == 7:
             line = best_paying(cards, ev, rules.envy.pays)
             if line is not None:
                 total += rules.envy.pays[line]
@@ -344,17 +412,22 @@ def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
         if seat == banker_seat:
             raise RoundError(f"{where}.seat: seat {seat} is the banker's seat")
         seen.add(seat)
-        if wager < rules.limits.minimum:
-            raise RoundError(f"{where}.wager: {wager} is under the table minimum {rules.limits.minimum}")
-        if fortune:
-            if rules.fortune is None:
-                raise RoundError(f"{where}.bonus.fortune: {rules.name} offers no Fortune bonus")
-            if not rules.fortune.minimum <= fortune <= rules.fortune.maximum:
-                raise RoundError(f"{where}.bonus.fortune: {fortune} is outside the bonus limits "
-                                 f"{rules.fortune.minimum}-{rules.fortune.maximum}")
+        _check_amounts(where, wager, fortune, rules)
     if rules.limits.banker_maximum is not None and banker_wager is not None \
             and banker_wager > rules.limits.banker_maximum:
         raise RoundError(f"banker.wager: {banker_wager} is over the banker maximum {rules.limits.banker_maximum}")
+
+
+def _check_amounts(where: str, wager: Decimal, fortune: Decimal | None, rules: HouseRules) -> None:
+    """A wager in one betting circle: Capitol rules 5-6, at least the table minimum in each circle."""
+    if wager < rules.limits.minimum:
+        raise RoundError(f"{where}.wager: {wager} is under the table minimum {rules.limits.minimum}")
+    if fortune:
+        if rules.fortune is None:
+            raise RoundError(f"{where}.bonus.fortune: {rules.name} offers no Fortune bonus")
+        if not rules.fortune.minimum <= fortune <= rules.fortune.maximum:
+            raise RoundError(f"{where}.bonus.fortune: {fortune} is outside the bonus limits "
+                             f"{rules.fortune.minimum}-{rules.fortune.maximum}")
 
 
 def _validate(rnd: Round, rules: HouseRules) -> None:
@@ -365,7 +438,9 @@ def _validate(rnd: Round, rules: HouseRules) -> None:
         raise RoundError(f"banker: {len(banker.hand.all_cards)} cards; the banker's hand has 7")
     for i, bet in enumerate(rnd.bets):
         where = f"seats[{i}]"
-        if bet.fortune and len(bet.hand.all_cards) != 7:
+        for j, wager in enumerate(bet.backline):
+            _check_amounts(f"{where}.backline[{j}]", wager.amount, wager.fortune, rules)
+        if any(w.fortune for w in bet.wagers) and len(bet.hand.all_cards) != 7:
             raise RoundError(f"{where}.bonus.fortune: the Fortune bonus needs the seat's seven cards")
         _validate_hand(bet.hand, where)
     every = [c for hand in [banker.hand, *(b.hand for b in rnd.bets)] for c in hand.all_cards]
