@@ -347,3 +347,50 @@ def test_backline_wagers_are_checked_like_any_circle(backline, message):
                                          "back": ["Th", "Ts", "Td", "6c", "6d"], "backline": backline}]}
     with pytest.raises(RoundError, match=message):
         settle(round_from_json(data), CAPITOL)
+
+
+def _banked_by(seat, history, rules, wager="100.00"):
+    from appliance.game.banking import BankRound
+    past = tuple(BankRound(b, frozenset(w)) for b, w in history)
+    return settle(Round(Banker(seat, BANKER_SET, D(wager)), 1 if seat != 1 else 2,
+                        (Bet(1 if seat != 1 else 2, rules.limits.minimum, WINNER),), past), rules)
+
+
+def test_a_banker_the_rotation_rules_did_not_allow_is_refused_with_the_rule_named():
+    from appliance.game.settlement import BankRefusedError
+    # Capitol: "No player is allowed to bank for more than two consecutive hands."
+    with pytest.raises(BankRefusedError, match=r"Capitol Casino: seat 3 may not bank this round: seat 3 has banked "
+                                               r"2 consecutive rounds, the most allowed \(banking.max_consecutive\)"):
+        _banked_by(3, [(3, {1, 3}), (3, {1, 3})], CAPITOL)
+    assert not any("banking" in n for n in _banked_by(3, [(2, {1, 2, 3}), (3, {1, 3})], CAPITOL).notes)
+    # Capitol rule 23: "If no wager was placed on the prior hand, no one will be Player/Dealer on that spot."
+    with pytest.raises(BankRefusedError, match=r"no wager was placed on seat 5 on the prior hand"):
+        _banked_by(5, [(2, {1, 2, 3})], CAPITOL)
+    # Fortune: "you have the option to be the Player/Dealer for two consecutive hands".
+    with pytest.raises(BankRefusedError, match="banking.max_consecutive"):
+        _banked_by(6, [(6, {1, 6}), (6, {1, 6})], FORTUNE, wager="500.00")
+    # Greektown: "offered to each player every other round" and "must have wagered in the previous round that
+    # the dealer acted as banker".
+    with pytest.raises(BankRefusedError, match=r"every 2nd round; the house banks this one"):
+        _banked_by(4, [("dealer", {1, 4}), (2, {1, 4})], GREEKTOWN)
+    with pytest.raises(BankRefusedError, match=r"seat 4 did not wager in the last round the house banked"):
+        _banked_by(4, [("dealer", {1, 2})], GREEKTOWN)
+    assert _banked_by(4, [("dealer", {1, 4})], GREEKTOWN).seats[0].result is Result.WIN
+
+
+def test_a_player_banker_without_the_previous_rounds_is_flagged():
+    s = settle(Round(Banker(3, BANKER_SET, D("100.00")), 1, (Bet(1, D("10.00"), WINNER),)), CAPITOL)
+    assert "banking not checked: the round carries no previous rounds' banking" in s.notes
+
+
+def test_previous_rounds_in_the_round_json():
+    from appliance.game.round_json import round_from_json
+    data = {"banker": {"seat": 3, "wager": "100.00", "front": ["Kh", "Qd"], "back": ["9c", "9s", "5h", "5d", "2c"]},
+            "action_seat": 1, "seats": [{"seat": 1, "wager": "10.00", "front": ["Ac", "Kd"],
+                                         "back": ["Th", "Ts", "Td", "6c", "6d"]}],
+            "previous_rounds": [{"banker": 3, "wagered": [1, 3]}, {"banker": 3, "wagered": [1, 3]}]}
+    with pytest.raises(RoundError, match="may not bank this round"):
+        settle(round_from_json(data), CAPITOL)
+    data["previous_rounds"] = [{"banker": 3, "wagered": "all"}]
+    with pytest.raises(RoundError, match=r"previous_rounds\[0\].wagered: expected a list of seat numbers"):
+        round_from_json(data)

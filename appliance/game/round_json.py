@@ -9,7 +9,9 @@ Input::
      "seats": [{"seat": N, "wager": "25.00", "front": [2], "back": [5]} or "cards": [7],
                with an optional "bonus": {"fortune": "5.00"}, and an optional "backline":
                [{"wager": "10.00", "by": "B", "bonus": {...}}]: other players' wagers riding on the hand
-               (Capitol's backline, rules 18-19; Fortune's other betting circles, rule 5)]}
+               (Capitol's backline, rules 18-19; Fortune's other betting circles, rule 5)],
+     "previous_rounds": [{"banker": "dealer" or N, "wagered": [seats]}, ...]}  (optional, oldest first:
+               a player-banker the house's rotation rules did not allow is then refused)
 
 Every error names the field (``seats[2].front[1]: unknown card 'Zz'``).
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .banking import BankRound
 from .cards import CardError, card
 from .money import ZERO, fmt
 from .schema import Table
@@ -57,8 +60,20 @@ def round_from_json(data: Any, source: str = "round") -> Round:
         bets.append(Bet(seat=t.integer("seat", 1, 7), wager=t.amount("wager"), hand=_hand(t), fortune=_fortune(t),
                         backline=tuple(backline)))
         t.done()
+    history = None
+    if top.has("previous_rounds"):
+        history = tuple(_bank_round(r) for r in top.tables("previous_rounds"))
     top.done()
-    return Round(banker, action, tuple(bets))
+    return Round(banker, action, tuple(bets), history)
+
+
+def _bank_round(t: Table) -> BankRound:
+    wagered = t.raw("wagered")
+    if not isinstance(wagered, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in wagered):
+        raise t.error("wagered", f"expected a list of seat numbers, got {wagered!r}")
+    result = BankRound(_position(t, "banker"), frozenset(wagered))
+    t.done()
+    return result
 
 
 def _fortune(t: Table):

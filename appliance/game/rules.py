@@ -104,6 +104,8 @@ class Banking:
     max_consecutive: int = 0  # 0: no limit
     #: A player may bank only after wagering in the previous round banked by the house.
     requires_previous_wager: bool = False
+    #: No Player/Dealer on a spot that had no wager on the prior hand (Capitol rule 23).
+    requires_prior_hand_wager: bool = False
 
 
 @dataclass(frozen=True)
@@ -270,6 +272,7 @@ def _banking(t: Table) -> Banking:
         offer_every=t.integer("offer_every", 1, 10, 1),
         max_consecutive=t.integer("max_consecutive", 0, 100, 0),
         requires_previous_wager=t.boolean("requires_previous_wager", False),
+        requires_prior_hand_wager=t.boolean("requires_prior_hand_wager", False),
     )
     t.done()
     return result

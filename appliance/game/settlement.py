@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from .banking import BankRound, bank_refusal
 from .cards import Card, check_unique, format_cards
 from .fortune import best_paying
 from .house_ways import decide as house_way_decide
@@ -104,6 +105,12 @@ class Round:
     banker: Banker
     action_seat: Position
     bets: tuple[Bet, ...]
+    #: The rounds before, oldest first, as the bank's rotation rules see them; None: not given.
+    history: tuple[BankRound, ...] | None = None
+
+
+class BankRefusedError(RoundError):
+    """A player-banker the house's banking rules did not allow this round."""
 
 
 @dataclass(frozen=True)
@@ -226,7 +233,7 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
                                          rules.commission.increment, rules.commission.rounding)
         banker_net = bank_result - banker_commission - banker_collection
         house_net = players_commission + banker_commission + collection + banker_collection + bonus_net
-    notes = [banker_note] if banker_note else []
+    notes = [note for note in (banker_note, _banking_note(rnd, rules)) if note]
     if remaining is not None:
         notes.append(f"Player/Dealer action used: {rnd.banker.wager - remaining} of {rnd.banker.wager}")
     return Settlement(
@@ -236,6 +243,18 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
         banker_collection=banker_collection, banker_net=banker_net, bonus_net=bonus_net,
         house_net=house_net, notes=tuple(notes),
     )
+
+
+def _banking_note(rnd: Round, rules: HouseRules) -> str | None:
+    """Refuse a player-banker the rotation rules did not allow; flag one that could not be checked."""
+    if rnd.banker.seat == DEALER:
+        return None
+    if rnd.history is None:
+        return "banking not checked: the round carries no previous rounds' banking"
+    refusal = bank_refusal(rnd.banker.seat, rnd.history, rules.banking)
+    if refusal:
+        raise BankRefusedError(f"banker.seat: {rules.name}: seat {rnd.banker.seat} may not bank this round: {refusal}")
+    return None
 
 
 def _settle_wager(wager: Wager, result: Result, reason: str, remaining: Decimal | None,
