@@ -102,3 +102,19 @@ def test_a_correction_of_a_player_bankers_own_hand_changes_the_settlement(tmp_pa
                           front=["Kh", "4d"], back=["As", "Ad", "Kc", "Ks", "3c"])
     assert again["seats"][0]["result"] == "push"
     assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_a_house_dealers_setting_that_is_not_the_house_way_is_held_for_the_dealer_to_reset(tmp_path):
+    # Greektown: "The dealer must set his or her hands by using a set of rules known as 'The House way.'"
+    rules = load_house("greektown")
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {})
+    r = table.new_round("h1")
+    r.open("dealer", [{"seat": 1, "wager": "20"}])
+    r.start_seat("rng", 2)
+    cards = ["Qs", "7c", "Qd", "9h", "8c", "4h", "2s"]
+    with pytest.raises(RoundStateError, match=r"setting \(front Qs 7c, back Qd 9h 8c 4h 2s\) is not the house way: "
+                                              r"the house way sets front 9h 8c, back Qs Qd 7c 4h 2s .*reset the hand"):
+        r.banker_cards(cards, front=["Qs", "7c"], back=["Qd", "9h", "8c", "4h", "2s"])
+    assert "banker_cards" not in r.state or not r.state.get("banker_cards")
+    setting = r.banker_cards(cards, front=["9h", "8c"], back=["Qs", "Qd", "7c", "4h", "2s"])
+    assert setting["front"] == ["9h", "8c"]

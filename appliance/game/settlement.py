@@ -330,24 +330,47 @@ def _banker_hand(banker: Banker, rules: HouseRules, ev: Evaluator) -> tuple[Play
 
 
 def _house_way_check(banker: Banker, laid: SetHand, rules: HouseRules, ev: Evaluator) -> str | None:
-    """A house dealer sets by the house way (general rules: "the dealer sets the banker's hand by a
-    fixed set of rules called the house way"; Greektown: "The dealer must set his or her hands by
-    using ... 'The House way'"). A different setting is refused, or settled as it lies and noted
-    when the input says ``"set_by": "dealer"``. Settings of equal values are the same setting."""
-    if not (banker.seat == DEALER or rules.banking.banker_sets is BankerSetting.HOUSE_WAY):
+    """A house dealer's setting that is not the house way's is refused, or settled as it lies and
+    noted when the input says ``"set_by": "dealer"``."""
+    differs = house_way_difference(banker.seat, laid.front, laid.back, rules)
+    if differs is None:
         return None
-    played = _house_way(laid.front + laid.back, rules, ev)
+    if banker.set_by == "dealer":
+        return f"the house dealer's setting ({differs.laid}) is not the house way ({differs.house_way}); settled as laid (set_by: dealer)"
+    raise HouseWayMismatchError(f"banker: {differs}; reset the hand, or give \"set_by\": \"dealer\" to settle it as laid")
+
+
+@dataclass(frozen=True)
+class HouseWayDifference:
+    laid: str
+    house_way: str
+    rule: str
+
+    def __str__(self) -> str:
+        return (f"the house dealer's setting ({self.laid}) is not the house way: the house way sets "
+                f"{self.house_way} ({self.rule})")
+
+
+def house_way_difference(banker: Position, front: Sequence[Card], back: Sequence[Card],
+                         rules: HouseRules) -> HouseWayDifference | None:
+    """How a banker's setting differs from the house way, where the banker must set by it, or None.
+
+    A house dealer sets by the house way (general rules: "the dealer sets the banker's hand by a fixed
+    set of rules called the house way"; Greektown: "The dealer must set his or her hands by using ...
+    'The House way'"), as does a player-banker where the house says so. Settings of equal values are
+    the same setting."""
+    if not (banker == DEALER or rules.banking.banker_sets is BankerSetting.HOUSE_WAY) or len(front) + len(back) != 7:
+        return None  # a wrong number of cards is refused (or fouled) where cards are counted
+    ev = rules.evaluator()
+    laid = SetHand.of(front, back, ev)
+    played = _house_way((*laid.front, *laid.back), rules, ev)
     way = played.hand
     if (laid.front_value, laid.back_value) == (way.front_value, way.back_value):
         return None
-    shown = (f"front {' '.join(format_cards(laid.front))}, back {' '.join(format_cards(laid.back))}")
-    wanted = (f"front {' '.join(format_cards(sorted(way.front, reverse=True)))}, "
-              f"back {' '.join(format_cards(sorted(way.back, reverse=True)))}")
-    if banker.set_by == "dealer":
-        return f"the house dealer's setting ({shown}) is not the house way ({wanted}); settled as laid (set_by: dealer)"
-    raise HouseWayMismatchError(
-        f"banker: the house dealer's setting ({shown}) is not the house way: the house way sets {wanted} "
-        f"({played.rule}); reset the hand, or give \"set_by\": \"dealer\" to settle it as laid")
+    return HouseWayDifference(
+        f"front {' '.join(format_cards(laid.front))}, back {' '.join(format_cards(laid.back))}",
+        f"front {' '.join(format_cards(sorted(way.front, reverse=True)))}, "
+        f"back {' '.join(format_cards(sorted(way.back, reverse=True)))}", played.rule)
 
 
 def _player_hand(hand: Hand, rules: HouseRules, ev: Evaluator) -> Played:

@@ -23,7 +23,7 @@ from ..game.house_ways import decide
 from ..game.money import fmt
 from ..game.round_json import round_from_json, settlement_to_json
 from ..game.rules import HouseRules
-from ..game.settlement import settle
+from ..game.settlement import house_way_difference, settle
 from ..game.start_seat import Position, first_hand
 from .listeners import tell
 
@@ -204,6 +204,10 @@ class TableRound:
             laid = parse_cards([*(front or []), *(back or [])])
             if sorted(laid) != sorted(hand):
                 raise RoundStateError(f"round {self.round_id}: the banker's front and back are not his seven cards")
+            differs = house_way_difference(self.state["banker"], parse_cards(front or []), parse_cards(back or []),
+                                           self.rules)
+            if differs is not None:  # a house dealer resets by the house way before the round goes on
+                raise RoundStateError(f"round {self.round_id}: {differs}: reset the hand")
             setting = {"front": format_cards(parse_cards(front or [])), "back": format_cards(parse_cards(back or [])),
                        "rule": None, "set_by": "own"}
         else:
