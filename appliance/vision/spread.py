@@ -2,11 +2,11 @@
 the one before it so that every card's top-left index corner stays in view along one long edge
 of the shape. The index corners are found there as columns of ink (a rank above a suit).
 
-Every index corner in view is used: along the other long edge lie the top card's second index
-(its bottom-right corner, turned round), and, in a hand laid the other way round (each card under
-the one before it) or a deck printed with four indices, those of the cards under it. Each such
-corner is given to the card it belongs to, found by where it lies along the spread, so a card
-seen by two corners is read from both."""
+Every index corner in view is used: along the other long edge lies the top card's second index
+(its bottom-right corner, turned round). Each corner found there is given to the card whose
+centre it points to, so the top card is read from both its corners. (A hand laid the other way
+round, each card under the one before it, shows every card's second index along the other edge
+instead: that edge then has the most corners, and the same pairing holds.)"""
 
 from __future__ import annotations
 
