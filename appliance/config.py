@@ -103,6 +103,8 @@ class DeviceConfig:
     camera: CameraConfig
     vision: VisionConfig
     source: str
+    warn_free_mb: float = 100  # free space on the audit disk below which the screens warn
+    refuse_free_mb: float = 20  # ... and below which no new round is opened
     stale_after: float = 10.0  # seconds without progress from a watched thread before the watchdog stops
 
 
@@ -155,12 +157,20 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
     vision = VisionConfig(path.parent / vis.string("layout"), path.parent / vis.string("deck"),
                           vis.integer("stable_frames", 1, 30))
     vis.done()
+    audit = top.table("audit", optional=True)
+    warn, refuse = (100, 20) if audit is None else (audit.number("warn_free_mb", 0, 1e6, 100),
+                                                    audit.number("refuse_free_mb", 0, 1e6, 20))
+    if audit is not None:
+        if refuse > warn:
+            raise audit.error("refuse_free_mb", f"{refuse:g} is above warn_free_mb ({warn:g})")
+        audit.done()
     watchdog = top.table("watchdog", optional=True)
     stale_after = watchdog.number("stale_after_s", 0.5, 120, default=10.0) if watchdog else 10.0
     if watchdog:
         watchdog.done()
     top.done()
-    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), stale_after)
+    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), warn, refuse,
+                        stale_after)
 
 
 SUPERVISORS_HEADER = """# Supervisors allowed to correct, void and settle disputes: id = the salted hash of the PIN.

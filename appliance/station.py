@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from .audit.index import Index
+from .audit.log import RecordingStopped
 from .config import DeviceConfig, DeviceConfigError
 from .devices.builtin_rng import BuiltinRng
 from .devices.camera import Camera, ImageFolderSource, Picamera2Source, VideoCaptureSource
@@ -26,6 +27,7 @@ from .devices.worker import Worker
 from .heartbeats import Heartbeats, Probe, lock_probe
 from .table.dealer import DealerLoop
 from .table.eye import CameraEye
+from .table.recording import RecordingProbe, SpaceLimits
 from .table.repeats import fault_kind
 from .table.round import Events, RoundIds, interrupted, void_interrupted
 from .table.simulation import SimulatedDealer, simulated_eye
@@ -56,9 +58,10 @@ class Station:
 
     def __init__(self, table: Table, devices: DeviceConfig, simulate: bool, render: bool = False, seed: int = 1,
                  pace: float = 1.5, rounds: int | None = None, on_prompt=lambda prompt: None,
-                 index: Index | None = None):
+                 index: Index | None = None, ready_to_record=lambda: True):
         """``index`` is the history index, caught up with the log and listening to the table; without
-        one, an index in memory is built from the whole log."""
+        one, an index in memory is built from the whole log. ``ready_to_record`` says whether the
+        parts beside the log (the index's feed) can take records again after recording stopped."""
         if index is None:
             index = Index(":memory:")
             index.catch_up(table.audit.folder)
@@ -68,7 +71,7 @@ class Station:
         self.camera: Camera | None = None  # a real camera, closed when the station stops
         self.hearts = Heartbeats(devices.stale_after)  # what the watchdog's pings rest on
         status = self._status_logger()
-        health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.log(
+        health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.note(
             Events.DEVICE_HEALTH, {"device": "start-seat", "source": w.source, "message": w.message(),
                                    **w.check.to_json()}, "appliance"))
         request_start, source = self._start_source(devices, simulate, status)
@@ -80,11 +83,15 @@ class Station:
             return table.audit.gaming_day(dt.datetime.now(dt.timezone.utc))
 
         self.loop = DealerLoop(table, eye, request_start, RoundIds(index.last_number, day, digits=4), source, health,
-                               devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt)
+                               devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt,
+                               space=SpaceLimits(devices.warn_free_mb, devices.refuse_free_mb))
+        # Recording stopped holds the table at once; the probe lights the lamp and tries to record again.
+        self.probe = RecordingProbe(table.resume_recording, lambda: table.audit.stopped is not None,
+                                    self.loop.announce, ready=ready_to_record)
         camera_reader = Watcher(every, self._guarded("camera", self.loop.tick))
         table_probe = Probe("table", lock_probe(table.lock), min(1.0, devices.stale_after / 4))
         camera_reader.on_beat, table_probe.on_beat = self.hearts.watch("camera"), self.hearts.watch("table")
-        self.workers += [self.panel, camera_reader, table_probe]
+        self.workers += [self.panel, camera_reader, self.probe, table_probe]
         if simulate:
             def press(name: str) -> None:  # a finger on the rail's button: held past the debounce time
                 pin = devices.panel.buttons[name]
@@ -103,6 +110,8 @@ class Station:
         def run(*args):
             try:
                 return action(*args)
+            except RecordingStopped as err:  # the table is held by it; the probe reports it
+                log.error("%s: %s", part, err)
             except Exception as err:  # noqa: BLE001 - whatever it was, the thread must survive it
                 detail = f"{type(err).__name__}: {err}"
                 if self.table.repeats.offer((Events.DEVICE_STATUS, part, fault_kind(detail)), Events.DEVICE_STATUS,
@@ -112,7 +121,7 @@ class Station:
 
     def _status_logger(self):
         def status(device: str, state: str, detail: str) -> None:
-            self.table.log(Events.DEVICE_STATUS, {"device": device, "status": state, "detail": detail}, "appliance")
+            self.table.note(Events.DEVICE_STATUS, {"device": device, "status": state, "detail": detail}, "appliance")
         return status
 
     def _start_source(self, devices: DeviceConfig, simulate: bool, status):
