@@ -32,7 +32,9 @@ from ..table.dealer import DealerLoop
 from ..table.table import Table
 from .dealer import dealer_routes
 
-KEEPALIVE_S = 15.0
+# The stream speaks at least this often: the dealer's screen calls the appliance lost after 2 s of
+# silence (a comment would keep the connection open, but a page never sees comments).
+HEARTBEAT_S = 1.0
 HISTORY_LIMIT = 1000  # rows in one history answer at most: a search, not a dump (the export is the dump)
 
 
@@ -317,9 +319,9 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
                 yield "retry: 2000\n\n"
                 while True:
                     try:
-                        message = subscriber.get(timeout=KEEPALIVE_S)
+                        message = subscriber.get(timeout=HEARTBEAT_S)
                     except queue.Empty:
-                        yield ": keep-alive\n\n"
+                        yield "event: heartbeat\ndata: {}\n\n"
                         continue
                     yield f"event: {message['event']}\ndata: {json.dumps(message)}\n\n"
             finally:
