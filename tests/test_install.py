@@ -117,3 +117,13 @@ def test_production_and_simulate_together_are_refused(tmp_path):
     out = subprocess.run([shutil.which("appliance"), "run", "--production", "--simulate", "--data", str(tmp_path / "d")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "a dealing table is never simulated" in out.stderr
+
+
+def test_ci_runs_the_readme_test_command_as_written():
+    readme = (REPO / "README.md").read_text()
+    command = "python3 -m venv .venv && . .venv/bin/activate && pip install '.[test]' && python -m pytest -q"
+    assert f"\n    {command}\n" in readme
+    assert f"\n{command}\n" in (REPO / ".ci" / "run").read_text()
+    assert "\n    python3 -m venv .venv && . .venv/bin/activate && pip install . && appliance run --simulate --render\n" \
+        in readme
+    assert "python3 -m pip install" not in readme  # refused by Debian's Python outside a venv (PEP 668)
