@@ -3,7 +3,8 @@ page: scrolling, elements covering text or controls, touch target sizes, and tex
 relative luminance of the rendered colours; large text is 24 px, or 18.66 px bold)."""
 
 AUDIT_JS = r"""
-() => {
+(within) => {
+  const root = document.querySelector(within);
   const out = {scroll: null, covered: [], small: [], lowContrast: [], minTarget: Infinity, minContrast: Infinity,
                minLargeContrast: Infinity, texts: 0, targets: 0};
   const d = document.documentElement;
@@ -15,9 +16,9 @@ AUDIT_JS = r"""
     const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
     return r.width > 0 && r.height > 0 && cs.visibility !== "hidden" && !e.closest("dialog:not([open])");
   };
-  const texts = [...document.querySelectorAll("body *")].filter(e => shown(e) && e.tagName !== "SCRIPT" &&
+  const texts = [...root.querySelectorAll("*")].filter(e => shown(e) && e.tagName !== "SCRIPT" &&
     [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()));
-  const controls = [...document.querySelectorAll("button, [role=button], input, select, a[href]")].filter(shown);
+  const controls = [...root.querySelectorAll("button, [role=button], input, select, a[href]")].filter(shown);
   // Covered: at points across each text and control, the topmost element is itself or inside it. Cards of
   // one spread hand may cover part of each other (the index corner stays in view).
   for (const e of new Set([...texts, ...controls])) {
@@ -62,8 +63,9 @@ AUDIT_JS = r"""
 """
 
 
-def audit(page) -> dict:
-    return page.evaluate(AUDIT_JS)
+def audit(page, within: str = "body") -> dict:
+    """The page's measures, over what ``within`` holds (an open modal dialog: what the person can reach)."""
+    return page.evaluate(AUDIT_JS, within)
 
 
 def problems(found: dict) -> list[str]:

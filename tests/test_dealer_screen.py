@@ -127,6 +127,12 @@ def test_three_taps_from_next_to_settled_with_the_same_wagers(browser, tmp_path)
         # A refused press says why.
         tap("[data-button=confirm]")
         page.wait_for_selector("#error:has-text('Refused: CONFIRM does nothing now')")
+        # The wagers dialog fits the 7-inch screen with touch-sized fields, the last round's wagers in them.
+        page.click("#open-wagers")
+        page.wait_for_selector("#wagers[open]")
+        assert page.input_value("#wagers [name=seat3]") == "25"
+        found = audit(page, within="#wagers")
+        assert not problems(found), problems(found)
         page.close()
     finally:
         table.close()
