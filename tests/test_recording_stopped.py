@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from appliance.audit.log import AuditLog, RecordingStopped, records, verify
+from appliance.audit.log import AuditLog, records, verify
 from appliance.table.dealer import Step
 from appliance.table.recording import IndexFeed, RecordingProbe, SpaceLimits
 from audit_disk import FillingDisk, fill, tmpfs
