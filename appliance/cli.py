@@ -23,12 +23,13 @@ from .config import DEFAULT_HOUSE, load_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
 from .game.cards import format_cards, parse_cards
-from .game.fortune import fortune_category
+from .game.fortune import best_paying
+from .game.money import fmt
 from .game.house_ways import HOUSE_WAYS, set_by_house_way
 from .game.setting import SPLITS
 from .game.round_json import house_of, round_from_json, settlement_to_json
 from .game.settlement import settle
-from .game.values import evaluator
+from .game.start_seat import DEALER, StartSeatError, start_of_round
 from .simulate import simulate
 
 
@@ -45,7 +46,7 @@ def cmd_houseway(args: argparse.Namespace) -> int:
     way = args.house_way or rules.house_way
     if way not in HOUSE_WAYS:
         raise UsageError(f"unknown house way {way!r}: expected one of {', '.join(HOUSE_WAYS)}")
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     if args.cards:
         _print(set_by_house_way(parse_cards(args.cards), way, ev).to_json(ev))
         return 0
@@ -63,7 +64,7 @@ def cmd_houseway(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     rules = load_house(args.house)
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     cards = parse_cards(args.cards)
     out: dict = {"cards": format_cards(cards)}
     if len(cards) in (2, 5):
@@ -71,13 +72,23 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         out["rank"] = int(ev.value(cards))
     elif len(cards) == 7:
         best = max((ev.five([cards[i] for i in back]), back) for back, _ in SPLITS)
-        out["fortune"] = fortune_category(cards, ev)
+        out["fortune"] = _bonus_line(cards, ev, rules.fortune, lambda pay: f"{pay} to 1")
+        out["envy"] = _bonus_line(cards, ev, rules.envy, lambda pay: f"{fmt(pay)} to every other seat with a qualifying Fortune bet")
         out["best_five"] = format_cards(cards[i] for i in best[1])
         out["best_five_value"] = ev.name(best[0])
     else:
         raise UsageError(f"evaluate takes 2, 5 or 7 cards, got {len(cards)}")
     _print(out)
     return 0
+
+
+def _bonus_line(cards, ev, bonus, shown) -> dict | None:
+    """The line of the house's own pay table that seven cards are paid on ("no pay" where none);
+    None where the house offers no such bonus."""
+    if bonus is None:
+        return None
+    line = best_paying(cards, ev, bonus.pays)
+    return {"line": line, "pays": shown(bonus.pays[line]) if line else "no pay"}
 
 
 def cmd_settle(args: argparse.Namespace) -> int:
@@ -92,8 +103,26 @@ def cmd_settle(args: argparse.Namespace) -> int:
         raise UsageError(f"{source}: house: the round names {named!r} but --house is {args.house!r}")
     rules = load_house(args.house or named or DEFAULT_HOUSE)
     result = settle(round_from_json(data, source), rules)
-    _print(settlement_to_json(result, evaluator(rules.joker, rules.wheel)))
+    _print(settlement_to_json(result, rules.evaluator()))
     return 0
+
+
+def cmd_start_seat(args: argparse.Namespace) -> int:
+    rules = load_house(args.house)
+    banker = DEALER if args.banker == DEALER else _seat_number(args.banker)
+    dice = tuple(args.dice) if args.dice else None
+    try:
+        start = start_of_round(rules.start, banker, value=args.value, dice=dice)
+    except StartSeatError as err:
+        raise UsageError(f"{rules.name}: {err}") from None
+    _print(start.to_json())
+    return 0
+
+
+def _seat_number(text: str) -> int:
+    if not text.isdigit():
+        raise UsageError(f"--banker: expected \"dealer\" or a seat number, got {text!r}")
+    return int(text)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -486,6 +515,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("round", help="ROUND.json or -")
     p.add_argument("--house", help="house rules (default: the round's \"house\", else general)")
     p.set_defaults(func=cmd_settle)
+
+    p = sub.add_parser("start-seat", help="the first hand and action order for a device value or three dice")
+    p.add_argument("--house", default=DEFAULT_HOUSE)
+    p.add_argument("--banker", required=True, help='"dealer" or the banking player\'s seat')
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--value", type=int, help="the electronic device's value, 1-7")
+    how.add_argument("--dice", type=int, nargs=3, metavar=("A", "B", "C"), help="the three dice")
+    p.set_defaults(func=cmd_start_seat)
 
     p = sub.add_parser("simulate", help="heads-up hands, both sides set by the house way")
     p.add_argument("--house", default=DEFAULT_HOUSE)

@@ -25,6 +25,7 @@ from ..game.cards import Card, parse_cards
 from ..game.rules import BankerSetting
 from ..game.settlement import RoundError, check_wagers
 from ..game.start_seat import DEALER, Position
+from ..vision.deck_match import DECK_MISMATCH
 from .eye import Eye
 from .recording import SpaceLimits
 from .round import Events, HeldForSupervisor, Phase, RoundStateError
@@ -230,6 +231,9 @@ class DealerLoop:
         changed = False
         with self.table.lock:
             self.looks += 1
+            if self.table.held is None and any(DECK_MISMATCH in (r.get("reason") or "")
+                                               for reads, _ in looked.values() for r in reads):
+                self.table.hold(DECK_MISMATCH, "reader")  # the technician teaches the deck in play
             wanted = set(self.wanted_zones())
             for name, (reads, image) in looked.items():
                 if name not in wanted:

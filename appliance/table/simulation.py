@@ -23,7 +23,6 @@ from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
 from ..game.start_seat import DEALER, Position, first_hand, ring
-from ..game.values import evaluator
 from ..devices.protocol import RngResult
 from ..devices.start_source import HealthTracker
 from ..devices.worker import Worker
@@ -58,11 +57,11 @@ def random_wagers(rng: random.Random, rules: HouseRules) -> tuple[Position, list
     return banker, bets, banker_wager
 
 
-def deal(rng: random.Random, rules: HouseRules, banker: Position, first: Position) -> dict[Position, list[str]]:
+def deal(rng: random.Random, rules: HouseRules, first: Position) -> dict[Position, list[str]]:
     """Seven hands of seven from a shuffled 53-card deck, in rotation from the first hand; four cards stay unused."""
     deck = list(range(53))
     rng.shuffle(deck)
-    positions = ring(rules.start.player_seats, banker)
+    positions = ring(rules.start.player_seats)
     step_dir = 1 if rules.start.action_direction.value == "clockwise" else -1
     start = positions.index(first)
     order = [positions[(start + step_dir * k) % len(positions)] for k in range(len(positions))]
@@ -180,7 +179,7 @@ class SimulatedDealer(Worker):
         self.opened = 0
         self._since: tuple | None = None  # (round, step, the camera's look count) when the dealer began to wait
         rules = loop.table.rules
-        self._ev = evaluator(rules.joker, rules.wheel)
+        self._ev = rules.evaluator()
         self._hands: dict = {}
         self._round = None
 
@@ -211,7 +210,7 @@ class SimulatedDealer(Worker):
                 start = state["start"]
                 count = sum(start["dice"]) if start["dice"] else start["value"]
                 first = first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)
-                self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, state["banker"], first)
+                self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, first)
                 self._round = current.round_id
             if step is Step.BANKER and loop.wanted_zones() == ["banker"]:
                 laid = {"banker": self._hands[state["banker"]]}

@@ -140,9 +140,11 @@ class Table:
             self._acted(who, "void")
 
     def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str) -> None:
+        """Void the round as a misdeal, for one of the reasons the house file lists (Capitol rule 29)."""
+        listed = self.rules.misdeal_reason(reason)
         who = self._supervisor(supervisor, pin)
         with self.lock:
-            self._round(round_id).void(f"misdeal: {reason}", who)
+            self._round(round_id).void(f"misdeal: {listed}", who)
             self._acted(who, "misdeal")
 
     def manual_start(self, round_id: str, supervisor: str, pin: str, value: int) -> object:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
+import html
 import json
 import os
 import queue
@@ -25,7 +26,6 @@ from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import HouseRules
 from ..game.setting import SPLITS, SetHand
-from ..game.values import evaluator
 from ..table.live import LiveTable
 from ..table.round import Events, RoundStateError
 from ..table.supervisor import PinError
@@ -81,10 +81,13 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     app = Flask(__name__, static_folder=None)
     app.secret_key = secret_key or os.urandom(32)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     static = resources.files("appliance.web").joinpath("static")
     page = static.joinpath("table.html").read_text(encoding="utf-8")
-    supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8")
+    # The house's misdeal reasons (Capitol rule 29) offered as the misdeal form's choices.
+    supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8").replace(
+        '<datalist id="misdeal-reasons"></datalist>', '<datalist id="misdeal-reasons">' + "".join(
+            f'<option value="{html.escape(r)}">' for r in rules.misdeal_reasons) + "</datalist>")
     hint_page = static.joinpath("hint.html").read_text(encoding="utf-8")
     if dealer is not None:
         app.register_blueprint(dealer_routes(dealer))
