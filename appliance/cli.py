@@ -22,6 +22,7 @@ from pathlib import Path
 from .config import DEFAULT_HOUSE, load_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
+from .floor.commands import add_floor_commands, add_shipping_options, shipping
 from .game.cards import format_cards, parse_cards
 from .game.fortune import fortune_category
 from .game.house_ways import HOUSE_WAYS, set_by_house_way
@@ -297,18 +298,38 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_table(args: argparse.Namespace) -> int:
-    from .audit.log import AuditLog, key_for
+    from .audit.log import AuditLog
     from .table.simulation import play_rounds
 
     audit_dir = Path(args.audit)
     key_file = Path(args.key_file) if args.key_file else audit_dir.parent / f"{audit_dir.name}.key"
     rules = load_house(args.house)
+    key, shipper = shipping(args, audit_dir, key_file)
+    audit = AuditLog(audit_dir, key)
+    thread, stop = shipper.start() if shipper else (None, None)
     start = time.perf_counter()
-    totals = play_rounds(rules, AuditLog(audit_dir, key_for(key_file)), args.rounds, seed=args.seed,
-                         render=args.render, size=(args.width, args.height))
-    _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
-            "seconds": round(time.perf_counter() - start, 2)})
+    totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render, size=(args.width, args.height))
+    seconds = round(time.perf_counter() - start, 2)
+    out = {**totals, "audit": str(audit_dir), "key_file": str(key_file), "seconds": seconds}
+    if shipper:
+        stop.set()
+        thread.join()
+        out["floor"] = _last_shipment(shipper)
+    _print(out)
     return 0
+
+
+def _last_shipment(shipper) -> dict:
+    """One more pass when the table stops: what the floor holds, or why it could not be reached (the log keeps
+    the rest for the next run)."""
+    from .floor.shipper import FloorRefused, FloorUnreachable
+
+    try:
+        return shipper.ship_pending().to_json()
+    except (FloorRefused, FloorUnreachable) as err:
+        return {"error": str(err), "pending": shipper.log.head().seq}
+    finally:
+        shipper.client.close()
 
 
 def cmd_audit_replay(args: argparse.Namespace) -> int:
@@ -345,7 +366,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import waitress
 
     from .audit.index import Index
-    from .audit.log import AuditLog, key_for
+    from .audit.log import AuditLog
     from .config import load_devices, load_supervisors
     from .service import notify, start_watchdog
     from .station import Station
@@ -369,7 +390,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         pin = f"{secrets.randbelow(10**6):06d}"
         supervisors = {"demo": hash_pin(pin)}
         print(f"simulation: supervisor id demo, PIN {pin} (this run only)", file=sys.stderr, flush=True)
-    audit = AuditLog(data / "audit", key_for(key_file))
+    key, shipper = shipping(args, data / "audit", key_file, devices.floor)
+    audit = AuditLog(data / "audit", key)
     live = LiveTable()
     index = Index(data / "index.sqlite")
     table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
@@ -383,6 +405,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
                                          "dashboard": f"{args.host}:{server.effective_port}"}, "appliance")
     stop = threading.Event()
+    shipped = shipper.start() if shipper else None
     station.start()
     notify("READY=1")
     start_watchdog(stop=stop)
@@ -392,6 +415,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         stop.set()
         notify("STOPPING=1")
         station.stop()
+        if shipped:
+            shipped[1].set()
     return 0
 
 
@@ -455,6 +480,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
     p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
     p.add_argument("--seed", type=int, default=1)
+    add_shipping_options(p)
     p.set_defaults(func=cmd_run)
 
     supervisor = sub.add_parser("supervisor", help="the supervisors who may log in").add_subparsers(
@@ -473,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--render", action="store_true", help="read every hand with the simulated camera and the reader")
     p.add_argument("--width", type=int, default=4608)
     p.add_argument("--height", type=int, default=2592)
+    add_shipping_options(p)
     p.set_defaults(func=cmd_simulate_table)
 
     devices = sub.add_parser("devices", help="start-seat devices on a serial port").add_subparsers(
@@ -566,6 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = audit.add_parser("keygen", help="create the HMAC key file (mode 600); never overwrites")
     p.add_argument("path")
     p.set_defaults(func=cmd_audit_keygen)
+    add_floor_commands(sub)
     return parser
 
 
@@ -580,7 +608,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = " ".join(filter(None, (args.command, getattr(args, "devices_command", None),
                                           getattr(args, "vision_command", None), getattr(args, "deck_command", None),
                                           getattr(args, "audit_command", None),
-                                          getattr(args, "supervisor_command", None))))
+                                          getattr(args, "supervisor_command", None),
+                                          getattr(args, "floor_command", None))))
         print(f"appliance {command}: {err}", file=sys.stderr)
         return 2
 

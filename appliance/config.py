@@ -93,6 +93,12 @@ class VisionConfig:
 
 
 @dataclass(frozen=True)
+class FloorConfig:
+    url: str
+    credentials: Path
+
+
+@dataclass(frozen=True)
 class DeviceConfig:
     start_source: str
     serial: dict[DeviceKind, SerialSettings]
@@ -103,6 +109,7 @@ class DeviceConfig:
     camera: CameraConfig
     vision: VisionConfig
     source: str
+    floor: FloorConfig | None = None  # where this table ships its records (docs/floor.md)
 
 
 def load_devices(path: Path | None = None) -> DeviceConfig:
@@ -153,8 +160,13 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
     vision = VisionConfig(path.parent / vis.string("layout"), path.parent / vis.string("deck"),
                           vis.integer("stable_frames", 1, 30))
     vis.done()
+    floor = None
+    floor_t = top.table("floor", optional=True)
+    if floor_t is not None:
+        floor = FloorConfig(floor_t.string("url"), path.parent / floor_t.string("credentials"))
+        floor_t.done()
     top.done()
-    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path))
+    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), floor)
 
 
 SUPERVISORS_HEADER = """# Supervisors allowed to correct, void and settle disputes: id = the salted hash of the PIN.

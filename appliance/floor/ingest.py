@@ -1,0 +1,177 @@
+"""Taking in a table's records: each verified against the chain the floor already anchors, stored
+once, in order; anything else refused, kept aside and alerted on, never stored as good.
+
+A batch is one transaction holding the table's row lock, so two shippers of one table, or a
+floor killed half-way, leave the anchored head where the last commit put it: a record is
+acknowledged only once it is committed, and a record sent again is acknowledged, not stored
+again (idempotent by table and sequence).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from dataclasses import dataclass, field
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from ..audit.log import canonical, line_hash, sign
+from .alerts import raise_alert
+from .pit_events import Observed, observe
+
+
+@dataclass(frozen=True)
+class Refusal:
+    seq: int | None
+    kind: str  # not-a-record, forged, wrong-key, chain-broken, rolled-back
+    problem: str
+
+    def to_json(self) -> dict:
+        return {"seq": self.seq, "kind": self.kind, "problem": self.problem}
+
+
+@dataclass(frozen=True)
+class Incoming:
+    line: bytes
+    gaming_day: str
+
+
+@dataclass
+class IngestResult:
+    head_seq: int
+    head_hash: str
+    accepted: int = 0
+    refused: Refusal | None = None
+    images_wanted: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"head_seq": self.head_seq, "head_hash": self.head_hash, "accepted": self.accepted,
+                "refused": self.refused.to_json() if self.refused else None, "images_wanted": self.images_wanted}
+
+
+@dataclass
+class _Head:
+    seq: int
+    hash: str
+
+
+def parse(line: bytes) -> dict | None:
+    """The record a line holds, if it is one in the log's canonical form."""
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(record, dict) or not {"seq", "prev", "hmac", "event", "ts", "who", "data"} <= set(record):
+        return None
+    if not isinstance(record["seq"], int) or not isinstance(record["data"], dict) or canonical(record) != line:
+        return None
+    return record
+
+
+def signed_by(key: bytes, record: dict) -> bool:
+    return hmac.compare_digest(str(record["hmac"]), sign(key, record))
+
+
+def _refuse(conn, table: str, line: bytes, refusal: Refusal) -> Refusal:
+    conn.execute("INSERT INTO floor_refused (table_id, seq, line, line_sha256, kind, problem) "
+                 "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (table_id, line_sha256) DO NOTHING",
+                 (table, refusal.seq, line.decode("utf-8", "replace"), line_hash(line), refusal.kind, refusal.problem))
+    raise_alert(conn, table, refusal.kind, refusal.problem)
+    return refusal
+
+
+def _other_key_owner(conn, table: str, record: dict) -> str | None:
+    """Which other enrolled table's key signed this record, if any (a table shipping another's log)."""
+    for other, key in conn.execute("SELECT table_id, audit_key FROM floor_keys WHERE table_id <> %s", (table,)):
+        if signed_by(bytes(key), record):
+            return other
+    return None
+
+
+def check_table_head(conn, table: str, head: _Head, says: dict | None) -> None:
+    """The table's own head behind, or different from, what the floor anchored: its log was rolled back."""
+    seq, digest = (says or {}).get("seq"), (says or {}).get("hash")
+    if not isinstance(seq, int) or not isinstance(digest, str):
+        return
+    conn.execute("UPDATE floor_tables SET table_says = %s WHERE table_id = %s", (seq, table))
+    if seq < head.seq:
+        raise_alert(conn, table, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence "
+                                                f"{seq + 1}: it ends at {seq}, the floor holds {head.seq}")
+    elif seq == head.seq and seq and digest != head.hash:
+        raise_alert(conn, table, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence {seq}")
+
+
+def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: dict | None = None) -> IngestResult:
+    """Store what verifies, in order, up to the first record that does not."""
+    with conn.transaction():
+        row = conn.execute("SELECT t.head_seq, t.head_hash, k.audit_key, t.held, t.phase, t.current_round, "
+                           "t.last_settlement, t.devices FROM floor_tables t JOIN floor_keys k USING (table_id) "
+                           "WHERE t.table_id = %s FOR UPDATE OF t", (table,)).fetchone()
+        head, key = _Head(row[0], row[1]), bytes(row[2])
+        state = Observed(held=row[3], phase=row[4], current_round=row[5], last_settlement=row[6], devices=row[7])
+        conn.execute("UPDATE floor_tables SET last_seen = now() WHERE table_id = %s", (table,))
+        check_table_head(conn, table, head, says)
+        result = IngestResult(head.seq, head.hash)
+        rows, images = [], []
+        for incoming in batch:
+            record = parse(incoming.line)
+            if record is None:
+                result.refused = _refuse(conn, table, incoming.line, Refusal(
+                    head.seq + 1, "not-a-record", f"table {table}: the record after sequence {head.seq} "
+                    "is not an audit record in canonical form"))
+                break
+            seq = record["seq"]
+            if seq <= head.seq:
+                if _anchored_differs(conn, table, seq, incoming.line):
+                    result.refused = _refuse(conn, table, incoming.line, Refusal(
+                        seq, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence {seq}"))
+                    break
+                continue  # sent again after a lost acknowledgement: already stored
+            if seq > head.seq + 1:
+                break  # a gap: the shipper resends from the head it is told
+            refusal = _verify(conn, table, key, record, head)
+            if refusal:
+                result.refused = _refuse(conn, table, incoming.line, refusal)
+                break
+            rows.append((table, seq, record["ts"], incoming.gaming_day, record["event"], record["who"],
+                         record["data"].get("round"), line_hash(incoming.line), incoming.line.decode("utf-8"),
+                         Jsonb(record["data"])))
+            images += [d for d in record["data"].get("images", []) if isinstance(d, str)]
+            head = _Head(seq, line_hash(incoming.line))
+            observe(state, record, table, conn)
+        if rows:
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO floor_records (table_id, seq, ts, gaming_day, event, who, round, hash, "
+                                "line, data) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", rows)
+            if images:
+                conn.execute("INSERT INTO floor_images_wanted (table_id, sha256) SELECT %s, d FROM unnest(%s::text[]) d "
+                             "WHERE NOT EXISTS (SELECT 1 FROM floor_images i WHERE i.sha256 = d) ON CONFLICT DO NOTHING",
+                             (table, images))
+            conn.execute("UPDATE floor_tables SET head_seq = %s, head_hash = %s, records = records + %s, held = %s, "
+                         "phase = %s, current_round = %s, last_settlement = %s, devices = %s WHERE table_id = %s",
+                         (head.seq, head.hash, len(rows), state.held, state.phase, state.current_round,
+                          Jsonb(state.last_settlement), Jsonb(state.devices), table))
+        result.head_seq, result.head_hash, result.accepted = head.seq, head.hash, len(rows)
+        result.images_wanted = [r[0] for r in conn.execute(
+            "SELECT sha256 FROM floor_images_wanted WHERE table_id = %s ORDER BY sha256 LIMIT 20", (table,))]
+    return result
+
+
+def _anchored_differs(conn, table: str, seq: int, line: bytes) -> bool:
+    stored = conn.execute("SELECT hash FROM floor_records WHERE table_id = %s AND seq = %s", (table, seq)).fetchone()
+    return stored is not None and stored[0] != line_hash(line)
+
+
+def _verify(conn, table: str, key: bytes, record: dict, head: _Head) -> Refusal | None:
+    seq = record["seq"]
+    if not signed_by(key, record):
+        other = _other_key_owner(conn, table, record)
+        if other:
+            return Refusal(seq, "wrong-key", f"table {table}: record {seq} is signed with table {other}'s key")
+        return Refusal(seq, "forged", f"table {table}: record {seq}'s signature does not verify "
+                                      "(edited, or signed with a key the floor does not hold)")
+    if record["prev"] != head.hash:
+        return Refusal(seq, "chain-broken", f"table {table}: record {seq} does not follow record {head.seq} "
+                                            "(the chain is broken: a record missing, moved or changed)")
+    return None
