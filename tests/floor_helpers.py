@@ -16,6 +16,7 @@ from appliance.floor.database import Database
 from appliance.floor.enroll import Credentials, enroll, table_key
 from appliance.floor.migrate import migrate
 from appliance.floor.server import create_floor_app
+from appliance.floor.shipper import Shipped, Shipper
 from appliance.table.simulation import play_rounds
 
 
@@ -56,3 +57,9 @@ def floor_lines(dsn: str, table: str) -> list[str]:
 
 def log_lines(audit_dir: Path) -> list[str]:
     return [line for path in sorted(audit_dir.glob("*.jsonl")) for line in path.read_text().splitlines()]
+
+
+def ship(audit_dir: Path, url: str, credentials: Credentials, batch: int = 500) -> Shipped:
+    """One shipping pass, its connection closed after."""
+    with Shipper(audit_dir, url, credentials, batch) as shipper:
+        return shipper.ship_pending()

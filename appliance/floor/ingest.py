@@ -44,10 +44,12 @@ class IngestResult:
     accepted: int = 0
     refused: Refusal | None = None
     images_wanted: list[str] = field(default_factory=list)
+    table_head: str | None = None  # "shorter" or "differs" when the table's own log is not what the floor holds
 
     def to_json(self) -> dict:
         return {"head_seq": self.head_seq, "head_hash": self.head_hash, "accepted": self.accepted,
-                "refused": self.refused.to_json() if self.refused else None, "images_wanted": self.images_wanted}
+                "refused": self.refused.to_json() if self.refused else None, "images_wanted": self.images_wanted,
+                "table_head": self.table_head}
 
 
 @dataclass
@@ -89,17 +91,25 @@ def _other_key_owner(conn, table: str, record: dict) -> str | None:
     return None
 
 
-def check_table_head(conn, table: str, head: _Head, says: dict | None) -> None:
-    """The table's own head behind, or different from, what the floor anchored: its log was rolled back."""
+def check_table_head(conn, table: str, head: _Head, says: dict | None) -> str | None:
+    """Compare the head the table reports for its own log with what the floor anchored: "shorter" (the same
+    records, fewer of them: alerted here) or "differs" (other records: the shipper then sends its log
+    again so that the first different record is refused, kept aside and alerted on with its sequence)."""
     seq, digest = (says or {}).get("seq"), (says or {}).get("hash")
     if not isinstance(seq, int) or not isinstance(digest, str):
-        return
+        return None
     conn.execute("UPDATE floor_tables SET table_says = %s WHERE table_id = %s", (seq, table))
+    if seq > head.seq or seq == 0:
+        return None
+    stored = head.hash if seq == head.seq else conn.execute(
+        "SELECT hash FROM floor_records WHERE table_id = %s AND seq = %s", (table, seq)).fetchone()[0]
+    if stored != digest:
+        return "differs"
     if seq < head.seq:
         raise_alert(conn, table, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence "
                                                 f"{seq + 1}: it ends at {seq}, the floor holds {head.seq}")
-    elif seq == head.seq and seq and digest != head.hash:
-        raise_alert(conn, table, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence {seq}")
+        return "shorter"
+    return None
 
 
 def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: dict | None = None) -> IngestResult:
@@ -111,8 +121,7 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
         head, key = _Head(row[0], row[1]), bytes(row[2])
         state = Observed(held=row[3], phase=row[4], current_round=row[5], last_settlement=row[6], devices=row[7])
         conn.execute("UPDATE floor_tables SET last_seen = now() WHERE table_id = %s", (table,))
-        check_table_head(conn, table, head, says)
-        result = IngestResult(head.seq, head.hash)
+        result = IngestResult(head.seq, head.hash, table_head=check_table_head(conn, table, head, says))
         rows, images = [], []
         for incoming in batch:
             record = parse(incoming.line)
@@ -128,8 +137,11 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
                         seq, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence {seq}"))
                     break
                 continue  # sent again after a lost acknowledgement: already stored
-            if seq > head.seq + 1:
-                break  # a gap: the shipper resends from the head it is told
+            if seq > head.seq + 1:  # shippers send from the head they were told, so this is a hole in the log
+                result.refused = _refuse(conn, table, incoming.line, Refusal(
+                    seq, "chain-broken", f"table {table}: record {seq} comes after record {head.seq}: "
+                                         f"record {head.seq + 1} is missing from the log"))
+                break
             refusal = _verify(conn, table, key, record, head)
             if refusal:
                 result.refused = _refuse(conn, table, incoming.line, refusal)

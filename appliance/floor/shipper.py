@@ -96,7 +96,12 @@ class Shipper:
         self.log = TableLog(self.audit_dir)
         self.client = FloorClient(url, credentials, timeout)
         self.batch = batch
-        self.refused: dict | None = None  # the floor's last refusal, until a pass goes through
+
+    def __enter__(self) -> "Shipper":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.client.close()
 
     def _recording(self) -> bool:
         try:
@@ -112,7 +117,13 @@ class Shipper:
     def ship_pending(self) -> Shipped:
         """Send everything the floor does not hold (and the images it asks for); raise if it cannot be done."""
         answer = self._send([])  # says hello, and learns the floor's head
-        head, sent = answer["head_seq"], 0
+        if answer["table_head"] == "shorter":
+            raise FloorRefused(f"the floor holds {answer['head_seq']} records of this table and this log fewer: "
+                               "it was rolled back")
+        # A log that differs from what the floor holds is sent from its start: the first different record is
+        # refused and kept aside there as evidence.
+        head = 0 if answer["table_head"] == "differs" else answer["head_seq"]
+        sent = 0
         while True:
             records = self.log.after(head, self.batch)
             if not records:
@@ -120,12 +131,11 @@ class Shipper:
             answer = self._send(records)
             sent += answer["accepted"]
             if answer["refused"]:
-                self.refused = answer["refused"]
                 raise FloorRefused(f"the floor refused record {answer['refused']['seq']}: {answer['refused']['problem']}")
-            if answer["head_seq"] <= head and not answer["accepted"]:
-                raise FloorRefused(f"the floor holds {answer['head_seq']} and took none of the records after {head}")
-            head = answer["head_seq"]
-        self.refused = None
+            if answer["head_seq"] >= records[-1].seq:
+                head = records[-1].seq  # all taken, or (a log sent again from its start) all the same as held
+            else:
+                head = answer["head_seq"]  # another shipper of this table moved it, or the floor took part
         self._ship_images(answer.get("images_wanted", []))
         return Shipped(head, sent, max(0, self.log.head().seq - head))
 
