@@ -24,11 +24,21 @@ from appliance.table.simulation import play_rounds
 def floor_service(dsn: str, port: int = 0):
     """The floor service (the same app ``appliance floor serve`` runs) on 127.0.0.1; yields its URL."""
     server = waitress.create_server(create_floor_app(Database(dsn)), host="127.0.0.1", port=port, threads=8)
-    thread = threading.Thread(target=server.run, daemon=True)
+    closing = threading.Event()
+
+    def serve():
+        try:
+            server.run()
+        except OSError:
+            if not closing.is_set():  # closing the socket under waitress's select loop is how it stops
+                raise
+
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.effective_port}"
     finally:
+        closing.set()
         server.close()
         thread.join(5)
 

@@ -16,6 +16,15 @@ class StatsError(ValueError):
     """A figures request that names no known grouping or no valid day."""
 
 
+def gaming_day(now: dt.datetime, starts: dt.time) -> dt.date:
+    """The gaming day a local time belongs to (it runs from ``starts`` to the next day's).
+
+    >>> gaming_day(dt.datetime(2026, 12, 1, 5, 59), dt.time(6, 0)), gaming_day(dt.datetime(2026, 12, 1, 6, 0), dt.time(6, 0))
+    (datetime.date(2026, 11, 30), datetime.date(2026, 12, 1))
+    """
+    return now.date() if now.time() >= starts else now.date() - dt.timedelta(days=1)
+
+
 def status_of(last_seen: dt.datetime | None, held: bool, recording: bool | None, now: dt.datetime) -> str:
     if last_seen is None or now - last_seen > OFFLINE_AFTER:
         return "offline"

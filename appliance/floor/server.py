@@ -19,7 +19,7 @@ from flask import Flask, Response, jsonify, request
 from .database import Database
 from .enroll import token_digest
 from .ingest import Incoming, ingest
-from .pit import StatsError, alerts, recall, stats, tables
+from .pit import StatsError, alerts, gaming_day, recall, stats, tables
 from .report import as_csv, as_page, day_report
 
 MAX_BATCH = 1000
@@ -49,9 +49,10 @@ def parse_batch(body) -> tuple[list[Incoming], dict | None]:
     return batch, says if isinstance(says, dict) else None
 
 
-def day_arg(text: str | None) -> dt.date:
+def day_arg(text: str | None, starts: dt.time) -> dt.date:
+    """The day asked for, else the gaming day now."""
     try:
-        return dt.date.fromisoformat(text) if text else dt.date.today()
+        return dt.date.fromisoformat(text) if text else gaming_day(dt.datetime.now(), starts)
     except ValueError:
         raise BadRequest(f"day: {text!r} is not a date (YYYY-MM-DD)") from None
 
@@ -124,8 +125,12 @@ def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0)) -> Fl
 
     @app.get("/api/floor/stats")
     def figures():
-        return jsonify(stats(db.conn(), day_arg(request.args.get("day")), request.args.get("by", "table"),
-                             day_starts_at))
+        return jsonify(stats(db.conn(), day_arg(request.args.get("day"), day_starts_at),
+                             request.args.get("by", "table"), day_starts_at))
+
+    @app.get("/api/floor/day")
+    def today():
+        return jsonify(gaming_day=day_arg(None, day_starts_at).isoformat())
 
     @app.get("/api/floor/tables/<table>/recall")
     def game_recall(table: str):
@@ -133,13 +138,13 @@ def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0)) -> Fl
 
     @app.get("/api/floor/report/<day>.csv")
     def report_csv(day: str):
-        date = day_arg(day)
+        date = day_arg(day, day_starts_at)
         return Response(as_csv(day_report(db.conn(), date)), mimetype="text/csv",
                         headers={"Content-Disposition": f"attachment; filename=floor-{date}.csv"})
 
     @app.get("/floor/report/<day>")
     def report_page(day: str):
-        date = day_arg(day)
+        date = day_arg(day, day_starts_at)
         return Response(as_page(day_report(db.conn(), date), date), mimetype="text/html")
 
     @app.get("/")
