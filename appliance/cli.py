@@ -298,6 +298,7 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_table(args: argparse.Namespace) -> int:
+    from .audit.index import Index
     from .audit.log import AuditLog
     from .table.simulation import play_rounds
 
@@ -308,9 +309,12 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     audit = AuditLog(audit_dir, key)
     thread, stop = shipper.start() if shipper else (None, None)
     start = time.perf_counter()
-    totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render, size=(args.width, args.height))
-    seconds = round(time.perf_counter() - start, 2)
-    out = {**totals, "audit": str(audit_dir), "key_file": str(key_file), "seconds": seconds}
+    index = Index(audit_dir.parent / f"{audit_dir.name}.index.sqlite")  # round ids go on from it
+    totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render,
+                         size=(args.width, args.height), index=index)
+    index.close()
+    out = {**totals, "audit": str(audit_dir), "key_file": str(key_file),
+           "seconds": round(time.perf_counter() - start, 2)}
     if shipper:
         stop.set()
         thread.join()
@@ -359,7 +363,20 @@ def data_dir(given: str | None) -> Path:
     """--data, else $APPLIANCE_DATA_DIR, else systemd's $STATE_DIRECTORY, else ./data."""
     import os
 
-    return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data")
+    return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data").absolute()
+
+
+def refuse_simulated_parts(args: argparse.Namespace, devices) -> None:
+    """A dealing table (``--production``, as the service runs) never plays itself: a simulated start
+    source or camera would write a self-played game into the table's audit log."""
+    if args.simulate:
+        raise UsageError("--production and --simulate together: a dealing table is never simulated")
+    if devices.start_source == "simulated":
+        raise UsageError(f"{devices.source}: [start_seat] source = \"simulated\" on a dealing table: set it to "
+                         "\"rng\", \"dice\" or \"builtin\" (hardware/README.md)")
+    if devices.camera.source == "synthetic":
+        raise UsageError(f"{devices.source}: [camera] source = \"synthetic\" on a dealing table: set it to "
+                         "\"picamera2\" (or \"v4l2\" for a USB camera)")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -383,6 +400,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     key_file = config_dir / "audit.key" if config_dir else data / "audit.key"
     rules = load_house(args.house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
     devices = load_devices(config_dir / "devices.toml" if config_dir else None)
+    if args.production:
+        refuse_simulated_parts(args, devices)
     supervisors = load_supervisors(config_dir)
     simulate = args.simulate or devices.start_source == "simulated"
     if simulate and not supervisors:
@@ -394,10 +413,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     audit = AuditLog(data / "audit", key)
     live = LiveTable()
     index = Index(data / "index.sqlite")
+    # The log is the truth; the index catches up with what was written since it last saw the log
+    # (the first start after an upgrade builds it once), so a start does not grow with history.
+    index.catch_up(data / "audit")
     table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
-                      rounds=args.rounds or None, on_prompt=live.prompt)
-    index.rebuild(data / "audit")  # the log is the truth; the index is rebuilt from it at every start
+                      rounds=args.rounds or None, on_prompt=live.prompt, index=index)
     server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
                                                dealer=station.loop), host=args.host, port=args.port, threads=16)
     print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
@@ -476,6 +497,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--simulate", action="store_true", help="simulated devices and camera (the default without hardware)")
+    p.add_argument("--production", action="store_true",
+                   help="a dealing table (the service): refuse to start on a simulated start source or camera")
     p.add_argument("--render", action="store_true", help="in simulation, read every hand from the synthetic camera")
     p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
     p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
@@ -600,8 +623,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    # Commands report on stdout/stderr as JSON; the log only speaks up for errors here.
-    logging.basicConfig(level=logging.ERROR, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # Commands report on stdout/stderr as JSON; the log only speaks up for errors here. The appliance
+    # itself runs under systemd: its warnings (a device offline, a camera fault) belong in the journal.
+    level = logging.WARNING if args.command == "run" else logging.ERROR
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         return args.func(args)
     except (ValueError, OSError) as err:
