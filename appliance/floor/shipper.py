@@ -145,7 +145,7 @@ class Shipper:
             if path.is_file() and hashlib.sha256(data := path.read_bytes()).hexdigest() == digest:
                 self.client.call("PUT", f"/api/floor/images/{digest}", data, "image/png")
 
-    def run(self, stop: threading.Event, every: float = 0.5, hello_every: float = 5.0, most: float = 30.0) -> None:
+    def run(self, stop: threading.Event, every: float = 0.5, hello_every: float = 5.0, most: float = 5.0) -> None:
         """Ship until ``stop`` is set: at once when records are waiting, a hello every few seconds
         otherwise, and after a failure at growing intervals up to ``most`` seconds."""
         wait, last_hello = every, 0.0
