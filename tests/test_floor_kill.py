@@ -6,6 +6,7 @@ The number of kills is small enough for CI (FLOOR_KILLS, default 6); bench/floor
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -15,7 +16,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from contextlib import contextmanager
 
 from appliance.audit.log import AuditLog, canonical, sign, verify
@@ -66,7 +66,7 @@ def assert_exactly_once_and_verifies(dsn: str, table: str, audit_dir, key_file) 
         record = json.loads(line)
         assert record["prev"] == prev and record["hmac"] == sign(key_file.read_bytes().strip(), record)
         assert canonical(record) == line.encode()
-        prev = __import__("hashlib").sha256(line.encode()).hexdigest()
+        prev = hashlib.sha256(line.encode()).hexdigest()
 
 
 @contextmanager

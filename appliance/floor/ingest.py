@@ -58,6 +58,11 @@ class _Head:
     hash: str
 
 
+ROUND_FIGURES = ", ".join(f"{c} = excluded.{c}" for c in (
+    "gaming_day", "dealer", "began", "settled", "misdeal", "voided", "corrections", "unreadable", "wagers",
+    "commission", "collection", "banker_net", "house_net", "fouls", "seats"))
+
+
 def parse(line: bytes) -> dict | None:
     """The record a line holds, if it is one in the log's canonical form."""
     try:
@@ -160,6 +165,10 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
                 conn.execute("INSERT INTO floor_images_wanted (table_id, sha256) SELECT %s, d FROM unnest(%s::text[]) d "
                              "WHERE NOT EXISTS (SELECT 1 FROM floor_images i WHERE i.sha256 = d) ON CONFLICT DO NOTHING",
                              (table, images))
+            # The figures of the rounds these records touched, again from all their records (migration 002).
+            conn.execute("INSERT INTO floor_rounds SELECT * FROM floor_round_figures WHERE table_id = %s AND "
+                         "round = ANY(%s) ON CONFLICT (table_id, round) DO UPDATE SET " + ROUND_FIGURES,
+                         (table, sorted({r[6] for r in rows if r[6] is not None})))
             conn.execute("UPDATE floor_tables SET head_seq = %s, head_hash = %s, records = records + %s, held = %s, "
                          "phase = %s, current_round = %s, last_settlement = %s, devices = %s WHERE table_id = %s",
                          (head.seq, head.hash, len(rows), state.held, state.phase, state.current_round,

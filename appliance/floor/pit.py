@@ -50,44 +50,15 @@ def alerts(conn) -> list[dict]:
     return [{"id": r[0], "table": r[1], "kind": r[2], "message": r[3], "at": r[4].isoformat()} for r in rows]
 
 
-# One row per round with its figures: the last settlement of a round counts (a correction settles again).
-ROUNDS = """
-WITH day AS (
-    SELECT table_id, round, event, seq, ts, who, data FROM floor_records
-    WHERE gaming_day = %(day)s AND round IS NOT NULL
-      AND event IN ('RoundOpened', 'RoundSettled', 'RoundVoided', 'ReadCorrected', 'BankerCards', 'SeatCards')
-), rounds AS (
-    SELECT table_id, round, min(ts) AS first_ts,
-        (array_agg(data -> 'settlement' ORDER BY seq DESC) FILTER (WHERE event = 'RoundSettled'))[1] AS s,
-        coalesce(bool_or(event = 'RoundVoided' AND data ->> 'reason' LIKE 'misdeal:%%'), false) AS misdeal,
-        coalesce(bool_or(event = 'RoundVoided' AND data ->> 'reason' NOT LIKE 'misdeal:%%'), false) AS voided,
-        count(*) FILTER (WHERE event = 'ReadCorrected') AS corrections,
-        coalesce(sum(jsonb_array_length(jsonb_path_query_array(data, '$.read[*] ? (@.card == null)')))
-                 FILTER (WHERE event IN ('BankerCards', 'SeatCards')), 0) AS unreadable
-    FROM day GROUP BY table_id, round
-), keyed AS (
-    SELECT r.*, coalesce(o.who, '?') AS dealer, coalesce(o.ts, r.first_ts) AS began
-    FROM rounds r LEFT JOIN floor_records o ON o.table_id = r.table_id AND o.round = r.round AND o.event = 'RoundOpened'
-)
-SELECT table_id, round, dealer, began, s IS NOT NULL AS settled, misdeal, voided, corrections, unreadable,
-    coalesce((SELECT sum((x ->> 'wager')::numeric) FROM jsonb_array_elements(s -> 'seats') x), 0) AS wagers,
-    coalesce((s -> 'totals' ->> 'commission')::numeric, 0) AS commission,
-    coalesce((s -> 'totals' ->> 'collection')::numeric, 0) AS collection,
-    coalesce((s -> 'totals' ->> 'banker_net')::numeric, 0) AS banker_net,
-    coalesce((s -> 'totals' ->> 'house_net')::numeric, 0) AS house_net,
-    coalesce((SELECT count(*) FROM jsonb_array_elements(s -> 'seats') x WHERE x ->> 'result' = 'foul'), 0) AS fouls,
-    coalesce(jsonb_array_length(s -> 'seats'), 0) AS seats,
-    floor(extract(epoch FROM coalesce(began, first_ts) - (%(day)s::date + %(starts)s::time)) / 28800)::int AS shift
-FROM keyed
-"""
-
-STATS = f"""
-SELECT {{key}} AS key, count(*) FILTER (WHERE settled) AS rounds, min(began) AS first, max(began) AS last,
+STATS = """
+SELECT {key} AS key, count(*) FILTER (WHERE settled) AS rounds, min(began) AS first, max(began) AS last,
     sum(wagers) AS wagers, sum(commission) AS commission, sum(collection) AS collection,
     sum(banker_net) AS banker_net, sum(house_net) AS house_net, sum(fouls) AS fouls, sum(seats) AS seats,
     count(*) FILTER (WHERE misdeal) AS misdeals, count(*) FILTER (WHERE voided) AS voids,
     sum(corrections) AS corrections, sum(unreadable) AS unreadable
-FROM ({ROUNDS}) per_round GROUP BY {{key}} ORDER BY {{key}}
+FROM (SELECT *, floor(extract(epoch FROM began - (gaming_day + %(starts)s::time)) / 28800)::int AS shift
+      FROM floor_rounds WHERE gaming_day = %(day)s) per_round
+GROUP BY {key} ORDER BY {key}
 """
 
 
