@@ -72,3 +72,23 @@ def test_credentials_readable_by_others_are_refused(floor_dsn, tmp_path):
     (tmp_path / "t1").chmod(0o644)
     with pytest.raises(CredentialsError, match="chmod 600"):
         Credentials.read(tmp_path / "t1")
+
+
+def test_prune_deletes_old_gaming_days_and_keeps_the_anchored_head(floor_dsn, tmp_path, capsys):
+    from floor_helpers import enrolled, floor_service, ship, table_log
+
+    migrate(floor_dsn)
+    credentials = enrolled(floor_dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=2)
+    with floor_service(floor_dsn) as url:
+        head = ship(audit_dir, url, credentials).head_seq
+        with psycopg.connect(floor_dsn) as conn:  # the first round's records, as if shipped 400 days ago
+            conn.execute("UPDATE floor_records SET gaming_day = gaming_day - 400 WHERE seq <= 5")
+        assert main(["floor", "prune", "--db", floor_dsn, "--keep-days", "365"]) == 0
+        assert json.loads(capsys.readouterr().out)["records"] == 5
+        with psycopg.connect(floor_dsn) as conn:
+            assert conn.execute("SELECT min(seq), max(seq) FROM floor_records").fetchone() == (6, head)
+            assert conn.execute("SELECT head_seq FROM floor_tables").fetchone() == (head,)
+        assert ship(audit_dir, url, credentials).to_json() == {"head_seq": head, "sent": 0, "pending": 0}
+    assert main(["floor", "prune", "--db", floor_dsn, "--keep-days", "0"]) == 2
+    assert "--keep-days: 0; at least 1" in capsys.readouterr().err

@@ -65,6 +65,13 @@ def cmd_ship(args) -> int:
     return 0 if shipped.pending == 0 else 1
 
 
+def cmd_prune(args) -> int:
+    from .retention import prune
+
+    print(json.dumps(prune(args.db, args.keep_days).to_json()), flush=True)
+    return 0
+
+
 def cmd_serve(args) -> int:
     import waitress
 
@@ -105,6 +112,11 @@ def add_floor_commands(sub) -> None:
     p.add_argument("--audit-key", help="escrow this existing audit key (a table that already has a log); "
                                        "default: a new key, written to the table's key file on first use")
     p.set_defaults(func=cmd_enroll)
+
+    p = commands.add_parser("prune", help="delete records of gaming days older than the retention period")
+    p.add_argument("--db", default="", help=db_help)
+    p.add_argument("--keep-days", type=int, required=True, help="keep this many days of records (at least 1)")
+    p.set_defaults(func=cmd_prune)
 
     p = commands.add_parser("ship", help="ship what a log holds that the floor does not; exit 0 when all is acknowledged")
     p.add_argument("--audit", required=True, help="the table's audit log folder")
