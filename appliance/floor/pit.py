@@ -26,6 +26,13 @@ def gaming_day(now: dt.datetime, starts: dt.time) -> dt.date:
 
 
 def status_of(last_seen: dt.datetime | None, held: bool, recording: bool | None, now: dt.datetime) -> str:
+    """Offline once the table has been silent too long, whatever it last said; then what it said.
+
+    >>> now = dt.datetime(2026, 12, 1, 12, 0)
+    >>> [status_of(now - dt.timedelta(seconds=s), held, rec, now) for s, held, rec in
+    ...  ((16, False, True), (1, True, True), (1, True, False), (1, False, None))]
+    ['offline', 'held', 'recording-stopped', 'online']
+    """
     if last_seen is None or now - last_seen > OFFLINE_AFTER:
         return "offline"
     if recording is False:
