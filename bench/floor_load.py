@@ -6,7 +6,11 @@ in PostgreSQL) median and p99, the pit view's refresh time (its three JSON calls
 size per 1,000 rounds, and records lost (must be 0); and the ratio of the floor's ingest rate to the
 rate the tables wrote at in the same run (1.0: the floor kept up).
 
+A third run writes every table's log while the floor is unreachable, then ships all the backlogs
+at once: the floor's ingest capacity in records per second.
+
 Run: python bench/floor_load.py [--tables 60] [--speedup 10] [--paced-seconds 90] [--fast-rounds 5]
+     [--backlog-rounds 20]
      [--db DSN]   (default: a PostgreSQL server of its own in a temporary folder, as the tests start)
 """
 
@@ -60,6 +64,56 @@ def table_worker(folder: str, url: str, tables: list[str], rounds: int, round_ev
         thread.start()
     for thread in threads:
         thread.join()
+
+
+def write_worker(folder: str, rounds: int, tables: list[str]) -> None:
+    """Logs written while the floor is unreachable (the backlog of a floor outage)."""
+    for table in tables:
+        credentials = Credentials.read(Path(folder) / f"{table}.credentials")
+        audit = AuditLog(Path(folder) / table, table_key(Path(folder) / f"{table}.key", credentials))
+        play_rounds(load_house("general"), audit, rounds, seed=hash(table) % 1000)
+
+
+def ship_worker(folder: str, url: str, tables: list[str]) -> None:
+    """Every table of the group ships its whole backlog at once, each from its own thread."""
+    def one(table: str) -> None:
+        with Shipper(Path(folder) / table, url, Credentials.read(Path(folder) / f"{table}.credentials")) as shipper:
+            shipper.ship_pending()
+
+    threads = [threading.Thread(target=one, args=(t,)) for t in tables]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def in_processes(target, groups: list[list[str]], *args) -> float:
+    """Seconds for ``target(*args, group)`` to finish in one process per group."""
+    start = time.perf_counter()
+    procs = [multiprocessing.Process(target=target, args=(*args, group)) for group in groups]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join()
+    return time.perf_counter() - start
+
+
+def backlog(dsn: str, url: str, tables: list[str], rounds: int, workers: int) -> dict:
+    """The floor's ingest capacity: every table's backlog shipped at once after an outage, against the rate
+    the same tables wrote it at in this run."""
+    folder = tempfile.mkdtemp(prefix="floor-bench-backlog-")
+    for table in tables:
+        enroll(dsn, table, Path(folder) / f"{table}.credentials")
+    groups = [tables[i::workers] for i in range(workers)]
+    wrote = in_processes(write_worker, groups, folder, rounds)
+    shipped = in_processes(ship_worker, groups, folder, url)
+    with psycopg.connect(dsn) as conn:
+        records = conn.execute("SELECT count(*) FROM floor_records WHERE table_id = ANY(%s)", (tables,)).fetchone()[0]
+    written = sum(len(p.read_bytes().splitlines()) for t in tables for p in (Path(folder) / t).glob("*.jsonl"))
+    return {"run": "backlog-after-outage", "tables": len(tables), "records": records,
+            "records_per_s_written_by_the_tables": round(written / wrote, 1),
+            "records_per_s_ingested": round(records / shipped, 1),
+            "ingest_over_write_ratio": round(wrote / shipped, 2), "records_lost": written - records}
 
 
 def free_port() -> int:
@@ -130,6 +184,7 @@ def main() -> None:
     parser.add_argument("--speedup", type=float, default=10.0, help="real pace (a round a minute) times this")
     parser.add_argument("--paced-seconds", type=float, default=90.0)
     parser.add_argument("--fast-rounds", type=int, default=5, help="rounds per table in the as-fast-as-possible run")
+    parser.add_argument("--backlog-rounds", type=int, default=20, help="rounds per table written during an outage")
     parser.add_argument("--workers", type=int, default=4, help="processes the tables are spread over")
     parser.add_argument("--db", help="a floor database (default: a PostgreSQL server of its own)")
     args = parser.parse_args()
@@ -156,6 +211,8 @@ def main() -> None:
         fast = run(dsn, url, "as-fast-as-simulated", [f"F{i}" for i in range(1, args.tables + 1)],
                    args.fast_rounds, 0.0, args.workers)
         print(json.dumps(fast), flush=True)
+        print(json.dumps(backlog(dsn, url, [f"B{i}" for i in range(1, args.tables + 1)], args.backlog_rounds,
+                                 args.workers)), flush=True)
     finally:
         floor.terminate()
         floor.wait(10)
