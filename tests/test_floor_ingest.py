@@ -12,7 +12,7 @@ import pytest
 
 from appliance.audit.log import AuditLog, canonical, sign
 from appliance.config import load_house
-from appliance.floor.enroll import Credentials
+from appliance.floor.enroll import Credentials, table_key
 from appliance.floor.shipper import FloorRefused, Shipper
 from appliance.table.simulation import play_rounds
 from floor_helpers import enrolled, ship, floor_lines, floor_service, log_lines, migrated, table_log
@@ -188,3 +188,25 @@ def test_bad_requests_get_a_400_naming_what_was_wrong(floor, tmp_path):
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(request, timeout=10)
         assert err.value.code == 400 and expected in json.loads(err.value.read())["error"]
+
+
+def test_zone_images_follow_the_records_by_hash(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = tmp_path / "audit"
+    audit = AuditLog(audit_dir, table_key(tmp_path / "t1.key", credentials))
+    good, bad = b"\x89PNG banker zone", b"\x89PNG seat 1 zone"
+    digests = [audit.store_image(good), audit.store_image(bad)]
+    audit.append("BankerCards", {"round": "r1", "images": digests})
+    bad_path = audit_dir / "images" / digests[1][:2] / f"{digests[1]}.png"
+    bad_path.write_bytes(b"changed on the SD card")  # the table cannot prove this one: it is not sent
+    ship(audit_dir, url, credentials)
+    with psycopg.connect(dsn) as conn:
+        held = conn.execute("SELECT sha256, png FROM floor_images").fetchall()
+        wanted = [r[0] for r in conn.execute("SELECT sha256 FROM floor_images_wanted")]
+    assert [(d, bytes(png)) for d, png in held] == [(digests[0], good)] and wanted == [digests[1]]
+    bad_path.write_bytes(bad)  # put right: the next pass sends it
+    ship(audit_dir, url, credentials)
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM floor_images").fetchone()[0] == 2
+        assert conn.execute("SELECT count(*) FROM floor_images_wanted").fetchone()[0] == 0

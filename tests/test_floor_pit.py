@@ -109,3 +109,20 @@ def test_the_pit_page_is_served(pit):
     url, _, _, _ = pit
     page = fetch(f"{url}/").decode()
     assert "<title>Pit view</title>" in page and "/api/floor/tables" in page
+
+
+def test_a_foul_or_unreadable_rate_out_of_line_is_an_alert(floor_dsn, tmp_path):
+    import psycopg
+
+    migrated(floor_dsn)
+    with floor_service(floor_dsn) as url:
+        for table, seed in (("T1", 1), ("T2", 2), ("T3", 3)):
+            credentials = enrolled(floor_dsn, table, tmp_path)
+            ship(table_log(tmp_path, credentials, 3, seed), url, credentials)
+        assert json.loads(fetch(f"{url}/api/floor/alerts")) == []
+        with psycopg.connect(floor_dsn) as conn:  # T1's dealer fouls every hand; T3's camera misses cards
+            conn.execute("UPDATE floor_rounds SET fouls = seats WHERE table_id = 'T1'")
+            conn.execute("UPDATE floor_rounds SET unreadable = 2 WHERE table_id = 'T3'")
+        found = {(a["table"], a["kind"]): a["message"] for a in json.loads(fetch(f"{url}/api/floor/alerts"))}
+    assert set(found) == {("T1", "foul-rate"), ("T3", "unreadable-rate")}
+    assert "fouled hands in" in found["T1", "foul-rate"] and "(100.0%), the rest of the floor 0.0%" in found["T1", "foul-rate"]

@@ -51,10 +51,38 @@ def tables(conn) -> list[dict]:
              "behind": max(0, (r[10] or 0) - r[2])} for r in rows]
 
 
-def alerts(conn) -> list[dict]:
+def alerts(conn, day: dt.date) -> list[dict]:
+    """The open alerts, newest first, then the day's rates out of line."""
     rows = conn.execute("SELECT id, table_id, kind, message, at FROM floor_alerts WHERE closed_at IS NULL "
                         "ORDER BY at DESC, id DESC").fetchall()
-    return [{"id": r[0], "table": r[1], "kind": r[2], "message": r[3], "at": r[4].isoformat()} for r in rows]
+    return [*({"id": r[0], "table": r[1], "kind": r[2], "message": r[3], "at": r[4].isoformat()} for r in rows),
+            *rates_out_of_line(conn, day)]
+
+
+RATE_FACTOR = 3  # a table's rate this many times the rest of the floor's is out of line
+RATE_LEAST = 5  # ... once it has at least this many (fouls or unreadable cards): a few are chance
+RATES = {"foul-rate": ("fouls", "seats", "fouled hands"), "unreadable-rate": ("unreadable", "cards", "unreadable cards")}
+
+
+def rates_out_of_line(conn, day: dt.date) -> list[dict]:
+    """Tables whose foul or unreadable-card rate today is far above the rest of the floor's: a dealer to
+    watch, or a camera, deck or light to look at. Computed when asked, not stored."""
+    rows = conn.execute("SELECT table_id, sum(fouls), sum(seats), sum(unreadable), sum(seats + 1) * 7, max(began) "
+                        "FROM floor_rounds WHERE gaming_day = %s AND settled GROUP BY table_id", (day,)).fetchall()
+    figures = {r[0]: {"fouls": r[1], "seats": r[2], "unreadable": r[3], "cards": r[4], "at": r[5]} for r in rows}
+    out = []
+    for kind, (count, base, what) in RATES.items():
+        for table, f in figures.items():
+            others = [g for t, g in figures.items() if t != table]
+            rest = sum(g[count] for g in others), sum(g[base] for g in others)
+            if f[count] < RATE_LEAST or not f[base] or not rest[1]:
+                continue
+            mine, theirs = f[count] / f[base], rest[0] / rest[1]
+            if mine > RATE_FACTOR * theirs:
+                out.append({"id": None, "table": table, "kind": kind, "at": f["at"].isoformat(), "message": (
+                    f"table {table}: {f[count]} {what} in {f[base]} today ({mine:.1%}), "
+                    f"the rest of the floor {theirs:.1%}")})
+    return out
 
 
 STATS = """

@@ -121,7 +121,7 @@ def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0)) -> Fl
 
     @app.get("/api/floor/alerts")
     def open_alerts():
-        return jsonify(alerts(db.conn()))
+        return jsonify(alerts(db.conn(), day_arg(None, day_starts_at)))
 
     @app.get("/api/floor/stats")
     def figures():
