@@ -152,15 +152,14 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
                 result.refused = _refuse(conn, table, incoming.line, refusal)
                 break
             rows.append((table, seq, record["ts"], incoming.gaming_day, record["event"], record["who"],
-                         record["data"].get("round"), line_hash(incoming.line), incoming.line.decode("utf-8"),
-                         Jsonb(record["data"])))
+                         record["data"].get("round"), line_hash(incoming.line), incoming.line.decode("utf-8")))
             images += [d for d in record["data"].get("images", []) if isinstance(d, str)]
             head = _Head(seq, line_hash(incoming.line))
             observe(state, record, table, conn)
         if rows:
             with conn.cursor() as cur:
                 cur.executemany("INSERT INTO floor_records (table_id, seq, ts, gaming_day, event, who, round, hash, "
-                                "line, data) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)", rows)
+                                "line) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", rows)
             if images:
                 conn.execute("INSERT INTO floor_images_wanted (table_id, sha256) SELECT %s, d FROM unnest(%s::text[]) d "
                              "WHERE NOT EXISTS (SELECT 1 FROM floor_images i WHERE i.sha256 = d) ON CONFLICT DO NOTHING",

@@ -128,8 +128,8 @@ def recall(conn, table: str, last: int = 10) -> list[dict]:
         (table, last))]
     out = []
     for round_id in rounds:
-        records = conn.execute("SELECT seq, ts, event, who, data FROM floor_records WHERE table_id = %s AND round = %s "
-                               "ORDER BY seq", (table, round_id)).fetchall()
+        records = conn.execute("SELECT seq, ts, event, who, line::jsonb -> 'data' FROM floor_records "
+                               "WHERE table_id = %s AND round = %s ORDER BY seq", (table, round_id)).fetchall()
         out.append({"round": round_id, "records": [
             {"seq": seq, "ts": ts.isoformat(), "event": event, "who": who, "detail": _detail(event, data)}
             for seq, ts, event, who, data in records]})

@@ -88,11 +88,12 @@ def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0)) -> Fl
     @app.post("/api/floor/ingest")
     def ingest_records():
         table = table_of_request()
-        batch, says = parse_batch(request.get_json(silent=True))
-        recording = (request.get_json(silent=True) or {}).get("recording")
+        body = request.get_json(silent=True)
+        batch, says = parse_batch(body)
+        recording = body.get("recording")
         conn = db.conn()
-        if isinstance(recording, bool) or recording is None:
-            conn.execute("UPDATE floor_tables SET recording = %s WHERE table_id = %s", (recording, table))
+        conn.execute("UPDATE floor_tables SET recording = %s WHERE table_id = %s",
+                     (recording if isinstance(recording, bool) else None, table))
         return jsonify(ingest(conn, table, batch, says).to_json())
 
     @app.get("/api/floor/head")
