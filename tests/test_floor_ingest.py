@@ -3,6 +3,7 @@ and rolled-back records refused, kept aside and alerted on. Real PostgreSQL, rea
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import threading
 import urllib.request
@@ -210,3 +211,15 @@ def test_zone_images_follow_the_records_by_hash(floor, tmp_path):
     with psycopg.connect(dsn) as conn:
         assert conn.execute("SELECT count(*) FROM floor_images").fetchone()[0] == 2
         assert conn.execute("SELECT count(*) FROM floor_images_wanted").fetchone()[0] == 0
+
+
+def test_a_signed_record_the_database_could_not_hold_is_refused_not_a_500(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = tmp_path / "audit"
+    audit = AuditLog(audit_dir, table_key(tmp_path / "t1.key", credentials),
+                     clock=lambda: dt.datetime(2026, 12, 1, 12, 0))  # a time without a zone
+    audit.append("DeviceStatus", {"device": "rng", "status": "online"})
+    with pytest.raises(FloorRefused, match="not an audit record in canonical form"):
+        ship(audit_dir, url, credentials)
+    assert [r[1] for r in refused_rows(dsn, "T1")] == ["not-a-record"]

@@ -9,6 +9,7 @@ again (idempotent by table and sequence).
 
 from __future__ import annotations
 
+import datetime as dt
 import hmac
 import json
 from dataclasses import dataclass, field
@@ -72,6 +73,13 @@ def parse(line: bytes) -> dict | None:
     if not isinstance(record, dict) or not {"seq", "prev", "hmac", "event", "ts", "who", "data"} <= set(record):
         return None
     if not isinstance(record["seq"], int) or not isinstance(record["data"], dict) or canonical(record) != line:
+        return None
+    if not all(isinstance(record[k], str) for k in ("event", "who", "prev", "hmac", "ts")):
+        return None
+    try:  # the time it was written, with its zone, as the log writes it (the database stores it as such)
+        if dt.datetime.fromisoformat(record["ts"]).tzinfo is None:
+            return None
+    except ValueError:
         return None
     return record
 

@@ -59,6 +59,7 @@ def day_arg(text: str | None, starts: dt.time) -> dt.date:
 
 def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0)) -> Flask:
     app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_IMAGE + (1 << 20)  # a flood is refused with a 413 before it is read
     static = importlib.resources.files("appliance.floor") / "static"
 
     def table_of_request() -> str:
