@@ -114,9 +114,11 @@ def check_table_head(conn, table: str, head: _Head, says: dict | None) -> str | 
     conn.execute("UPDATE floor_tables SET table_says = %s WHERE table_id = %s", (seq, table))
     if seq > head.seq or seq == 0:
         return None
-    stored = head.hash if seq == head.seq else conn.execute(
-        "SELECT hash FROM floor_records WHERE table_id = %s AND seq = %s", (table, seq)).fetchone()[0]
-    if stored != digest:
+    stored = (head.hash,) if seq == head.seq else conn.execute(
+        "SELECT hash FROM floor_records WHERE table_id = %s AND seq = %s", (table, seq)).fetchone()
+    if stored is None:
+        return None  # pruned (retention): nothing left to compare with
+    if stored[0] != digest:
         return "differs"
     if seq < head.seq:
         raise_alert(conn, table, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence "
@@ -165,25 +167,30 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
             head = _Head(seq, line_hash(incoming.line))
             observe(state, record, table, conn)
         if rows:
-            with conn.cursor() as cur:
-                cur.executemany("INSERT INTO floor_records (table_id, seq, ts, gaming_day, event, who, round, hash, "
-                                "line) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", rows)
-            if images:
-                conn.execute("INSERT INTO floor_images_wanted (table_id, sha256) SELECT %s, d FROM unnest(%s::text[]) d "
-                             "WHERE NOT EXISTS (SELECT 1 FROM floor_images i WHERE i.sha256 = d) ON CONFLICT DO NOTHING",
-                             (table, images))
-            # The figures of the rounds these records touched, again from all their records (migration 002).
-            conn.execute("INSERT INTO floor_rounds SELECT * FROM floor_round_figures WHERE table_id = %s AND "
-                         "round = ANY(%s) ON CONFLICT (table_id, round) DO UPDATE SET " + ROUND_FIGURES,
-                         (table, sorted({r[6] for r in rows if r[6] is not None})))
-            conn.execute("UPDATE floor_tables SET head_seq = %s, head_hash = %s, records = records + %s, held = %s, "
-                         "phase = %s, current_round = %s, last_settlement = %s, devices = %s WHERE table_id = %s",
-                         (head.seq, head.hash, len(rows), state.held, state.phase, state.current_round,
-                          Jsonb(state.last_settlement), Jsonb(state.devices), table))
+            _store(conn, table, rows, images, head, state)
         result.head_seq, result.head_hash, result.accepted = head.seq, head.hash, len(rows)
         result.images_wanted = [r[0] for r in conn.execute(
             "SELECT sha256 FROM floor_images_wanted WHERE table_id = %s ORDER BY sha256 LIMIT 20", (table,))]
     return result
+
+
+def _store(conn, table: str, rows: list[tuple], images: list[str], head: _Head, state: Observed) -> None:
+    """The verified records, the images they cite that the floor lacks, their rounds' figures, the new head."""
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO floor_records (table_id, seq, ts, gaming_day, event, who, round, hash, line) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", rows)
+    if images:
+        conn.execute("INSERT INTO floor_images_wanted (table_id, sha256) SELECT %s, d FROM unnest(%s::text[]) d "
+                     "WHERE NOT EXISTS (SELECT 1 FROM floor_images i WHERE i.sha256 = d) ON CONFLICT DO NOTHING",
+                     (table, images))
+    # The figures of the rounds these records touched, again from all their records (migration 002).
+    conn.execute("INSERT INTO floor_rounds SELECT * FROM floor_round_figures WHERE table_id = %s AND round = ANY(%s) "
+                 "ON CONFLICT (table_id, round) DO UPDATE SET " + ROUND_FIGURES,
+                 (table, sorted({r[6] for r in rows if r[6] is not None})))
+    conn.execute("UPDATE floor_tables SET head_seq = %s, head_hash = %s, records = records + %s, held = %s, "
+                 "phase = %s, current_round = %s, last_settlement = %s, devices = %s WHERE table_id = %s",
+                 (head.seq, head.hash, len(rows), state.held, state.phase, state.current_round,
+                  Jsonb(state.last_settlement), Jsonb(state.devices), table))
 
 
 def _anchored_differs(conn, table: str, seq: int, line: bytes) -> bool:
