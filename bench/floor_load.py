@@ -46,7 +46,7 @@ def table_worker(folder: str, url: str, tables: list[str], rounds: int, round_ev
     def one(table: str) -> None:
         credentials = Credentials.read(Path(folder) / f"{table}.credentials")
         audit_dir = Path(folder) / table
-        audit = AuditLog(audit_dir, table_key(Path(folder) / f"{table}.key", credentials))
+        audit = AuditLog(audit_dir, table_key(Path(folder) / f"{table}.key", credentials, audit_dir))
         shipper = Shipper(audit_dir, url, credentials)
         thread, stop = shipper.start()
         pause = round_every / STEPS_PER_ROUND
@@ -70,7 +70,8 @@ def write_worker(folder: str, rounds: int, tables: list[str]) -> None:
     """Logs written while the floor is unreachable (the backlog of a floor outage)."""
     for table in tables:
         credentials = Credentials.read(Path(folder) / f"{table}.credentials")
-        audit = AuditLog(Path(folder) / table, table_key(Path(folder) / f"{table}.key", credentials))
+        audit_dir = Path(folder) / table
+        audit = AuditLog(audit_dir, table_key(Path(folder) / f"{table}.key", credentials, audit_dir))
         play_rounds(load_house("general"), audit, rounds, seed=hash(table) % 1000)
 
 

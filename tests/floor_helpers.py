@@ -55,7 +55,7 @@ def enrolled(dsn: str, table: str, folder: Path) -> Credentials:
 def table_log(folder: Path, credentials: Credentials, rounds: int, seed: int = 1) -> Path:
     """A simulated table's log signed with the key escrowed for it."""
     audit_dir = folder / f"{credentials.table}-audit"
-    key = table_key(folder / f"{credentials.table}.key", credentials)
+    key = table_key(folder / f"{credentials.table}.key", credentials, audit_dir)
     play_rounds(load_house("general"), AuditLog(audit_dir, key), rounds, seed=seed)
     return audit_dir
 

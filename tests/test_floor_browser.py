@@ -32,7 +32,7 @@ def test_the_pit_view_follows_a_simulated_floor_live(floor_dsn, tmp_path):
     for table in ("T1", "T2"):
         credentials = enrolled(floor_dsn, table, tmp_path)
         audit_dir = tmp_path / table
-        tables[table] = (credentials, audit_dir, AuditLog(audit_dir, table_key(tmp_path / f"{table}.key", credentials)))
+        tables[table] = (credentials, audit_dir, AuditLog(audit_dir, table_key(tmp_path / f"{table}.key", credentials, audit_dir)))
     with floor_service(floor_dsn) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"])
         page = browser.new_page()

@@ -195,7 +195,7 @@ def test_zone_images_follow_the_records_by_hash(floor, tmp_path):
     dsn, url = floor
     credentials = enrolled(dsn, "T1", tmp_path)
     audit_dir = tmp_path / "audit"
-    audit = AuditLog(audit_dir, table_key(tmp_path / "t1.key", credentials))
+    audit = AuditLog(audit_dir, table_key(tmp_path / "t1.key", credentials, audit_dir))
     good, bad = b"\x89PNG banker zone", b"\x89PNG seat 1 zone"
     digests = [audit.store_image(good), audit.store_image(bad)]
     audit.append("BankerCards", {"round": "r1", "images": digests})
@@ -217,9 +217,32 @@ def test_a_signed_record_the_database_could_not_hold_is_refused_not_a_500(floor,
     dsn, url = floor
     credentials = enrolled(dsn, "T1", tmp_path)
     audit_dir = tmp_path / "audit"
-    audit = AuditLog(audit_dir, table_key(tmp_path / "t1.key", credentials),
+    audit = AuditLog(audit_dir, table_key(tmp_path / "t1.key", credentials, audit_dir),
                      clock=lambda: dt.datetime(2026, 12, 1, 12, 0))  # a time without a zone
     audit.append("DeviceStatus", {"device": "rng", "status": "online"})
     with pytest.raises(FloorRefused, match="not an audit record in canonical form"):
         ship(audit_dir, url, credentials)
     assert [r[1] for r in refused_rows(dsn, "T1")] == ["not-a-record"]
+
+
+def test_shift_seals_are_stored_with_the_records_and_checked_against_the_chain(floor, tmp_path):
+    from appliance.audit.seal import seal_head
+
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=1)
+    key = (tmp_path / "T1.key").read_bytes().strip()
+    log = AuditLog(audit_dir, key)
+    seal_head(log, "swing shift closed", "supervisor 1042")
+    ship(audit_dir, url, credentials)
+    stored = [json.loads(line) for line in floor_lines(dsn, "T1")]
+    assert stored[-1]["event"] == "ShiftSealed" and stored[-1]["data"]["seal"]["seq"] == stored[-2]["seq"]
+    # A seal signed with the key but naming another head (only the key's holder can make one) is refused.
+    log.append("DeviceStatus", {"device": "rng", "status": "online"})
+    bogus = {"seal": 1, "seq": 2, "hash": "a" * 64, "ts": "2026-12-01T10:00:00+00:00", "gaming_day": "2026-12-01",
+             "reason": "forged"}
+    bogus["hmac"] = sign(key, bogus)
+    log.append("ShiftSealed", {"seal": bogus}, "supervisor 1042")
+    with pytest.raises(FloorRefused, match="does not seal record"):
+        ship(audit_dir, url, credentials)
+    assert [r[1] for r in refused_rows(dsn, "T1")] == ["seal-mismatch"]

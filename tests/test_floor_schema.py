@@ -41,10 +41,10 @@ def test_enroll_writes_private_credentials_and_escrows_the_key(floor_dsn, tmp_pa
         token = conn.execute("SELECT token_sha256 FROM floor_tables WHERE table_id = 'T1'").fetchone()[0]
     assert bytes(key) == credentials.audit_key and credentials.token not in token
     # The table's key file is made from the credentials on first use, and then must agree with them.
-    assert table_key(tmp_path / "t1.key", credentials) == credentials.audit_key
+    assert table_key(tmp_path / "t1.key", credentials, tmp_path / "log") == credentials.audit_key
     (tmp_path / "other.key").write_text("b" * 64 + "\n")
     with pytest.raises(CredentialsError, match="enroll the table with --audit-key"):
-        table_key(tmp_path / "other.key", credentials)
+        table_key(tmp_path / "other.key", credentials, tmp_path / "log")
 
 
 def test_enroll_escrows_an_existing_key_and_refuses_twice_and_bad_ids(floor_dsn, tmp_path):

@@ -75,7 +75,7 @@ def test_the_background_shipper_follows_a_table_as_it_writes(floor_dsn, tmp_path
     migrated(floor_dsn)
     credentials = enrolled(floor_dsn, "T2", tmp_path)
     audit_dir = tmp_path / "audit"
-    audit = AuditLog(audit_dir, table_key(tmp_path / "t2.key", credentials))
+    audit = AuditLog(audit_dir, table_key(tmp_path / "t2.key", credentials, audit_dir))
     with floor_service(floor_dsn) as url:
         with Shipper(audit_dir, url, credentials) as shipper:
             thread, stop = shipper.start()

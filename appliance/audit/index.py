@@ -142,16 +142,19 @@ class Index:
         return max(numbers, default=0)
 
     def shift(self, since: dt.datetime | None = None) -> dict:
-        """Totals of the rounds opened since a time: rounds settled and voided, commission, collection,
-        fouls, bank."""
+        """Totals of the rounds opened since a time: rounds settled and voided, misdeals by reason,
+        commission, collection, fouls, bank."""
         start = log_time(since) or ""
         with self.lock:
             rounds = self.db.execute("SELECT status, banker_net, commission, collection FROM rounds "
                                      "WHERE opened_at >= ?", (start,)).fetchall()
             fouls = self.db.execute("SELECT COUNT(*) FROM seats JOIN rounds USING (round) "
                                     "WHERE seats.result = 'foul' AND rounds.opened_at >= ?", (start,)).fetchone()[0]
+            misdeals = self.db.execute("SELECT substr(reason, 10), COUNT(*) FROM rounds WHERE status = 'voided' "
+                                       "AND reason LIKE 'misdeal: %' AND opened_at >= ? GROUP BY reason",
+                                       (start,)).fetchall()
         settled = [r for r in rounds if r[0] == "settled"]
-        return {"since": log_time(since), "rounds_settled": len(settled),
+        return {"misdeals": dict(misdeals),"since": log_time(since), "rounds_settled": len(settled),
                 "rounds_voided": sum(1 for r in rounds if r[0] == "voided"),
                 "commission": str(sum((Decimal(r[2]) for r in settled), Decimal("0.00"))),
                 "collection": str(sum((Decimal(r[3]) for r in settled), Decimal("0.00"))),

@@ -17,7 +17,7 @@ def add_shipping_options(parser: argparse.ArgumentParser) -> None:
 def shipping(args, audit_dir: Path, key_file: Path, configured=None):
     """The table's audit key and a started background shipper (or the key alone and None without a floor).
     The command line's --floor wins over devices.toml's [floor]."""
-    from ..audit.log import key_for
+    from ..audit.keys import audit_key
     from .enroll import Credentials, table_key
     from .shipper import Shipper
 
@@ -26,9 +26,9 @@ def shipping(args, audit_dir: Path, key_file: Path, configured=None):
     if bool(url) != bool(creds):
         raise ValueError("--floor and --floor-credentials go together")
     if not url:
-        return key_for(key_file), None
+        return audit_key(key_file, audit_dir), None
     credentials = Credentials.read(creds)
-    key = table_key(key_file, credentials)
+    key = table_key(key_file, credentials, audit_dir)
     return key, Shipper(audit_dir, url, credentials)
 
 

@@ -10,14 +10,13 @@ again (idempotent by table and sequence).
 from __future__ import annotations
 
 import datetime as dt
-import hmac
 import json
 from dataclasses import dataclass, field
 
 import psycopg
 from psycopg.types.json import Jsonb
 
-from ..audit.log import canonical, line_hash, sign
+from ..audit.log import SHIFT_SEALED, canonical, line_hash, signed_by
 from .alerts import raise_alert
 from .pit_events import Observed, observe
 
@@ -82,10 +81,6 @@ def parse(line: bytes) -> dict | None:
     except ValueError:
         return None
     return record
-
-
-def signed_by(key: bytes, record: dict) -> bool:
-    return hmac.compare_digest(str(record["hmac"]), sign(key, record))
 
 
 def _refuse(conn, table: str, line: bytes, refusal: Refusal) -> Refusal:
@@ -209,4 +204,10 @@ def _verify(conn, table: str, key: bytes, record: dict, head: _Head) -> Refusal 
     if record["prev"] != head.hash:
         return Refusal(seq, "chain-broken", f"table {table}: record {seq} does not follow record {head.seq} "
                                             "(the chain is broken: a record missing, moved or changed)")
+    if record["event"] == SHIFT_SEALED:
+        seal = record["data"].get("seal")
+        if not (isinstance(seal, dict) and seal.get("seq") == head.seq and seal.get("hash") == head.hash
+                and isinstance(seal.get("hmac"), str) and signed_by(key, seal)):
+            return Refusal(seq, "seal-mismatch", f"table {table}: the shift seal in record {seq} does not seal "
+                                                 f"record {head.seq} as the floor holds it")
     return None

@@ -23,9 +23,8 @@ from ..game.house_ways import decide
 from ..game.money import fmt
 from ..game.round_json import round_from_json, settlement_to_json
 from ..game.rules import HouseRules
-from ..game.settlement import settle
+from ..game.settlement import house_way_difference, settle
 from ..game.start_seat import Position, first_hand
-from ..game.values import evaluator
 from .listeners import tell
 
 
@@ -130,7 +129,7 @@ def derive(state: dict, rules: HouseRules) -> dict:
     data = {"house": state["house"], "banker": banker, "seats": seats,
             "action_seat": first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)}
     result = settle(round_from_json(data, f"round {state.get('round', '')}"), rules)
-    return settlement_to_json(result, evaluator(rules.joker, rules.wheel))
+    return settlement_to_json(result, rules.evaluator())
 
 
 @dataclass
@@ -205,10 +204,14 @@ class TableRound:
             laid = parse_cards([*(front or []), *(back or [])])
             if sorted(laid) != sorted(hand):
                 raise RoundStateError(f"round {self.round_id}: the banker's front and back are not his seven cards")
+            differs = house_way_difference(self.state["banker"], parse_cards(front or []), parse_cards(back or []),
+                                           self.rules)
+            if differs is not None:  # a house dealer resets by the house way before the round goes on
+                raise RoundStateError(f"round {self.round_id}: {differs}: reset the hand")
             setting = {"front": format_cards(parse_cards(front or [])), "back": format_cards(parse_cards(back or [])),
                        "rule": None, "set_by": "own"}
         else:
-            f, b, _, _, rule = decide(hand, self.rules.house_way, evaluator(self.rules.joker, self.rules.wheel))
+            f, b, _, _, rule = decide(hand, self.rules.house_way, self.rules.evaluator())
             setting = {"front": format_cards(sorted(f, reverse=True)), "back": format_cards(sorted(b, reverse=True)),
                        "rule": rule, "set_by": "house-way"}
         self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read,
@@ -288,9 +291,10 @@ def fold_rounds(logged) -> dict[str, dict]:
         if round_id is None:
             continue
         entry = rounds.setdefault(round_id, {"state": {"round": round_id}, "settlement": None, "voided": None,
-                                             "settled_at": None})
+                                             "settled_at": None, "gaming_day": None})
         if record["event"] == Events.ROUND_SETTLED:
             entry["settlement"], entry["settled_at"] = record["data"]["settlement"], record["ts"]
+            entry["gaming_day"] = record["gaming_day"]
         elif record["event"] == Events.READ_CORRECTED and entry["settlement"] is not None:
             # corrected after settling: open again until settled again (a power cut may come between)
             entry["settlement"] = entry["settled_at"] = None
