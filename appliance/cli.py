@@ -345,6 +345,8 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
     key, shipper = shipping(args, audit_dir, key_file)
     audit = AuditLog(audit_dir, key, day=day)
+    if shipper:
+        shipper.recording = lambda: audit.stopped is None
     index = Index(audit_dir.parent / f"{audit_dir.name}.index.sqlite")  # round ids go on from it
     thread, stop = shipper.start() if shipper else (None, None)
     try:
@@ -460,6 +462,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     rules_mapping = read_toml(Path(rules.source))
     key, shipper = shipping(args, data / "audit", key_file, devices.floor)
     audit = AuditLog(data / "audit", key, day=GamingDay.from_house(rules_mapping, rules.source))
+    if shipper:
+        shipper.recording = lambda: audit.stopped is None  # the pit shows "recording stopped"
     check = check_at_startup(audit)  # verify what was not verified before trusting the log
     live = LiveTable()
     index = Index(data / "index.sqlite")

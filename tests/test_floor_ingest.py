@@ -246,3 +246,30 @@ def test_shift_seals_are_stored_with_the_records_and_checked_against_the_chain(f
     with pytest.raises(FloorRefused, match="does not seal record"):
         ship(audit_dir, url, credentials)
     assert [r[1] for r in refused_rows(dsn, "T1")] == ["seal-mismatch"]
+
+
+def _lose_the_end(audit_dir, records: int) -> None:
+    """A power cut that lost the last records of the log (HEAD.json still names the last one)."""
+    [path] = sorted(audit_dir.glob("*.jsonl"))
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:-records]))
+
+
+@pytest.mark.parametrize("shipped_first", [True, False])
+def test_records_lost_from_a_tables_log_are_a_gap_the_floor_accepts_and_alerts(floor, tmp_path, shipped_first):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=2)
+    before = log_lines(audit_dir)
+    if shipped_first:
+        ship(audit_dir, url, credentials)
+    _lose_the_end(audit_dir, 3)
+    log = AuditLog(audit_dir, (tmp_path / "T1.key").read_bytes().strip())  # start-up: finds the gap, records it
+    log.append("DeviceStatus", {"device": "rng", "status": "online"})
+    ship(audit_dir, url, credentials)
+    held = floor_lines(dsn, "T1")
+    assert [json.loads(line)["event"] for line in held[-2:]] == ["AuditGap", "DeviceStatus"]
+    lost = f"lost records {len(before) - 2} to {len(before)}"
+    kept = before if shipped_first else before[:-3]  # what the floor had, it keeps
+    assert held[: len(kept)] == kept and len(held) == len(kept) + 2
+    [alert] = [a for a in get(f"{url}/api/floor/alerts") if a["kind"] == "log-gap"]
+    assert lost in alert["message"] and f"the floor holds {3 if shipped_first else 0} of them" in alert["message"]

@@ -99,3 +99,25 @@ def test_devices_toml_names_the_floor(tmp_path):
     path.write_text(text + '\n[floor]\nurl = "http://floor:8090"\n')
     with pytest.raises(DeviceConfigError, match="floor.credentials"):
         load_devices(path)
+
+
+def test_a_table_whose_log_stopped_recording_shows_so_in_the_pit(floor_dsn, tmp_path):
+    import urllib.request
+
+    migrated(floor_dsn)
+    credentials = enrolled(floor_dsn, "T4", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=1)
+    recording = [False]
+    with floor_service(floor_dsn) as url, Shipper(audit_dir, url, credentials) as shipper:
+        shipper.recording = lambda: recording[0]  # as run sets it: the audit log's own stoppage
+        shipper.ship_pending()
+
+        def pit(path):
+            with urllib.request.urlopen(url + path, timeout=10) as response:
+                return json.loads(response.read())
+
+        assert pit("/api/floor/tables")[0]["status"] == "recording-stopped"
+        assert [a["kind"] for a in pit("/api/floor/alerts")] == ["recording-stopped"]
+        recording[0] = True
+        shipper.ship_pending()
+        assert pit("/api/floor/tables")[0]["status"] == "online" and pit("/api/floor/alerts") == []

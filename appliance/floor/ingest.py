@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import psycopg
 from psycopg.types.json import Jsonb
 
-from ..audit.log import SHIFT_SEALED, canonical, line_hash, signed_by
+from ..audit.log import AUDIT_GAP, GENESIS, SHIFT_SEALED, canonical, line_hash, signed_by
 from .alerts import raise_alert
 from .pit_events import Observed, observe
 
@@ -147,18 +147,22 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
                         seq, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence {seq}"))
                     break
                 continue  # sent again after a lost acknowledgement: already stored
-            if seq > head.seq + 1:  # shippers send from the head they were told, so this is a hole in the log
+            gap = _gap(conn, table, head, record)
+            if seq > head.seq + 1 and gap is None:  # shippers send from the head they were told: a hole in the log
                 result.refused = _refuse(conn, table, incoming.line, Refusal(
                     seq, "chain-broken", f"table {table}: record {seq} comes after record {head.seq}: "
                                          f"record {head.seq + 1} is missing from the log"))
                 break
-            refusal = _verify(conn, table, key, record, head)
+            refusal = _verify(conn, table, key, record, head, gap is not None)
             if refusal:
                 result.refused = _refuse(conn, table, incoming.line, refusal)
                 break
             rows.append((table, seq, record["ts"], incoming.gaming_day, record["event"], record["who"],
                          record["data"].get("round"), line_hash(incoming.line), incoming.line.decode("utf-8")))
             images += [d for d in record["data"].get("images", []) if isinstance(d, str)]
+            if gap:
+                raise_alert(conn, table, "log-gap", f"table {table}'s log lost records {gap[0]} to {gap[1]} (found "
+                            f"at its start-up); the floor holds {max(0, min(head.seq, gap[1]) - gap[0] + 1)} of them")
             head = _Head(seq, line_hash(incoming.line))
             observe(state, record, table, conn)
         if rows:
@@ -193,7 +197,26 @@ def _anchored_differs(conn, table: str, seq: int, line: bytes) -> bool:
     return stored is not None and stored[0] != line_hash(line)
 
 
-def _verify(conn, table: str, key: bytes, record: dict, head: _Head) -> Refusal | None:
+def _gap(conn, table: str, head: _Head, record: dict) -> tuple[int, int] | None:
+    """The records an ``AuditGap`` record says its log lost (found at the table's start-up), if it follows the
+    record before them: the floor may hold some or all of them already, which it keeps."""
+    data = record["data"]
+    first, last = data.get("from_seq"), data.get("to_seq")
+    if record["event"] != AUDIT_GAP or not isinstance(first, int) or not isinstance(last, int):
+        return None
+    if record["seq"] != last + 1 or not 1 <= first <= head.seq + 1 <= last + 1:
+        return None
+    if first - 1 == head.seq:
+        before = head.hash
+    elif first == 1:
+        before = GENESIS
+    else:
+        row = conn.execute("SELECT hash FROM floor_records WHERE table_id = %s AND seq = %s", (table, first - 1)).fetchone()
+        before = row[0] if row else None
+    return (first, last) if record["prev"] == before else None
+
+
+def _verify(conn, table: str, key: bytes, record: dict, head: _Head, after_gap: bool) -> Refusal | None:
     seq = record["seq"]
     if not signed_by(key, record):
         other = _other_key_owner(conn, table, record)
@@ -201,7 +224,7 @@ def _verify(conn, table: str, key: bytes, record: dict, head: _Head) -> Refusal 
             return Refusal(seq, "wrong-key", f"table {table}: record {seq} is signed with table {other}'s key")
         return Refusal(seq, "forged", f"table {table}: record {seq}'s signature does not verify "
                                       "(edited, or signed with a key the floor does not hold)")
-    if record["prev"] != head.hash:
+    if record["prev"] != head.hash and not after_gap:
         return Refusal(seq, "chain-broken", f"table {table}: record {seq} does not follow record {head.seq} "
                                             "(the chain is broken: a record missing, moved or changed)")
     if record["event"] == SHIFT_SEALED:

@@ -45,6 +45,12 @@ def observe(state: Observed, record: dict, table: str, conn) -> None:
         else:
             detail = f" ({data['detail']})" if data.get("detail") else ""
             raise_alert(conn, table, "device-fault", f"table {table}: {device} {status}{detail}")
+    elif event == "RecordingResumed":
+        raise_alert(conn, table, "recording-was-stopped", f"table {table} recorded nothing for {data.get('seconds')} s "
+                                                          f"from {data.get('stopped_at')}: {data.get('reason')}")
+    elif event == "ClockStepped":
+        raise_alert(conn, table, "clock-stepped", f"table {table}'s clock stepped from {data.get('from')} to "
+                                                  f"{data.get('to')}")
     elif event == "AuditRecovered":
         raise_alert(conn, table, "log-recovered", f"table {table}'s log was cut back after a power cut "
                                                   f"({data.get('cut_bytes')} bytes kept aside as {data.get('kept_as')})")

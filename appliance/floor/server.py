@@ -16,6 +16,7 @@ import logging
 import psycopg
 from flask import Flask, Response, jsonify, request
 
+from .alerts import close_alert, raise_alert
 from .database import Database
 from .enroll import token_digest
 from .ingest import Incoming, ingest
@@ -93,8 +94,14 @@ def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0)) -> Fl
         batch, says = parse_batch(body)
         recording = body.get("recording")
         conn = db.conn()
-        conn.execute("UPDATE floor_tables SET recording = %s WHERE table_id = %s",
-                     (recording if isinstance(recording, bool) else None, table))
+        recording = recording if isinstance(recording, bool) else None
+        with conn.transaction():
+            conn.execute("UPDATE floor_tables SET recording = %s WHERE table_id = %s", (recording, table))
+            if recording is False:
+                raise_alert(conn, table, "recording-stopped", f"table {table}'s log has stopped recording: "
+                                                              "no round can be settled there")
+            elif recording:
+                close_alert(conn, table, "recording-stopped")
         return jsonify(ingest(conn, table, batch, says).to_json())
 
     @app.get("/api/floor/head")

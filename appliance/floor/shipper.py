@@ -13,9 +13,9 @@ import hashlib
 import http.client
 import json
 import logging
-import shutil
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -24,7 +24,6 @@ from .enroll import Credentials
 from .table_log import TableLog
 
 log = logging.getLogger(__name__)
-LOW_DISK = 1 << 20  # less free space than this and the table's log cannot take another round
 
 
 class FloorUnreachable(OSError):
@@ -96,6 +95,8 @@ class Shipper:
         self.log = TableLog(self.audit_dir)
         self.client = FloorClient(url, credentials, timeout)
         self.batch = batch
+        # Whether the table's log is recording (set where the shipper runs beside the log's writer; unknown else).
+        self.recording: Callable[[], bool] | None = None
 
     def __enter__(self) -> "Shipper":
         return self
@@ -103,14 +104,8 @@ class Shipper:
     def __exit__(self, *exc) -> None:
         self.client.close()
 
-    def _recording(self) -> bool:
-        try:
-            return shutil.disk_usage(self.audit_dir).free > LOW_DISK
-        except OSError:
-            return False
-
     def _send(self, records: list) -> dict:
-        body = {"table_head": self.log.head().to_json(), "recording": self._recording(),
+        body = {"table_head": self.log.head().to_json(), "recording": self.recording() if self.recording else None,
                 "records": [r.to_json() for r in records]}
         return self.client.call("POST", "/api/floor/ingest", json.dumps(body).encode("utf-8"))
 
