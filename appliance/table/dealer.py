@@ -139,6 +139,9 @@ class DealerLoop:
                                                                 Decimal(b.get("fortune", 0)) or None) for b in checked])
             except RoundError as err:
                 raise DealerInputError(str(err)) from None
+            refused = self.table.bank_refused(banker, who)
+            if refused:
+                raise DealerInputError(refused)
             self.bets, self.banker, self.banker_wager = checked, banker, wager
             log.info("%s set the wagers: %s", who, checked)
             self.announce()

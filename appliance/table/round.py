@@ -57,6 +57,7 @@ class Events:
     SUPERVISOR_LOGGED_IN = "SupervisorLoggedIn"
     AUDIT_EXPORTED = "AuditExported"  # a supervisor downloaded the export (range, rows, digest)
     TABLE_HELD = "TableHeld"  # the table waits for a supervisor
+    BANK_REFUSED = "BankRefused"  # a player the rotation rules did not allow to bank
     TABLE_RELEASED = "TableReleased"
     DEVICE_VALUE = "DeviceValue"  # a start value no round was waiting for (logged, not used)
     ROUND_SETTLED = "RoundSettled"

@@ -12,7 +12,9 @@ from __future__ import annotations
 import threading
 
 from ..audit.log import AuditLog
+from ..game.banking import BankRound, bank_refusal
 from ..game.rules import HouseRules
+from ..game.start_seat import DEALER
 from .listeners import tell
 from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
@@ -28,6 +30,8 @@ class Table:
             Events.SUPERVISOR_REFUSED, {"supervisor": who, "reason": why}, who=f"supervisor {who}"))
         self.current: TableRound | None = None
         self.held: str | None = None  # why the table waits for a supervisor, if it does
+        #: The rounds settled since the appliance started, as the bank's rotation rules see them.
+        self.bank_history: list[BankRound] = []
 
     def log(self, event: str, data: dict, who: str) -> dict:
         """A record outside a round's steps (a device's status, a call for the supervisor), announced
@@ -40,8 +44,23 @@ class Table:
         with self.lock:
             if self.current is not None and self.current.phase not in (Phase.SETTLED, Phase.VOIDED):
                 raise RoundStateError(f"round {self.current.round_id} is still open: settle or void it first")
+            if self.current is not None and self.current.phase is Phase.SETTLED:
+                state = self.current.state
+                wagered = {b["seat"] for b in state["bets"]} | ({state["banker"]} if state["banker"] != DEALER else set())
+                self.bank_history.append(BankRound(state["banker"], frozenset(wagered)))
             self.current = TableRound(round_id, self.rules, self.rules_mapping, self.audit, self.listeners)
             return self.current
+
+    def bank_refused(self, banker, who: str) -> str | None:
+        """Why ``banker`` may not bank the next round under the house's rotation rules (logged), or None.
+        Only the rounds settled since the appliance started are known."""
+        if banker == DEALER:
+            return None
+        refusal = bank_refusal(banker, self.bank_history, self.rules.banking)
+        if refusal is not None:
+            refusal = f"{self.rules.name}: seat {banker} may not bank this round: {refusal}"
+            self.log(Events.BANK_REFUSED, {"seat": banker, "reason": refusal}, who)
+        return refusal
 
     def resume(self, round_id: str) -> TableRound:
         """After a power cut: the interrupted round becomes the current one again, and the table is held
