@@ -135,7 +135,8 @@ def test_the_live_table_refuses_a_third_consecutive_bank_and_logs_it(tmp_path):
         r.banker_cards(["9h", "4d", "As", "Ad", "Kc", "Ks", "3c"], front=["9h", "4d"], back=["As", "Ad", "Kc", "Ks", "3c"])
         r.seat_cards(2, ["Qh", "Jh"], ["Ts", "Th", "Tc", "6d", "5c"])
         r.settle()
-    table.new_round("b3")  # the second settled round joins the history when the next one opens
+    assert [b.banker for b in table.bank_history] == [4, 4]  # the settled current round counts
+    table.new_round("b3")
     assert table.bank_refused(2, "dealer") is None
     assert "seat 5 may not bank this round: no wager was placed on seat 5 on the prior hand" in table.bank_refused(5, "dealer")
     loop = DealerLoop(table, TableTop(), lambda: True, lambda: "b4", "rng")

@@ -30,8 +30,7 @@ class Table:
             Events.SUPERVISOR_REFUSED, {"supervisor": who, "reason": why}, who=f"supervisor {who}"))
         self.current: TableRound | None = None
         self.held: str | None = None  # why the table waits for a supervisor, if it does
-        #: The rounds settled since the appliance started, as the bank's rotation rules see them.
-        self.bank_history: list[BankRound] = []
+        self._banked: list[BankRound] = []  # the rounds settled before the current one
 
     def log(self, event: str, data: dict, who: str) -> dict:
         """A record outside a round's steps (a device's status, a call for the supervisor), announced
@@ -45,11 +44,16 @@ class Table:
             if self.current is not None and self.current.phase not in (Phase.SETTLED, Phase.VOIDED):
                 raise RoundStateError(f"round {self.current.round_id} is still open: settle or void it first")
             if self.current is not None and self.current.phase is Phase.SETTLED:
-                state = self.current.state
-                wagered = {b["seat"] for b in state["bets"]} | ({state["banker"]} if state["banker"] != DEALER else set())
-                self.bank_history.append(BankRound(state["banker"], frozenset(wagered)))
+                self._banked.append(_bank_round(self.current.state))
             self.current = TableRound(round_id, self.rules, self.rules_mapping, self.audit, self.listeners)
             return self.current
+
+    @property
+    def bank_history(self) -> list[BankRound]:
+        """The rounds settled since the appliance started, oldest first, as the bank's rotation rules see them."""
+        with self.lock:
+            settled = self.current is not None and self.current.phase is Phase.SETTLED
+            return [*self._banked, *([_bank_round(self.current.state)] if settled else [])]
 
     def bank_refused(self, banker, who: str) -> str | None:
         """Why ``banker`` may not bank the next round under the house's rotation rules (logged), or None.
@@ -134,3 +138,10 @@ class Table:
             self.held = None
             self.log(Events.TABLE_RELEASED, {"round": self.current.round_id if self.current else None,
                                              "action": "release", "reason": reason}, who)
+
+
+def _bank_round(state: dict) -> BankRound:
+    """A settled round's banker and the seats that wagered (a Player/Dealer's own seat among them)."""
+    banker = state["banker"]
+    wagered = {b["seat"] for b in state["bets"]} | ({banker} if banker != DEALER else set())
+    return BankRound(banker, frozenset(wagered))
