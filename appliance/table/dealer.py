@@ -267,7 +267,8 @@ class DealerLoop:
             if not self.bets:
                 raise RoundStateError("enter the wagers first")
             table_round = self.table.new_round(self._round_id())
-            table_round.open(self.banker, self.bets, self.banker_wager, who=who)
+            table_round.open(self.banker, self.bets, self.banker_wager, who=who,
+                             previous_rounds=self.table.bank_history if self.banker != DEALER else None)
             self.zones = {}
             self._ask_for_start()
         elif step is Step.START:
