@@ -279,11 +279,13 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from .audit.log import load_key, verify
+    from .audit.seal import parse_seal
 
-    result = verify(args.path, load_key(args.key_file))
+    key = load_key(args.key_file)
+    result = verify(args.path, key, seal=parse_seal(args.seal, key) if args.seal else None)
     _print(result.to_json())
     if not result.ok:
-        print(f"appliance audit verify: {result.file} line {result.line}: {result.problem}", file=sys.stderr)
+        print(f"appliance audit verify: {result.where()}: {result.problem}", file=sys.stderr)
     return 0 if result.ok else 1
 
 
@@ -326,19 +328,27 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_table(args: argparse.Namespace) -> int:
+    from .audit.gaming_day import GamingDay
     from .audit.index import Index
-    from .audit.log import AuditLog, key_for
+    from .audit.keys import audit_key, key_path
+    from .audit.log import AuditLog
+    from .table.recording import SpaceLimits
     from .table.simulation import play_rounds
 
     audit_dir = Path(args.audit)
-    key_file = Path(args.key_file) if args.key_file else audit_dir.parent / f"{audit_dir.name}.key"
+    # A simulation on the shipped configuration: its key may sit beside its log folder.
+    key_file = key_path(args.key_file, None, audit_dir.parent / f"{audit_dir.name}.key")
     rules = load_house(args.house)
     start = time.perf_counter()
-    audit = AuditLog(audit_dir, key_for(key_file))
+    space = SpaceLimits(max(args.refuse_free_mb, SpaceLimits.warn_mb), args.refuse_free_mb)
+    day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
+    audit = AuditLog(audit_dir, audit_key(key_file, audit_dir), day=day)
     index = Index(audit_dir.parent / f"{audit_dir.name}.index.sqlite")  # round ids go on from it
-    totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render,
-                         size=(args.width, args.height), index=index)
-    index.close()
+    try:
+        totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render,
+                             size=(args.width, args.height), index=index, space=space)
+    finally:
+        index.close()
     _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
             "seconds": round(time.perf_counter() - start, 2)})
     return 0
@@ -363,7 +373,7 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
         start, end = dt.date.fromisoformat(args.date_from), dt.date.fromisoformat(args.date_to)
     except ValueError as err:
         raise UsageError(f"--from/--to: {err} (use YYYY-MM-DD)") from None
-    sys.stdout.write(export_csv(args.path, load_key(args.key_file), start, end))
+    sys.stdout.write(export_csv(args.path, load_key(args.key_file), start, end).text)
     return 0
 
 
@@ -391,11 +401,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     import waitress
 
     from .audit.index import Index
-    from .audit.log import AuditLog, key_for
+    import os
+
+    from .audit.checkpoint import check_at_startup
+    from .audit.gaming_day import GamingDay
+    from .audit.keys import ENV as KEY_ENV
+    from .audit.keys import audit_key, key_path
+    from .audit.log import AuditLog
     from .config import load_devices, load_supervisors
     from .service import notify, start_watchdog
     from .station import Station
     from .table.live import LiveTable
+    from .table.recording import IndexFeed, catch_up
     from .table.round import Events
     from .table.supervisor import hash_pin
     from .table.table import Table
@@ -403,9 +420,6 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     config_dir = Path(args.config) if args.config else None
     data = data_dir(args.data)
-    # The audit key lives outside the log: in the configuration folder when there is one
-    # (the install script puts it there, readable by the service user only), else beside the data.
-    key_file = config_dir / "audit.key" if config_dir else data / "audit.key"
     rules = load_house(args.house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
     devices = load_devices(config_dir / "devices.toml" if config_dir else None)
     if args.production:
@@ -417,19 +431,35 @@ def cmd_run(args: argparse.Namespace) -> int:
         pin = f"{secrets.randbelow(10**6):06d}"
         supervisors = {"demo": hash_pin(pin)}
         print(f"simulation: supervisor id demo, PIN {pin} (this run only)", file=sys.stderr, flush=True)
-    audit = AuditLog(data / "audit", key_for(key_file))
+    # The audit key lives outside the data (see audit/keys.py); only a simulation on the shipped
+    # configuration keeps one beside its data.
+    beside_data = simulate and config_dir is None and not args.key_file and not os.environ.get(KEY_ENV)
+    key_file = key_path(args.key_file, config_dir, data / "audit.key" if beside_data else None)
+    data.mkdir(mode=0o750, parents=True, exist_ok=True)
+    rules_mapping = read_toml(Path(rules.source))
+    audit = AuditLog(data / "audit", audit_key(key_file, data / "audit"),
+                     day=GamingDay.from_house(rules_mapping, rules.source))
+    check = check_at_startup(audit)  # verify what was not verified before trusting the log
     live = LiveTable()
     index = Index(data / "index.sqlite")
+    os.chmod(data / "index.sqlite", 0o640)
     # The log is the truth; the index catches up with what was written since it last saw the log
     # (the first start after an upgrade builds it once), so a start does not grow with history.
-    index.catch_up(data / "audit")
-    table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
+    catch_up(index, data / "audit")
+    feed = IndexFeed(index.add, audit)  # an index that cannot be written stops recording too
+    table = Table(rules, rules_mapping, audit, supervisors, listeners=[live, feed])
+    if beside_data:
+        table.notices.append(f"Simulation: the audit key is kept in the data folder ({key_file}); on a table it "
+                             "lives in the configuration folder")
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
-                      rounds=args.rounds or None, on_prompt=live.prompt, index=index)
+                      rounds=args.rounds or None, on_prompt=live.prompt, index=index, ready_to_record=feed.flush)
+    # Records lost from the log's end, or a log that fails verification: no round until a supervisor has seen it.
+    table.hold_for_audit(audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
     server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
                                                dealer=station.loop), host=args.host, port=args.port, threads=16)
     print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
-                      "simulate": simulate}), flush=True)
+                      "simulate": simulate, "key_file": str(key_file), "verified": check.verification.records,
+                      "held": table.held}), flush=True)
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
                                          "dashboard": f"{args.host}:{server.effective_port}"}, "appliance")
     stop = threading.Event()
@@ -505,6 +535,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="start the appliance: round engine, audit log and dashboard")
     p.add_argument("--config", help="a configuration folder (default: the shipped config)")
     p.add_argument("--data", help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
+    p.add_argument("--key-file", help="the audit key (default: $APPLIANCE_KEY_FILE, else audit.key in --config; "
+                   "a simulation on the shipped config keeps one in the data folder)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--house", default=DEFAULT_HOUSE)
@@ -527,12 +559,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
     p.add_argument("--rounds", type=int, required=True)
     p.add_argument("--audit", required=True, help="the audit log folder")
-    p.add_argument("--key-file", help="the HMAC key (default: <audit>.key beside the folder, created if absent)")
+    p.add_argument("--key-file", help="the HMAC key (default: $APPLIANCE_KEY_FILE, else <audit>.key beside the "
+                   "folder, created only while there is no log)")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--render", action="store_true", help="read every hand with the simulated camera and the reader")
     p.add_argument("--width", type=int, default=4608)
     p.add_argument("--height", type=int, default=2592)
+    p.add_argument("--refuse-free-mb", type=float, default=20,
+                   help="open no round while the audit disk has less free space than this (MB)")
     p.set_defaults(func=cmd_simulate_table)
 
     devices = sub.add_parser("devices", help="start-seat devices on a serial port").add_subparsers(
@@ -602,13 +637,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = audit.add_parser("verify", help="check every chain and signature; names the first bad record")
     p.add_argument("path", help="the log folder (or one day's file)")
     p.add_argument("--key-file", required=True, help="the HMAC key, kept outside the log")
+    p.add_argument("--seal", help="a shift seal (its text, or a file holding it): the log must still hold "
+                   "every record up to it, unchanged")
     p.set_defaults(func=cmd_audit_verify)
     p = audit.add_parser("replay", help="settle every logged round again from its raw records; report differences")
     p.add_argument("path")
     p.add_argument("--key-file", required=True)
     p.add_argument("--round", help="only this round id")
     p.set_defaults(func=cmd_audit_replay)
-    p = audit.add_parser("export", help="settled rounds as CSV for the cage or accounting")
+    p = audit.add_parser("export", help="settled rounds of gaming days (--from/--to) as CSV, with their shift seals")
     p.add_argument("path")
     p.add_argument("--key-file", required=True)
     p.add_argument("--from", dest="date_from", required=True)

@@ -206,6 +206,8 @@ class HouseRules:
                 )
                 envy_t.done()
             bonus.done()
+        for day_key in ("timezone", "gaming_day_start"):  # the gaming day: read and checked by audit/gaming_day.py
+            top.raw(day_key, None)
         top.done()
 
         if banking.mode is BankingMode.HOUSE and banking.banker_sets is BankerSetting.OWN:

@@ -300,9 +300,10 @@ def fold_rounds(logged) -> dict[str, dict]:
         if round_id is None:
             continue
         entry = rounds.setdefault(round_id, {"state": {"round": round_id}, "settlement": None, "voided": None,
-                                             "settled_at": None})
+                                             "settled_at": None, "gaming_day": None})
         if record["event"] == Events.ROUND_SETTLED:
             entry["settlement"], entry["settled_at"] = record["data"]["settlement"], record["ts"]
+            entry["gaming_day"] = record["gaming_day"]
         elif record["event"] == Events.READ_CORRECTED and entry["settlement"] is not None:
             # corrected after settling: open again until settled again (a power cut may come between)
             entry["settlement"] = entry["settled_at"] = None

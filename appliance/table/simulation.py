@@ -17,7 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..audit.index import Index
-from ..audit.log import AuditLog
+from ..audit.log import AuditLog, RecordingStopped
 from ..config import read_toml
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
@@ -29,10 +29,15 @@ from ..devices.start_source import HealthTracker
 from ..devices.worker import Worker
 from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
+from .recording import IndexFeed, SpaceLimits, catch_up
 from .round import Events, RoundIds, void_interrupted
 from .table import Table
 
 log = logging.getLogger(__name__)
+
+
+class SimulationStopped(ValueError):
+    """A simulated table that cannot go on (no round can be opened)."""
 
 
 def random_wagers(rng: random.Random, rules: HouseRules,
@@ -81,17 +86,19 @@ def players_set(hands: dict, seats: list[int], rules: HouseRules, ev) -> dict[st
 
 def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
                 size: tuple[int, int] = (4608, 2592), listeners=(), pace=lambda: None,
-                stop=lambda: False, index: Index | None = None) -> dict:
+                stop=lambda: False, index: Index | None = None, space: SpaceLimits = SpaceLimits()) -> dict:
     """Play ``rounds`` rounds, one move at a time, through the dealer's loop: the simulated dealer
     at its inputs, the start value from a seeded RNG, the cards seen by a perfect eye or (``render``)
     the synthetic camera and the real reader. ``listeners`` see every record, ``pace()`` runs between
     the dealer's moves (the live demo waits there), and ``stop()`` ends the run between rounds.
     Round ids go on from the history ``index`` (caught up with the log first); without one, an index in
-    memory is built from the whole log."""
+    memory is built from the whole log. With no supervisor to wait for, a run stops with
+    :class:`RecordingStopped` when recording stops, and with :class:`SimulationStopped` when a round
+    cannot be opened (the disk below ``space``)."""
     if index is None:
         index = Index(":memory:")
-    index.catch_up(audit.folder)
-    table = Table(rules, read_toml(Path(rules.source)), audit, {}, listeners=[index.add, *listeners])
+    catch_up(index, audit.folder)
+    table = Table(rules, read_toml(Path(rules.source)), audit, {}, listeners=[IndexFeed(index.add, audit), *listeners])
     table.log(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
                                          "house": rules.key}, "appliance")
     interrupted = void_interrupted(audit)
@@ -120,13 +127,17 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
 
     eye, lay = simulated_eye(render, seed, size)
     loop = DealerLoop(table, eye, roll, RoundIds(index.last_number, lambda: str(seed)), "simulated-rng", health,
-                      stable_frames=2)
+                      stable_frames=2, space=space)
     dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5)
     for _ in range(rounds):
         if stop():
             break
         dealer.act()  # wagers and NEXT: the round opens and the device answers
+        if loop.step is Step.IDLE and loop.message:
+            raise SimulationStopped(loop.message)
         for _move in range(100):
+            if audit.stopped is not None:
+                raise RecordingStopped(f"{audit.stopped.reason} (the log is whole up to record {audit.seq})")
             if loop.step is Step.IDLE:
                 break
             if loop.step is Step.HELD:

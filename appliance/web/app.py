@@ -19,8 +19,9 @@ from flask import Flask, Response, abort, jsonify, request, send_file, session
 
 from ..audit.dispute import dispute, round_records
 from ..audit.index import RESULTS, Index
-from ..audit.log import AuditError, AuditLog
+from ..audit.log import AuditError, AuditLog, RecordingStopped
 from ..audit.replay import export_csv
+from ..audit.seal import seal_qr_svg, seal_text
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import HouseRules
@@ -143,6 +144,11 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     def bad_parameter(err):
         return jsonify({"error": str(err)}), 400
 
+    @app.errorhandler(RecordingStopped)
+    def not_recorded(err):
+        """Nothing is done that cannot be recorded: the reason, in plain words."""
+        return jsonify({"error": str(err)}), 503
+
     def end_supervisor_session():
         """The supervisor's part of the session ends; the dealer's screen token in the same browser stays."""
         for key in ("supervisor", "csrf", "expires"):
@@ -240,16 +246,18 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     @app.get("/api/export")
     @supervisor_read("audit")
     def export():
-        """The settled rounds between two dates as CSV, one row per seat; the download is logged."""
+        """The settled rounds of the gaming days between two dates as CSV, one row per seat, and the
+        shift seals of those days; the download is logged."""
         start, end = date_param("from"), date_param("to")
         if end < start:
             raise ParameterError(f"to: {end} is before from: {start}")
         try:
-            text = export_csv(audit.folder, audit.key, start, end)
+            export = export_csv(audit.folder, audit.key, start, end)
         except AuditError as err:
             return jsonify({"error": f"no export: {err}"}), 409
+        text = export.text
         record = table.log if table is not None else audit.append  # the table also tells the live view
-        record(Events.AUDIT_EXPORTED, {"from": start.isoformat(), "to": end.isoformat(), "rows": text.count("\n") - 1,
+        record(Events.AUDIT_EXPORTED, {"from": start.isoformat(), "to": end.isoformat(), "rows": export.rows,
                                        "sha256": hashlib.sha256(text.encode()).hexdigest()},
                who=f"supervisor {session['supervisor']}")
         name = f"rounds-{start}-to-{end}.csv"
@@ -304,6 +312,22 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
             raise ValueError(f"value: {value!r} is not a start value")
         first = table.manual_start(round_id, session["supervisor"], str(body.get("pin", "")), value)
         return jsonify({"ok": True, "first_hand": first})
+
+    @app.get("/api/seal")
+    @supervisor_read("audit")
+    def last_seal():
+        """The last shift seal, as text and QR code, to be kept off the appliance."""
+        seal = audit.last_seal
+        if seal is None:
+            return jsonify({"seal": None})
+        return jsonify({"seal": seal, "text": seal_text(seal), "qr_svg": seal_qr_svg(seal)})
+
+    @app.post("/api/shift/close")
+    @supervisor_only
+    def close_shift(body):
+        """The supervisor closes the shift: the log's head is sealed (and recorded)."""
+        seal = table.close_shift(session["supervisor"], str(body.get("pin", "")))
+        return jsonify({"seal": seal, "text": seal_text(seal), "qr_svg": seal_qr_svg(seal)})
 
     @app.post("/api/table/release")
     @supervisor_only
