@@ -199,14 +199,14 @@ class DealerLoop:
         with self.table.lock:
             read = self.zones.get(zone)
             if read is None or read.reads is None or zone not in self.wanted_zones():
-                raise DealerInputError(f"{zone}: not being read now")
+                raise DealerInputError(f"{spoken(zone)}: not being read now")
             if version is not None and version != self.version:
-                raise DealerInputError(f"{zone}: the read changed since the screen showed it: name the card again")
+                raise DealerInputError(f"{spoken(zone)}: the read changed since the screen showed it: name the card again")
             if not 0 <= position < len(read.reads):
-                raise DealerInputError(f"{zone}: no card at position {position} (it has {len(read.reads)})")
+                raise DealerInputError(f"{spoken(zone)}: no card {position + 1} (it has {len(read.reads)})")
             if read.reads[position]["card"] is not None:
-                raise DealerInputError(f"{zone}: the camera read {read.reads[position]['card']} at position "
-                                       f"{position}; only an unreadable card is named (enter the zone by hand)")
+                raise DealerInputError(f"{spoken(zone)}: the camera read {read.reads[position]['card']} as card "
+                                       f"{position + 1}; only an unreadable card is named (enter the zone by hand)")
             read.picked[position] = (str(Card.parse(card)), who)
             self.version += 1
             self.announce()
@@ -215,7 +215,7 @@ class DealerLoop:
         """A whole zone entered by hand (the camera is down or cannot see it): every card is the dealer's."""
         with self.table.lock:
             if zone not in self.wanted_zones():
-                raise DealerInputError(f"{zone}: not being read now")
+                raise DealerInputError(f"{spoken(zone)}: not being read now")
             named = [str(c) for c in parse_cards(cards)]
             self.zones[zone] = ZoneRead(StableRead(self.stable_frames),
                                         [{"card": None, "reason": f"entered by {who}"} for _ in named],
@@ -298,7 +298,7 @@ class DealerLoop:
                 self._confirm_picks("banker", zone)
                 current.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who)
             else:
-                front, back = self._hand(*zones, "the banker")
+                front, back = self._hand(*zones, "The banker")
                 self._confirm_picks(zones[0], front)
                 self._confirm_picks(zones[1], back)
                 current.banker_cards(front.cards() + back.cards(), read=[*front.reads, *back.reads],
@@ -307,7 +307,7 @@ class DealerLoop:
             self.zones = {}
         elif step is Step.SEATS:
             seats = [b["seat"] for b in current.state["bets"] if b["seat"] not in current.state["seat_cards"]]
-            ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"seat {seat}") for seat in seats}
+            ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"Seat {seat}") for seat in seats}
             # every seat checked together before any is recorded: a card seen twice holds the whole table
             current.hold_if_seen({f"seat {seat}": front.cards() + back.cards()
                                   for seat, (front, back) in ready.items()})
@@ -333,13 +333,13 @@ class DealerLoop:
     def _complete(self, name: str, count: int | None = None) -> ZoneRead:
         zone = self.zones.get(name)
         if zone is None or zone.reads is None:
-            raise RoundStateError(f"{name}: no steady read yet")
+            raise RoundStateError(f"{spoken(name)}: no steady read yet (lay the cards flat, or enter them by hand)")
         cards = zone.cards()
         if count is not None and len(cards) != count:
-            raise RoundStateError(f"{name}: {len(cards)} cards seen, {count} expected")
+            raise RoundStateError(f"{spoken(name)}: {len(cards)} cards seen, {count} expected")
         if None in cards:
-            raise RoundStateError(f"{name}: name the unreadable card(s) at position(s) "
-                                  f"{[i for i, c in enumerate(cards) if c is None]} first")
+            raise RoundStateError(f"{spoken(name)}: name the unreadable card(s) first: "
+                                  + ", ".join(f"card {i + 1}" for i, c in enumerate(cards) if c is None))
         return zone
 
     def _confirm_picks(self, name: str, zone: ZoneRead) -> None:
@@ -384,6 +384,13 @@ def _amount(value, what: str) -> str:
     return str(amount)
 
 
+def spoken(zone: str) -> str:
+    """A zone as the dealer says it: ``seat3.front`` is "Seat 3, front", ``banker`` is "Banker"."""
+    seat, _, part = zone.partition(".")
+    name = f"Seat {seat[4:]}" if seat.startswith("seat") and seat[4:].isdigit() else seat.capitalize()
+    return f"{name}, {part}" if part else name
+
+
 def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str]) -> str:
     if step is Step.HELD:
         return f"Held: {table.held}"
@@ -391,7 +398,7 @@ def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[s
         return "Press NEXT to open the round" if bets else "Enter the wagers, then press NEXT"
     if step is Step.START:
         return "Waiting for the start-seat value (NEXT asks the device again)"
-    unreadable = [f"{name} card {i + 1}" for name, z in zones.items() for i in z["unreadable"]]
+    unreadable = [f"{spoken(name)} card {i + 1}" for name, z in zones.items() for i in z["unreadable"]]
     if unreadable:
         return "Name the unreadable card(s): " + ", ".join(unreadable)
     steady = all(zone in zones for zone in wanted)
@@ -399,6 +406,12 @@ def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[s
         return "Press CONFIRM to accept the banker's hand" if steady else "Lay the banker's seven cards face up"
     if not steady:
         return "Set the banker's hand as shown; lay the players' hands"
-    fouls = [f"{name.split('.')[0]} has {len(z['cards'])} cards in front" for name, z in zones.items()
-             if name.endswith(".front") and len(z["cards"]) != 2]
+    # A hand of other than seven cards is refused by CONFIRM: say so, rather than call it a foul.
+    seats = sorted({name.split(".")[0] for name in wanted}, key=lambda s: int(s[4:]))
+    counts = {s: len(zones[f"{s}.front"]["cards"]) + len(zones[f"{s}.back"]["cards"]) for s in seats}
+    short = [f"{spoken(s)}: {n} cards seen" for s, n in counts.items() if n != HAND]
+    if short:
+        return "Name or enter the hands: " + "; ".join(short) + f" ({HAND} expected)"
+    fouls = [f"{spoken(s)} has {len(zones[f'{s}.front']['cards'])} cards in front" for s in seats
+             if len(zones[f"{s}.front"]["cards"]) != 2]
     return "Press CONFIRM to settle" + (f" ({'; '.join(fouls)}: a foul)" if fouls else "")

@@ -178,10 +178,12 @@ class SimulatedDealer(Worker):
     thread_name = "simulated-dealer"
 
     def __init__(self, loop: DealerLoop, press, lay, seed: int = 1, pace: float = 1.5, rounds: int | None = None,
-                 patience: int = 10):  # frames the dealer waits for a steady read before typing a zone in
+                 patience: int = 10,  # frames the dealer waits for a steady read before typing a zone in
+                 paying: int = 0):  # moves spent paying a settled round (it stays on the screen) before NEXT
         super().__init__()
         self.loop, self._press, self._lay = loop, press, lay
-        self.seed, self.pace, self.rounds, self.patience = seed, pace, rounds, patience
+        self.seed, self.pace, self.rounds, self.patience, self.paying = seed, pace, rounds, patience, paying
+        self._paid = 0
         self.opened = 0
         self._since: tuple | None = None  # (round, step, the camera's look count) when the dealer began to wait
         rules = loop.table.rules
@@ -203,6 +205,10 @@ class SimulatedDealer(Worker):
         if step is Step.IDLE:
             if self.rounds is not None and self.opened >= self.rounds:
                 return
+            if self.opened and self._paid < self.paying:
+                self._paid += 1
+                return
+            self._paid = 0
             self.opened += 1
             banker, bets, banker_wager = random_wagers(random.Random(f"{self.seed}:wagers:{self.opened}"), rules,
                                                         loop.table.bank_history)

@@ -33,7 +33,10 @@ from ..table.dealer import DealerLoop
 from ..table.table import Table
 from .dealer import dealer_routes
 
-KEEPALIVE_S = 15.0
+# The stream speaks at least this often: the dealer's screen calls the appliance lost after 2 s of
+# silence (a comment would keep the connection open, but a page never sees comments).
+HEARTBEAT_S = 1.0
+VENDORED = {"uPlot.iife.min.js": "text/javascript", "uPlot.min.css": "text/css"}
 HISTORY_LIMIT = 1000  # rows in one history answer at most: a search, not a dump (the export is the dump)
 
 
@@ -219,6 +222,20 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     def shift():
         return jsonify(index.shift(time_param("since")))
 
+    @app.get("/api/shift/hours")
+    @supervisor_read("index")
+    def shift_hours():
+        return jsonify(index.shift_hours(time_param("since")))
+
+    @app.get("/vendor/uplot/<name>")
+    def vendor(name: str):
+        """The charting library, served by the appliance itself (the table has no internet)."""
+        if name not in VENDORED:
+            abort(404)
+        response = Response(static.joinpath("vendor", "uplot", name).read_bytes(), mimetype=VENDORED[name])
+        response.headers["Cache-Control"] = "public, max-age=86400"
+        return response
+
     @app.get("/api/rounds/<round_id>/dispute")
     @supervisor_read("index", "audit")
     def dispute_view(round_id: str):
@@ -345,9 +362,9 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
                 yield "retry: 2000\n\n"
                 while True:
                     try:
-                        message = subscriber.get(timeout=KEEPALIVE_S)
+                        message = subscriber.get(timeout=HEARTBEAT_S)
                     except queue.Empty:
-                        yield ": keep-alive\n\n"
+                        yield "event: heartbeat\ndata: {}\n\n"
                         continue
                     yield f"event: {message['event']}\ndata: {json.dumps(message)}\n\n"
             finally:
