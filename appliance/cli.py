@@ -22,6 +22,7 @@ from pathlib import Path
 from .config import DEFAULT_HOUSE, load_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
+from .floor.commands import add_floor_commands, add_shipping_options, shipping
 from .game.cards import format_cards, parse_cards
 from .game.fortune import best_paying
 from .game.money import fmt
@@ -330,7 +331,7 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 def cmd_simulate_table(args: argparse.Namespace) -> int:
     from .audit.gaming_day import GamingDay
     from .audit.index import Index
-    from .audit.keys import audit_key, key_path
+    from .audit.keys import key_path
     from .audit.log import AuditLog
     from .table.recording import SpaceLimits
     from .table.simulation import play_rounds
@@ -342,16 +343,38 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     space = SpaceLimits(max(args.refuse_free_mb, SpaceLimits.warn_mb), args.refuse_free_mb)
     day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
-    audit = AuditLog(audit_dir, audit_key(key_file, audit_dir), day=day)
+    key, shipper = shipping(args, audit_dir, key_file)
+    audit = AuditLog(audit_dir, key, day=day)
+    if shipper:
+        shipper.recording = lambda: audit.stopped is None
     index = Index(audit_dir.parent / f"{audit_dir.name}.index.sqlite")  # round ids go on from it
+    thread, stop = shipper.start() if shipper else (None, None)
     try:
         totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render,
                              size=(args.width, args.height), index=index, space=space)
     finally:
         index.close()
-    _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
-            "seconds": round(time.perf_counter() - start, 2)})
+        if shipper:
+            stop.set()
+            thread.join()
+    out = {**totals, "audit": str(audit_dir), "key_file": str(key_file),
+           "seconds": round(time.perf_counter() - start, 2)}
+    if shipper:
+        out["floor"] = _last_shipment(shipper)
+    _print(out)
     return 0
+
+
+def _last_shipment(shipper) -> dict:
+    """One more pass when the table stops: what the floor holds, or why it could not be reached (the log keeps
+    the rest for the next run)."""
+    from .floor.shipper import FloorRefused, FloorUnreachable
+
+    with shipper:
+        try:
+            return shipper.ship_pending().to_json()
+        except (FloorRefused, FloorUnreachable) as err:
+            return {"error": str(err), "pending": shipper.log.head().seq}
 
 
 def cmd_audit_replay(args: argparse.Namespace) -> int:
@@ -406,7 +429,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .audit.checkpoint import check_at_startup
     from .audit.gaming_day import GamingDay
     from .audit.keys import ENV as KEY_ENV
-    from .audit.keys import audit_key, key_path
+    from .audit.keys import key_path
     from .audit.log import AuditLog
     from .config import load_devices, load_supervisors
     from .service import notify, start_watchdog
@@ -437,8 +460,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     key_file = key_path(args.key_file, config_dir, data / "audit.key" if beside_data else None)
     data.mkdir(mode=0o750, parents=True, exist_ok=True)
     rules_mapping = read_toml(Path(rules.source))
-    audit = AuditLog(data / "audit", audit_key(key_file, data / "audit"),
-                     day=GamingDay.from_house(rules_mapping, rules.source))
+    key, shipper = shipping(args, data / "audit", key_file, devices.floor)
+    audit = AuditLog(data / "audit", key, day=GamingDay.from_house(rules_mapping, rules.source))
+    if shipper:
+        shipper.recording = lambda: audit.stopped is None  # the pit shows "recording stopped"
     check = check_at_startup(audit)  # verify what was not verified before trusting the log
     live = LiveTable()
     index = Index(data / "index.sqlite")
@@ -463,6 +488,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
                                          "dashboard": f"{args.host}:{server.effective_port}"}, "appliance")
     stop = threading.Event()
+    shipped = shipper.start() if shipper else None  # the backlog first, then each record as it is written
     station.start()
     notify("READY=1")
     start_watchdog(stop=stop)
@@ -472,6 +498,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         stop.set()
         notify("STOPPING=1")
         station.stop()
+        if shipped:
+            shipped[1].set()
     return 0
 
 
@@ -547,6 +575,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
     p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
     p.add_argument("--seed", type=int, default=1)
+    add_shipping_options(p)
     p.set_defaults(func=cmd_run)
 
     supervisor = sub.add_parser("supervisor", help="the supervisors who may log in").add_subparsers(
@@ -568,6 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--height", type=int, default=2592)
     p.add_argument("--refuse-free-mb", type=float, default=20,
                    help="open no round while the audit disk has less free space than this (MB)")
+    add_shipping_options(p)
     p.set_defaults(func=cmd_simulate_table)
 
     devices = sub.add_parser("devices", help="start-seat devices on a serial port").add_subparsers(
@@ -663,6 +693,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = audit.add_parser("keygen", help="create the HMAC key file (mode 600); never overwrites")
     p.add_argument("path")
     p.set_defaults(func=cmd_audit_keygen)
+    add_floor_commands(sub)
     return parser
 
 
@@ -679,7 +710,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = " ".join(filter(None, (args.command, getattr(args, "devices_command", None),
                                           getattr(args, "vision_command", None), getattr(args, "deck_command", None),
                                           getattr(args, "audit_command", None),
-                                          getattr(args, "supervisor_command", None))))
+                                          getattr(args, "supervisor_command", None),
+                                          getattr(args, "floor_command", None))))
         print(f"appliance {command}: {err}", file=sys.stderr)
         return 2
 

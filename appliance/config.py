@@ -93,6 +93,12 @@ class VisionConfig:
 
 
 @dataclass(frozen=True)
+class FloorConfig:
+    url: str
+    credentials: Path
+
+
+@dataclass(frozen=True)
 class DeviceConfig:
     start_source: str
     serial: dict[DeviceKind, SerialSettings]
@@ -105,6 +111,7 @@ class DeviceConfig:
     source: str
     warn_free_mb: float = 100  # free space on the audit disk below which the screens warn
     refuse_free_mb: float = 20  # ... and below which no new round is opened
+    floor: FloorConfig | None = None  # where this table ships its records (docs/floor.md)
 
 
 def load_devices(path: Path | None = None) -> DeviceConfig:
@@ -162,8 +169,13 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
         if refuse > warn:
             raise audit.error("refuse_free_mb", f"{refuse:g} is above warn_free_mb ({warn:g})")
         audit.done()
+    floor = None
+    floor_t = top.table("floor", optional=True)
+    if floor_t is not None:
+        floor = FloorConfig(floor_t.string("url"), path.parent / floor_t.string("credentials"))
+        floor_t.done()
     top.done()
-    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), warn, refuse)
+    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), warn, refuse, floor)
 
 
 SUPERVISORS_HEADER = """# Supervisors allowed to correct, void and settle disputes: id = the salted hash of the PIN.

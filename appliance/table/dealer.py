@@ -141,6 +141,9 @@ class DealerLoop:
                                                                 Decimal(b.get("fortune", 0)) or None) for b in checked])
             except RoundError as err:
                 raise DealerInputError(str(err)) from None
+            refused = self.table.bank_refused(banker, who)
+            if refused:
+                raise DealerInputError(refused)
             self.bets, self.banker, self.banker_wager = checked, banker, wager
             log.info("%s set the wagers: %s", who, checked)
             self.announce()
@@ -272,7 +275,8 @@ class DealerLoop:
             if refused:
                 raise RoundStateError(refused)
             table_round = self.table.new_round(self._round_id())
-            table_round.open(self.banker, self.bets, self.banker_wager, who=who)
+            table_round.open(self.banker, self.bets, self.banker_wager, who=who,
+                             previous_rounds=self.table.bank_history if self.banker != DEALER else None)
             self.zones = {}
             self._ask_for_start()
         elif step is Step.START:

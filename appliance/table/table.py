@@ -14,7 +14,9 @@ import threading
 
 from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
 from ..audit.seal import seal_head
+from ..game.banking import BankRound, bank_refusal
 from ..game.rules import HouseRules
+from ..game.start_seat import DEALER
 from .listeners import tell
 from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
@@ -31,6 +33,7 @@ class Table:
         self.gate = SupervisorGate(supervisors, on_failure=lambda who, why: self.log(
             Events.SUPERVISOR_REFUSED, {"supervisor": who, "reason": why}, who=f"supervisor {who}"))
         self.current: TableRound | None = None
+        self._banked: list[BankRound] = []  # the rounds settled before the current one
         self._held: str | None = None
         self._unacknowledged: list[dict] = []  # start-up findings about the log: {"problem", "seq"}
         self.notices: list[str] = []  # standing facts the screens show (a simulation's key beside its data)
@@ -73,8 +76,28 @@ class Table:
         with self.lock:
             if self.current is not None and self.current.phase not in (Phase.SETTLED, Phase.VOIDED):
                 raise RoundStateError(f"round {self.current.round_id} is still open: settle or void it first")
+            if self.current is not None and self.current.phase is Phase.SETTLED:
+                self._banked.append(_bank_round(self.current.state))
             self.current = TableRound(round_id, self.rules, self.rules_mapping, self.audit, self.listeners)
             return self.current
+
+    @property
+    def bank_history(self) -> list[BankRound]:
+        """The rounds settled since the appliance started, oldest first, as the bank's rotation rules see them."""
+        with self.lock:
+            settled = self.current is not None and self.current.phase is Phase.SETTLED
+            return [*self._banked, *([_bank_round(self.current.state)] if settled else [])]
+
+    def bank_refused(self, banker, who: str) -> str | None:
+        """Why ``banker`` may not bank the next round under the house's rotation rules (logged), or None.
+        Only the rounds settled since the appliance started are known."""
+        if banker == DEALER:
+            return None
+        refusal = bank_refusal(banker, self.bank_history, self.rules.banking)
+        if refusal is not None:
+            refusal = f"{self.rules.name}: seat {banker} may not bank this round: {refusal}"
+            self.log(Events.BANK_REFUSED, {"seat": banker, "reason": refusal}, who)
+        return refusal
 
     def resume(self, round_id: str) -> TableRound:
         """After a power cut: the interrupted round becomes the current one again, and the table is held
@@ -170,3 +193,10 @@ class Table:
             if self.held is None:
                 raise RoundStateError("the table is not held")
             self._released(who, "release", reason)
+
+
+def _bank_round(state: dict) -> BankRound:
+    """A settled round's banker and the seats that wagered (a Player/Dealer's own seat among them)."""
+    banker = state["banker"]
+    wagered = {b["seat"] for b in state["bets"]} | ({banker} if banker != DEALER else set())
+    return BankRound(banker, frozenset(wagered))
