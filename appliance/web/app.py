@@ -3,70 +3,28 @@ and holds no game logic: the round engine decides, the audit log records, this s
 
 from __future__ import annotations
 
-import datetime as dt
-import functools
-import hashlib
 import json
 import os
 import queue
-import re
-import secrets
-import time
 from importlib import resources
 
-from flask import Flask, Response, abort, jsonify, request, send_file, session
+from flask import Flask, Response, abort, jsonify, request
 
-from ..audit.dispute import dispute, round_records
-from ..audit.index import RESULTS, Index
-from ..audit.log import AuditError, AuditLog
-from ..audit.replay import export_csv
+from ..audit.index import Index
+from ..audit.log import AuditLog
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import HouseRules
 from ..game.setting import SPLITS, SetHand
 from ..game.values import evaluator
-from ..table.live import LiveTable
-from ..table.round import Events, RoundStateError
-from ..table.supervisor import PinError
 from ..table.dealer import DealerLoop
+from ..table.live import LiveTable
 from ..table.table import Table
 from .dealer import dealer_routes
+from .query_params import ParameterError
+from .supervisor_routes import supervisor_routes
 
 KEEPALIVE_S = 15.0
-HISTORY_LIMIT = 1000  # rows in one history answer at most: a search, not a dump (the export is the dump)
-
-
-class ParameterError(ValueError):
-    """A query parameter that cannot be used; the message names it (a 400)."""
-
-
-def time_param(name: str) -> dt.datetime | None:
-    text = request.args.get(name, "").strip()
-    if not text:
-        return None
-    try:
-        return dt.datetime.fromisoformat(text)
-    except ValueError:
-        raise ParameterError(f"{name}: {text!r} is not a time (YYYY-MM-DDTHH:MM, optionally with an offset)") from None
-
-
-def date_param(name: str) -> dt.date:
-    text = request.args.get(name, "").strip()
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
-        raise ParameterError(f"{name}: give a date as YYYY-MM-DD, got {text!r}")
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise ParameterError(f"{name}: {text!r} is not a date") from None
-
-
-def int_param(name: str, low: int, high: int, default: int | None = None) -> int | None:
-    text = request.args.get(name, "").strip()
-    if not text:
-        return default
-    if not text.isdigit() or not low <= int(text) <= high:
-        raise ParameterError(f"{name}: give a whole number from {low} to {high}, got {text!r}")
-    return int(text)
 
 
 def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, session_minutes: float = 15,
@@ -85,6 +43,7 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     page = static.joinpath("table.html").read_text(encoding="utf-8")
     supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8")
     hint_page = static.joinpath("hint.html").read_text(encoding="utf-8")
+    app.register_blueprint(supervisor_routes(table, rules, index, audit, session_minutes))
     if dealer is not None:
         app.register_blueprint(dealer_routes(dealer))
 
@@ -140,173 +99,11 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     def bad_parameter(err):
         return jsonify({"error": str(err)}), 400
 
-    def end_supervisor_session():
-        """The supervisor's part of the session ends; the dealer's screen token in the same browser stays."""
-        for key in ("supervisor", "csrf", "expires"):
-            session.pop(key, None)
-
-    def no_session():
-        """The 401 to answer with, unless a supervisor's session is open and unexpired."""
-        if "supervisor" not in session or session.get("expires", 0) < time.time():
-            end_supervisor_session()
-            return jsonify({"error": "log in as a supervisor first"}), 401
-        return None
-
-    def supervisor_read(*needs: str):
-        """A GET for a logged-in supervisor that reads from ``needs`` (``index``, ``audit``)."""
-        def wrap(view):
-            @functools.wraps(view)
-            def guarded(*args, **kwargs):
-                refused = no_session()
-                if refused:
-                    return refused
-                missing = [name for name, part in (("index", index), ("audit", audit)) if name in needs and part is None]
-                if missing:
-                    return jsonify({"error": f"no {' or '.join(missing)} on this table"}), 503
-                return view(*args, **kwargs)
-            return guarded
-        return wrap
-
-    def supervisor_only(view):
-        @functools.wraps(view)
-        def guarded(*args, **kwargs):
-            if table is None:
-                return jsonify({"error": "no supervisor actions on this table"}), 503
-            refused = no_session()
-            if refused:
-                return refused
-            token = request.headers.get("X-CSRF-Token", "").encode()
-            if not secrets.compare_digest(token, session.get("csrf", "").encode()):
-                return jsonify({"error": "missing or wrong CSRF token"}), 403
-            body = request.get_json(silent=True) or {}
-            try:
-                return view(body, *args, **kwargs)
-            except PinError as err:
-                return jsonify({"error": str(err)}), 403
-            except (RoundStateError, ValueError) as err:
-                return jsonify({"error": str(err)}), 409
-        return guarded
-
     @app.get("/api/devices")
     def devices():
         """Each device's status and its recent faults: public, as the dealer's status lamp reads it
         too, and it shows no money and changes nothing."""
         return jsonify(live.device_status())
-
-    @app.get("/api/history")
-    @supervisor_read("index")
-    def history():
-        """History rows by round, seat, result and time, newest first, from the index."""
-        result = request.args.get("result", "").strip() or None
-        if result is not None and result not in RESULTS:
-            raise ParameterError(f"result: {result!r} is not one of {', '.join(RESULTS)}")
-        return jsonify(index.search(round_id=request.args.get("round", "").strip() or None,
-                                    seat=int_param("seat", 1, rules.start.player_seats), result=result,
-                                    start=time_param("from"), end=time_param("to"),
-                                    limit=int_param("limit", 1, HISTORY_LIMIT, default=200)))
-
-    @app.get("/api/shift")
-    @supervisor_read("index")
-    def shift():
-        return jsonify(index.shift(time_param("since")))
-
-    @app.get("/api/rounds/<round_id>/dispute")
-    @supervisor_read("index", "audit")
-    def dispute_view(round_id: str):
-        """Every record of one round, read from the log (any round, not only the last ten)."""
-        events = index.events_of(round_id)
-        if not events:
-            return jsonify({"error": f"no round {round_id!r} in the log"}), 404
-        found = round_records(audit.folder, round_id, [e["ts"] for e in events])
-        return jsonify(dispute(round_id, found, [e["seq"] for e in events], audit.key))
-
-    @app.get("/api/images/<digest>")
-    @supervisor_read("audit")
-    def zone_image(digest: str):
-        if not re.fullmatch(r"[0-9a-f]{64}", digest):
-            raise ParameterError(f"image: {digest[:80]!r} is not a SHA-256 (64 lower-case hex digits)")
-        path = audit.folder / "images" / digest[:2] / f"{digest}.png"
-        if not path.is_file():
-            return jsonify({"error": f"no zone image {digest}"}), 404
-        response = send_file(path, mimetype="image/png", conditional=True)
-        # Named by its content, an image never changes: the browser may keep it, but no shared cache may.
-        response.headers["Cache-Control"] = "private, max-age=31536000, immutable"
-        return response
-
-    @app.get("/api/export")
-    @supervisor_read("audit")
-    def export():
-        """The settled rounds between two dates as CSV, one row per seat; the download is logged."""
-        start, end = date_param("from"), date_param("to")
-        if end < start:
-            raise ParameterError(f"to: {end} is before from: {start}")
-        try:
-            text = export_csv(audit.folder, audit.key, start, end)
-        except AuditError as err:
-            return jsonify({"error": f"no export: {err}"}), 409
-        record = table.log if table is not None else audit.append  # the table also tells the live view
-        record(Events.AUDIT_EXPORTED, {"from": start.isoformat(), "to": end.isoformat(), "rows": text.count("\n") - 1,
-                                       "sha256": hashlib.sha256(text.encode()).hexdigest()},
-               who=f"supervisor {session['supervisor']}")
-        name = f"rounds-{start}-to-{end}.csv"
-        return Response(text, mimetype="text/csv",
-                        headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
-
-    @app.post("/login")
-    def login():
-        if table is None:
-            return jsonify({"error": "no supervisor actions on this table"}), 503
-        body = request.get_json(silent=True) or {}
-        try:
-            who = table.gate.check(str(body.get("supervisor", "")), str(body.get("pin", "")))
-        except PinError as err:
-            return jsonify({"error": str(err)}), 401
-        end_supervisor_session()
-        session.update(supervisor=who, csrf=secrets.token_urlsafe(32), expires=time.time() + session_minutes * 60)
-        table.log(Events.SUPERVISOR_LOGGED_IN, {"supervisor": who}, who=f"supervisor {who}")
-        return jsonify({"supervisor": who, "csrf": session["csrf"], "expires_in_s": session_minutes * 60})
-
-    @app.post("/logout")
-    def logout():
-        end_supervisor_session()
-        return jsonify({"ok": True})
-
-    @app.post("/api/rounds/<round_id>/correct")
-    @supervisor_only
-    def correct(body, round_id):
-        cards = {k: body[k] for k in ("cards", "front", "back") if k in body}
-        settlement = table.correct(round_id, session["supervisor"], str(body.get("pin", "")),
-                                   str(body.get("reason", "")), body.get("seat"), **cards)
-        return jsonify({"ok": True, "settlement": settlement})
-
-    @app.post("/api/rounds/<round_id>/void")
-    @supervisor_only
-    def void(body, round_id):
-        table.void(round_id, session["supervisor"], str(body.get("pin", "")), str(body.get("reason", "")))
-        return jsonify({"ok": True})
-
-    @app.post("/api/rounds/<round_id>/misdeal")
-    @supervisor_only
-    def misdeal(body, round_id):
-        table.misdeal(round_id, session["supervisor"], str(body.get("pin", "")), str(body.get("reason", "")))
-        return jsonify({"ok": True})
-
-    @app.post("/api/rounds/<round_id>/start")
-    @supervisor_only
-    def manual_start(body, round_id):
-        """The start value entered by the supervisor while the device is down."""
-        value = body.get("value")
-        if not isinstance(value, int):
-            raise ValueError(f"value: {value!r} is not a start value")
-        first = table.manual_start(round_id, session["supervisor"], str(body.get("pin", "")), value)
-        return jsonify({"ok": True, "first_hand": first})
-
-    @app.post("/api/table/release")
-    @supervisor_only
-    def release(body):
-        """The supervisor has dealt with what held the table; the dealer carries on."""
-        table.release(session["supervisor"], str(body.get("pin", "")), str(body.get("reason", "")))
-        return jsonify({"ok": True})
 
     @app.get("/events")
     def events():
