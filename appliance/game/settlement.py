@@ -312,6 +312,8 @@ def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
         seen.add(seat)
         if wager < rules.limits.minimum:
             raise RoundError(f"{where}.wager: {wager} is under the table minimum {rules.limits.minimum}")
+        if wager > rules.limits.maximum:
+            raise RoundError(f"{where}.wager: {wager} is over the table maximum {rules.limits.maximum}")
         if fortune:
             if rules.fortune is None:
                 raise RoundError(f"{where}.bonus.fortune: {rules.name} offers no Fortune bonus")

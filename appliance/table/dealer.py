@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import enum
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
@@ -125,10 +126,14 @@ class DealerLoop:
         with self.table.lock:
             if self.step is not Step.IDLE:
                 raise DealerInputError("wagers can be changed only between rounds")
+            if banker != DEALER and type(banker) is not int:
+                raise DealerInputError(f"banker: {banker!r:.40} is not \"dealer\" or a seat number")
             checked = []
             for i, bet in enumerate(bets):
+                if not isinstance(bet, dict):
+                    raise DealerInputError(f"seats[{i}]: expected {{seat, wager}}, got {bet!r:.40}")
                 seat = bet.get("seat")
-                if not isinstance(seat, int):
+                if type(seat) is not int:  # a JSON true is not seat 1
                     raise DealerInputError(f"seats[{i}].seat: {seat!r} is not a seat number")
                 checked.append({"seat": seat, "wager": _amount(bet.get("wager"), f"seat {seat} wager"),
                                 **({"fortune": _amount(bet["fortune"], f"seat {seat} fortune")}
@@ -361,13 +366,17 @@ class DealerLoop:
             self._on_prompt(self.prompt())
 
 
+# An amount as the screen sends it: a decimal string of whole units and at most cents, no sign, no
+# exponent ("1e30" would make Decimal quantize fail) and short enough that no table limit is near.
+AMOUNT = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?")
+
+
 def _amount(value, what: str) -> str:
-    try:
-        amount = Decimal(str(value))
-    except InvalidOperation:
-        raise DealerInputError(f"{what}: {value!r} is not an amount") from None
-    if not amount.is_finite() or amount <= 0 or amount != amount.quantize(Decimal("0.01")):
-        raise DealerInputError(f"{what}: {value!r} is not a positive amount in cents")
+    if not isinstance(value, str) or not AMOUNT.fullmatch(value):
+        raise DealerInputError(f"{what}: {value!r:.40} is not an amount (a decimal string such as \"25\" or \"12.50\")")
+    amount = Decimal(value)
+    if amount <= 0:
+        raise DealerInputError(f"{what}: {value!r} is not a positive amount")
     return str(amount)
 
 

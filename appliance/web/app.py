@@ -4,11 +4,13 @@ and holds no game logic: the round engine decides, the audit log records, this s
 from __future__ import annotations
 
 import json
+import logging
 import os
 import queue
 from importlib import resources
 
 from flask import Flask, Response, abort, jsonify, request
+from werkzeug.exceptions import HTTPException
 
 from ..audit.index import Index
 from ..audit.log import AuditLog
@@ -21,10 +23,40 @@ from ..table.dealer import DealerLoop
 from ..table.live import LiveTable
 from ..table.table import Table
 from .dealer import dealer_routes
+from .request_body import BODY_LIMIT, BodyError
 from .query_params import ParameterError
 from .supervisor_routes import supervisor_routes
 
 KEEPALIVE_S = 15.0
+
+log = logging.getLogger(__name__)
+
+
+def answer_errors_as_json(app: Flask) -> None:
+    """Every refusal is a JSON ``{"error"}`` naming what was wrong; a body over the limit is refused
+    before anything reads it (413); a fault of our own is a 500 that says so, never a traceback."""
+    @app.before_request
+    def body_limit():
+        if (request.content_length or 0) > BODY_LIMIT:
+            abort(413, f"the body is {request.content_length} bytes; at most {BODY_LIMIT}")
+
+    @app.errorhandler(HTTPException)
+    def http_error(err: HTTPException):
+        response = err.get_response()  # keeps the headers a status needs (Allow on a 405)
+        response.set_data(json.dumps({"error": err.description or err.name}))
+        response.mimetype = "application/json"
+        return response
+
+    @app.errorhandler(BodyError)
+    @app.errorhandler(ParameterError)
+    def bad_request(err: ValueError):
+        return jsonify({"error": str(err)}), 400
+
+    @app.errorhandler(Exception)
+    def fault(err: Exception):
+        log.exception("dashboard fault on %s %s", request.method, request.path)
+        return jsonify({"error": "the appliance failed to answer this request (logged)"}), 500
+
 
 
 def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, session_minutes: float = 15,
@@ -37,7 +69,8 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     With ``dealer``, the touch screen drives the dealer's loop as the rail's buttons do."""
     app = Flask(__name__, static_folder=None)
     app.secret_key = secret_key or os.urandom(32)
-    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
+    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict", MAX_CONTENT_LENGTH=BODY_LIMIT)
+    answer_errors_as_json(app)
     ev = evaluator(rules.joker, rules.wheel)
     static = resources.files("appliance.web").joinpath("static")
     page = static.joinpath("table.html").read_text(encoding="utf-8")
@@ -95,9 +128,6 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
         return jsonify({"front": format_cards(sorted(front, reverse=True)), "back": format_cards(sorted(back, reverse=True)),
                         "front_value": ev.name(fv), "back_value": ev.name(bv), "rule": rule, "splits": splits})
 
-    @app.errorhandler(ParameterError)
-    def bad_parameter(err):
-        return jsonify({"error": str(err)}), 400
 
     @app.get("/api/devices")
     def devices():

@@ -13,8 +13,10 @@ import secrets
 from flask import Blueprint, jsonify, request, session
 
 from ..table.dealer import DealerInputError, DealerLoop
+from .request_body import ID_LIMIT, BodyError, cards, json_object, text, whole
 
 WHO = "dealer (screen)"
+BETS_LIMIT = 16  # wagers in one request: more than any table has seats
 
 
 def dealer_routes(loop: DealerLoop) -> Blueprint:
@@ -26,11 +28,11 @@ def dealer_routes(loop: DealerLoop) -> Blueprint:
             token = request.headers.get("X-CSRF-Token", "").encode()
             if not token or not secrets.compare_digest(token, session.get("dealer_csrf", "").encode()):
                 return jsonify({"error": "missing or wrong CSRF token: reload the page"}), 403
-            body = request.get_json(silent=True)
-            if not isinstance(body, dict):
-                return jsonify({"error": "expected a JSON object"}), 400
+            body = json_object()
             try:
                 view(body)
+            except BodyError:
+                raise  # the app answers 400 naming the field
             except (DealerInputError, ValueError) as err:
                 return jsonify({"error": str(err)}), 409
             return jsonify({"ok": True, "dealer": loop.prompt()})
@@ -45,38 +47,28 @@ def dealer_routes(loop: DealerLoop) -> Blueprint:
     @bp.post("/api/dealer/press")
     @screen_only
     def press(body):
-        refused = loop.press(str(body.get("button", "")), WHO, _version(body))
+        refused = loop.press(text(body, "button", ID_LIMIT), WHO, whole(body, "version", required=False))
         if refused:
             raise DealerInputError(refused)
 
     @bp.post("/api/dealer/bets")
     @screen_only
     def bets(body):
-        if not isinstance(body.get("bets"), list):
-            raise DealerInputError("bets: expected a list of {seat, wager}")
-        loop.set_bets(body["bets"], body.get("banker", "dealer"), body.get("banker_wager"), WHO)
+        bets = body.get("bets")
+        if not isinstance(bets, list) or len(bets) > BETS_LIMIT:
+            raise BodyError(f"bets: expected a list of at most {BETS_LIMIT} {{seat, wager}}")
+        loop.set_bets(bets, body.get("banker", "dealer"), body.get("banker_wager"), WHO)
 
     @bp.post("/api/dealer/card")
     @screen_only
     def card(body):
-        position = body.get("position")
-        if not isinstance(position, int):
-            raise DealerInputError(f"position: {position!r} is not a card position")
-        loop.name_card(str(body.get("zone", "")), position, str(body.get("card", "")), WHO, _version(body))
+        loop.name_card(text(body, "zone", ID_LIMIT), whole(body, "position"), text(body, "card", 4), WHO,
+                       whole(body, "version", required=False))
 
     @bp.post("/api/dealer/hand")
     @screen_only
     def hand(body):
-        if not isinstance(body.get("cards"), list):
-            raise DealerInputError("cards: expected a list of card codes")
-        loop.enter_hand(str(body.get("zone", "")), body["cards"], WHO)
+        loop.enter_hand(text(body, "zone", ID_LIMIT), cards(body, "cards"), WHO)
 
     return bp
 
-
-def _version(body: dict) -> int | None:
-    """The version of the reads the screen showed when the dealer acted."""
-    version = body.get("version")
-    if version is not None and not isinstance(version, int):
-        raise DealerInputError(f"version: {version!r} is not a read version")
-    return version

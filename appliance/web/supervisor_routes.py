@@ -20,12 +20,20 @@ from ..game.rules import HouseRules
 from ..table.round import Events, RoundStateError
 from ..table.supervisor import PinError
 from ..table.table import Table
+from . import request_body
+from .request_body import BODY_LIMIT, BodyError, json_object, text, whole
 from .query_params import HISTORY_LIMIT, ParameterError, date_param, int_param, time_param
+
+
+PIN_LIMIT = 8  # digits of a PIN at most
 
 
 def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | None, audit: AuditLog | None,
                       session_minutes: float) -> Blueprint:
     bp = Blueprint("supervisor", __name__)
+
+    def pin_of(body: dict) -> str:
+        return text(body, "pin", PIN_LIMIT)
 
     def end_supervisor_session():
         """The supervisor's part of the session ends; the dealer's screen token in the same browser stays."""
@@ -65,9 +73,11 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
             token = request.headers.get("X-CSRF-Token", "").encode()
             if not secrets.compare_digest(token, session.get("csrf", "").encode()):
                 return jsonify({"error": "missing or wrong CSRF token"}), 403
-            body = request.get_json(silent=True) or {}
+            body = json_object()
             try:
                 return view(body, *args, **kwargs)
+            except BodyError:
+                raise  # the app answers 400 naming the field
             except PinError as err:
                 return jsonify({"error": str(err)}), 403
             except (RoundStateError, ValueError) as err:
@@ -137,9 +147,11 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
     def login():
         if table is None:
             return jsonify({"error": "no supervisor actions on this table"}), 503
-        body = request.get_json(silent=True) or {}
+        body = json_object()
+        # the id is not cut here: a refusal logs its first 64 characters, whatever was sent
+        supervisor, pin = text(body, "supervisor", limit=BODY_LIMIT), text(body, "pin", PIN_LIMIT)
         try:
-            who = table.gate.check(str(body.get("supervisor", "")), str(body.get("pin", "")))
+            who = table.gate.check(supervisor, pin)
         except PinError as err:
             return jsonify({"error": str(err)}), 401
         end_supervisor_session()
@@ -155,38 +167,38 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
     @bp.post("/api/rounds/<round_id>/correct")
     @supervisor_only
     def correct(body, round_id):
-        cards = {k: body[k] for k in ("cards", "front", "back") if k in body}
-        settlement = table.correct(round_id, session["supervisor"], str(body.get("pin", "")),
-                                   str(body.get("reason", "")), body.get("seat"), **cards)
+        seat = request_body.seat(body, "seat")
+        if seat == "banker":
+            hand = {"cards": request_body.cards(body, "cards")}
+        else:
+            hand = {"front": request_body.cards(body, "front"), "back": request_body.cards(body, "back")}
+        settlement = table.correct(round_id, session["supervisor"], pin_of(body), text(body, "reason"), seat, **hand)
         return jsonify({"ok": True, "settlement": settlement})
 
     @bp.post("/api/rounds/<round_id>/void")
     @supervisor_only
     def void(body, round_id):
-        table.void(round_id, session["supervisor"], str(body.get("pin", "")), str(body.get("reason", "")))
+        table.void(round_id, session["supervisor"], pin_of(body), text(body, "reason"))
         return jsonify({"ok": True})
 
     @bp.post("/api/rounds/<round_id>/misdeal")
     @supervisor_only
     def misdeal(body, round_id):
-        table.misdeal(round_id, session["supervisor"], str(body.get("pin", "")), str(body.get("reason", "")))
+        table.misdeal(round_id, session["supervisor"], pin_of(body), text(body, "reason"))
         return jsonify({"ok": True})
 
     @bp.post("/api/rounds/<round_id>/start")
     @supervisor_only
     def manual_start(body, round_id):
         """The start value entered by the supervisor while the device is down."""
-        value = body.get("value")
-        if not isinstance(value, int):
-            raise ValueError(f"value: {value!r} is not a start value")
-        first = table.manual_start(round_id, session["supervisor"], str(body.get("pin", "")), value)
+        first = table.manual_start(round_id, session["supervisor"], pin_of(body), whole(body, "value"))
         return jsonify({"ok": True, "first_hand": first})
 
     @bp.post("/api/table/release")
     @supervisor_only
     def release(body):
         """The supervisor has dealt with what held the table; the dealer carries on."""
-        table.release(session["supervisor"], str(body.get("pin", "")), str(body.get("reason", "")))
+        table.release(session["supervisor"], pin_of(body), text(body, "reason"))
         return jsonify({"ok": True})
 
     return bp
