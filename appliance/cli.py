@@ -346,12 +346,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from .audit.index import Index
     from .audit.log import AuditLog, key_for
-    from .config import load_devices, load_supervisors
+    from .config import load_devices, supervisors_as_saved
     from .service import notify, start_watchdog
     from .station import Station
     from .table.live import LiveTable
     from .table.round import Events
-    from .table.supervisor import hash_pin
+    from .table.supervisor import new_pin
     from .table.table import Table
     from .web.app import create_app
 
@@ -362,12 +362,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     key_file = config_dir / "audit.key" if config_dir else data / "audit.key"
     rules = load_house(args.house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
     devices = load_devices(config_dir / "devices.toml" if config_dir else None)
-    supervisors = load_supervisors(config_dir)
+    supervisors = supervisors_as_saved(config_dir)
     simulate = args.simulate or devices.start_source == "simulated"
-    if simulate and not supervisors:
+    if simulate and not supervisors():
         # A demonstration needs a supervisor: one for this run only, its PIN shown here and nowhere else.
         pin = f"{secrets.randbelow(10**6):06d}"
-        supervisors = {"demo": hash_pin(pin)}
+        demo = {"demo": new_pin(pin)}
+        supervisors = lambda: demo  # noqa: E731
         print(f"simulation: supervisor id demo, PIN {pin} (this run only)", file=sys.stderr, flush=True)
     audit = AuditLog(data / "audit", key_for(key_file))
     live = LiveTable()
@@ -399,7 +400,7 @@ def cmd_supervisor_add(args: argparse.Namespace) -> int:
     import getpass
 
     from .config import load_supervisors, save_supervisors
-    from .table.supervisor import hash_pin
+    from .table.supervisor import new_pin
 
     config_dir = Path(args.config)
     if not config_dir.is_dir():
@@ -411,7 +412,7 @@ def cmd_supervisor_add(args: argparse.Namespace) -> int:
     else:
         pin = sys.stdin.readline().strip()
     hashes = load_supervisors(config_dir)
-    hashes[args.id] = hash_pin(pin)
+    hashes[args.id] = new_pin(pin)
     _print({"supervisor": args.id, "file": str(save_supervisors(config_dir, hashes))})
     return 0
 

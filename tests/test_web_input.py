@@ -2,13 +2,12 @@
 never a 500, nothing too large reaches the audit log, and the table still plays a round afterwards."""
 
 import json
-import threading
 import urllib.error
 import urllib.request
 
 import pytest
-import waitress.server
 from dealer_table import BANKER, SEAT2, Dealer
+from served import waitress_serving
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -101,20 +100,14 @@ def test_a_correction_of_the_wrong_shape_is_a_400_naming_the_field(dealer, body,
 
 
 def test_a_body_over_64_kb_is_refused_before_it_is_read_and_never_logged(dealer, tmp_path):
-    server = waitress.server.create_server(dealer.app, host="127.0.0.1", port=0, threads=2)
-    threading.Thread(target=server.run, daemon=True).start()
-    try:
+    with waitress_serving(dealer.app) as base:
         for path in ("/login", "/api/dealer/bets", "/api/state"):
             body = json.dumps({"supervisor": "x" * (10 * 1024 * 1024), "pin": "1"}).encode()
-            request = urllib.request.Request(f"http://127.0.0.1:{server.effective_port}{path}", data=body,
-                                             headers={"Content-Type": "application/json"})
+            request = urllib.request.Request(base + path, data=body, headers={"Content-Type": "application/json"})
             with pytest.raises(urllib.error.HTTPError) as err:
                 urllib.request.urlopen(request, timeout=10)
             assert err.value.code == 413 and "at most 65536" in json.loads(err.value.read())["error"]
             err.value.close()
-    finally:
-        server.task_dispatcher.shutdown()  # its workers finish before their sockets close
-        server.close()
     assert all(len(json.dumps(r)) < 2000 for r in records(tmp_path / "log"))
 
 

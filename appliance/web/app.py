@@ -26,6 +26,7 @@ from .dealer import dealer_routes
 from .request_body import BODY_LIMIT, BodyError
 from .query_params import ParameterError
 from .supervisor_routes import supervisor_routes
+from .supervisor_sessions import SessionStore
 
 KEEPALIVE_S = 15.0
 
@@ -76,7 +77,7 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     page = static.joinpath("table.html").read_text(encoding="utf-8")
     supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8")
     hint_page = static.joinpath("hint.html").read_text(encoding="utf-8")
-    app.register_blueprint(supervisor_routes(table, rules, index, audit, session_minutes))
+    app.register_blueprint(supervisor_routes(table, rules, index, audit, SessionStore(session_minutes * 60)))
     if dealer is not None:
         app.register_blueprint(dealer_routes(dealer))
 

@@ -8,9 +8,8 @@ import functools
 import hashlib
 import re
 import secrets
-import time
 
-from flask import Blueprint, Response, jsonify, request, send_file, session
+from flask import Blueprint, Response, g, jsonify, request, send_file, session
 
 from ..audit.dispute import dispute, round_records
 from ..audit.index import RESULTS, Index
@@ -22,6 +21,7 @@ from ..table.supervisor import PinError
 from ..table.table import Table
 from . import request_body
 from .request_body import BODY_LIMIT, BodyError, json_object, text, whole
+from .supervisor_sessions import SessionStore, SupervisorSession
 from .query_params import HISTORY_LIMIT, ParameterError, date_param, int_param, time_param
 
 
@@ -29,22 +29,32 @@ PIN_LIMIT = 8  # digits of a PIN at most
 
 
 def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | None, audit: AuditLog | None,
-                      session_minutes: float) -> Blueprint:
+                      sessions: SessionStore) -> Blueprint:
     bp = Blueprint("supervisor", __name__)
 
     def pin_of(body: dict) -> str:
         return text(body, "pin", PIN_LIMIT)
 
-    def end_supervisor_session():
-        """The supervisor's part of the session ends; the dealer's screen token in the same browser stays."""
-        for key in ("supervisor", "csrf", "expires"):
-            session.pop(key, None)
+    def current() -> SupervisorSession | None:
+        """The supervisor's open session, if this browser has one."""
+        if table is None:
+            return None
+        found = sessions.get(session.get("sid"), table.gate.stored)
+        if found is None:
+            session.pop("sid", None)
+        return found
 
     def no_session():
-        """The 401 to answer with, unless a supervisor's session is open and unexpired."""
-        if "supervisor" not in session or session.get("expires", 0) < time.time():
-            end_supervisor_session()
+        """The 401 to answer with, unless a supervisor's session is open."""
+        g.supervisor = current()
+        if g.supervisor is None:
             return jsonify({"error": "log in as a supervisor first"}), 401
+        return None
+
+    def wrong_token():
+        token = request.headers.get("X-CSRF-Token", "").encode()
+        if not secrets.compare_digest(token, g.supervisor.csrf.encode()):
+            return jsonify({"error": "missing or wrong CSRF token"}), 403
         return None
 
     def supervisor_read(*needs: str):
@@ -70,9 +80,9 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
             refused = no_session()
             if refused:
                 return refused
-            token = request.headers.get("X-CSRF-Token", "").encode()
-            if not secrets.compare_digest(token, session.get("csrf", "").encode()):
-                return jsonify({"error": "missing or wrong CSRF token"}), 403
+            refused = wrong_token()
+            if refused:
+                return refused
             body = json_object()
             try:
                 return view(body, *args, **kwargs)
@@ -138,7 +148,7 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
         record = table.log if table is not None else audit.append  # the table also tells the live view
         record(Events.AUDIT_EXPORTED, {"from": start.isoformat(), "to": end.isoformat(), "rows": text.count("\n") - 1,
                                        "sha256": hashlib.sha256(text.encode()).hexdigest()},
-               who=f"supervisor {session['supervisor']}")
+               who=f"supervisor {g.supervisor.supervisor}")
         name = f"rounds-{start}-to-{end}.csv"
         return Response(text, mimetype="text/csv",
                         headers={"Content-Disposition": f'attachment; filename="{name}"', "Cache-Control": "no-store"})
@@ -151,17 +161,24 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
         # the id is not cut here: a refusal logs its first 64 characters, whatever was sent
         supervisor, pin = text(body, "supervisor", limit=BODY_LIMIT), text(body, "pin", PIN_LIMIT)
         try:
-            who = table.gate.check(supervisor, pin)
+            who = table.gate.check(supervisor, pin, request.remote_addr or "?")
         except PinError as err:
             return jsonify({"error": str(err)}), 401
-        end_supervisor_session()
-        session.update(supervisor=who, csrf=secrets.token_urlsafe(32), expires=time.time() + session_minutes * 60)
-        table.log(Events.SUPERVISOR_LOGGED_IN, {"supervisor": who}, who=f"supervisor {who}")
-        return jsonify({"supervisor": who, "csrf": session["csrf"], "expires_in_s": session_minutes * 60})
+        sessions.end(session.get("sid"))
+        sid, opened = sessions.open(who, table.gate.stored(who))
+        session["sid"] = sid
+        table.log(Events.SUPERVISOR_LOGGED_IN, {"supervisor": who, "address": request.remote_addr},
+                  who=f"supervisor {who}")
+        return jsonify({"supervisor": who, "csrf": opened.csrf, "idle_timeout_s": sessions.idle_s})
 
     @bp.post("/logout")
     def logout():
-        end_supervisor_session()
+        """Ends the session on the appliance (a saved cookie opens nothing); needs the CSRF token, so that
+        another site cannot log the supervisor out."""
+        refused = no_session() or wrong_token()
+        if refused:
+            return refused
+        sessions.end(session.pop("sid", None))
         return jsonify({"ok": True})
 
     @bp.post("/api/rounds/<round_id>/correct")
@@ -172,33 +189,35 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
             hand = {"cards": request_body.cards(body, "cards")}
         else:
             hand = {"front": request_body.cards(body, "front"), "back": request_body.cards(body, "back")}
-        settlement = table.correct(round_id, session["supervisor"], pin_of(body), text(body, "reason"), seat, **hand)
+        settlement = table.correct(round_id, g.supervisor.supervisor, pin_of(body), text(body, "reason"), seat,
+                                   address=request.remote_addr, **hand)
         return jsonify({"ok": True, "settlement": settlement})
 
     @bp.post("/api/rounds/<round_id>/void")
     @supervisor_only
     def void(body, round_id):
-        table.void(round_id, session["supervisor"], pin_of(body), text(body, "reason"))
+        table.void(round_id, g.supervisor.supervisor, pin_of(body), text(body, "reason"), request.remote_addr)
         return jsonify({"ok": True})
 
     @bp.post("/api/rounds/<round_id>/misdeal")
     @supervisor_only
     def misdeal(body, round_id):
-        table.misdeal(round_id, session["supervisor"], pin_of(body), text(body, "reason"))
+        table.misdeal(round_id, g.supervisor.supervisor, pin_of(body), text(body, "reason"), request.remote_addr)
         return jsonify({"ok": True})
 
     @bp.post("/api/rounds/<round_id>/start")
     @supervisor_only
     def manual_start(body, round_id):
         """The start value entered by the supervisor while the device is down."""
-        first = table.manual_start(round_id, session["supervisor"], pin_of(body), whole(body, "value"))
+        first = table.manual_start(round_id, g.supervisor.supervisor, pin_of(body), whole(body, "value"),
+                                   request.remote_addr)
         return jsonify({"ok": True, "first_hand": first})
 
     @bp.post("/api/table/release")
     @supervisor_only
     def release(body):
         """The supervisor has dealt with what held the table; the dealer carries on."""
-        table.release(session["supervisor"], pin_of(body), text(body, "reason"))
+        table.release(g.supervisor.supervisor, pin_of(body), text(body, "reason"), request.remote_addr)
         return jsonify({"ok": True})
 
     return bp
