@@ -297,6 +297,7 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_table(args: argparse.Namespace) -> int:
+    from .audit.index import Index
     from .audit.log import AuditLog, key_for
     from .table.simulation import play_rounds
 
@@ -304,8 +305,11 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     key_file = Path(args.key_file) if args.key_file else audit_dir.parent / f"{audit_dir.name}.key"
     rules = load_house(args.house)
     start = time.perf_counter()
-    totals = play_rounds(rules, AuditLog(audit_dir, key_for(key_file)), args.rounds, seed=args.seed,
-                         render=args.render, size=(args.width, args.height))
+    audit = AuditLog(audit_dir, key_for(key_file))
+    index = Index(audit_dir.parent / f"{audit_dir.name}.index.sqlite")  # round ids go on from it
+    totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render,
+                         size=(args.width, args.height), index=index)
+    index.close()
     _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
             "seconds": round(time.perf_counter() - start, 2)})
     return 0
@@ -338,7 +342,7 @@ def data_dir(given: str | None) -> Path:
     """--data, else $APPLIANCE_DATA_DIR, else systemd's $STATE_DIRECTORY, else ./data."""
     import os
 
-    return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data")
+    return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data").absolute()
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -373,10 +377,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     audit = AuditLog(data / "audit", key_for(key_file))
     live = LiveTable()
     index = Index(data / "index.sqlite")
+    # The log is the truth; the index catches up with what was written since it last saw the log
+    # (the first start after an upgrade builds it once), so a start does not grow with history.
+    index.catch_up(data / "audit")
     table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
-                      rounds=args.rounds or None, on_prompt=live.prompt)
-    index.rebuild(data / "audit")  # the log is the truth; the index is rebuilt from it at every start
+                      rounds=args.rounds or None, on_prompt=live.prompt, index=index)
     server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
                                                dealer=station.loop), host=args.host, port=args.port, threads=16)
     print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
@@ -573,8 +579,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    # Commands report on stdout/stderr as JSON; the log only speaks up for errors here.
-    logging.basicConfig(level=logging.ERROR, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # Commands report on stdout/stderr as JSON; the log only speaks up for errors here. The appliance
+    # itself runs under systemd: its warnings (a device offline, a camera fault) belong in the journal.
+    level = logging.WARNING if args.command == "run" else logging.ERROR
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         return args.func(args)
     except (ValueError, OSError) as err:

@@ -14,6 +14,7 @@ import logging
 import time
 from pathlib import Path
 
+from .audit.index import Index
 from .config import DeviceConfig, DeviceConfigError
 from .devices.builtin_rng import BuiltinRng
 from .devices.camera import Camera, ImageFolderSource, Picamera2Source, VideoCaptureSource
@@ -51,9 +52,17 @@ class Station:
     """Everything ``appliance run`` starts; ``stop()`` ends it in order."""
 
     def __init__(self, table: Table, devices: DeviceConfig, simulate: bool, render: bool = False, seed: int = 1,
-                 pace: float = 1.5, rounds: int | None = None, on_prompt=lambda prompt: None):
+                 pace: float = 1.5, rounds: int | None = None, on_prompt=lambda prompt: None,
+                 index: Index | None = None):
+        """``index`` is the history index, caught up with the log and listening to the table; without
+        one, an index in memory is built from the whole log."""
+        if index is None:
+            index = Index(":memory:")
+            index.catch_up(table.audit.folder)
+            table.listeners.append(index.add)
         self.table = table
         self.workers: list[Worker] = []
+        self.camera: Camera | None = None  # a real camera, closed when the station stops
         status = self._status_logger()
         health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.log(
             Events.DEVICE_HEALTH, {"device": "start-seat", "source": w.source, "message": w.message(),
@@ -66,7 +75,7 @@ class Station:
         def day() -> str:  # round ids by gaming day: <day>-0001, <day>-0002, ...
             return table.audit.gaming_day(dt.datetime.now(dt.timezone.utc))
 
-        self.loop = DealerLoop(table, eye, request_start, RoundIds(table.audit.folder, day, digits=4), source, health,
+        self.loop = DealerLoop(table, eye, request_start, RoundIds(index.last_number, day, digits=4), source, health,
                                devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt)
         self.workers += [self.panel, Watcher(every, self._guarded("camera", self.loop.tick))]
         if simulate:
@@ -149,7 +158,8 @@ class Station:
                        "v4l2": lambda: VideoCaptureSource(int(cam.device) if cam.device.isdigit() else cam.device,
                                                           cam.width, cam.height),
                        "folder": lambda: ImageFolderSource(cam.device, loop=True)}[cam.source]
-        camera = Camera(open_source, on_fault=lambda why: status("camera", "fault", why), stall_after=cam.stall_after)
+        camera = self.camera = Camera(open_source, on_fault=lambda why: status("camera", "fault", why),
+                                      stall_after=cam.stall_after)
         eye = CameraEye(camera, layout, Deck.load(devices.vision.deck), Calibrator(layout),
                         on_status=lambda state, why: status("camera", state, why))
         return eye, None, 0.1
@@ -163,4 +173,6 @@ class Station:
     def stop(self) -> None:
         for worker in reversed(self.workers):
             worker.stop()
+        if self.camera is not None:
+            self.camera.close()  # after its thread has stopped: no read can come in between
 

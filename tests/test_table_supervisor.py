@@ -1,3 +1,4 @@
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,22 @@ def test_pin_rules():
         hash_pin("12ab")
     gate = SupervisorGate({"1": hash_pin("1234")})
     assert gate.check("1", "1234") == "1"
+
+
+def test_a_correction_of_a_player_bankers_own_hand_changes_the_settlement(tmp_path):
+    """Capitol: the Player/Dealer sets his own hand. His 9h was really the Kh: his front K-4 now beats
+    seat 2's Q-J, and the seat's win becomes a push; the replay folds the correction the same way."""
+    rules = load_house("capitol")
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {"1042": hash_pin("4821")})
+    r = table.new_round("c1")
+    r.open(4, [{"seat": 2, "wager": "40"}], banker_wager=Decimal("200"))
+    r.start_seat("dice", 12, dice=[3, 4, 5])
+    r.banker_cards(["9h", "4d", "As", "Ad", "Kc", "Ks", "3c"], front=["9h", "4d"], back=["As", "Ad", "Kc", "Ks", "3c"])
+    r.seat_cards(2, ["Qh", "Jh"], ["Ts", "Th", "Tc", "6d", "5c"])
+    assert r.settle()["seats"][0]["result"] == "win"
+    with pytest.raises(RoundStateError, match="set his own hand"):
+        table.correct("c1", "1042", "4821", "9h misread", "banker", cards=["Kh", "4d", "As", "Ad", "Kc", "Ks", "3c"])
+    again = table.correct("c1", "1042", "4821", "9h misread: king of hearts", "banker",
+                          front=["Kh", "4d"], back=["As", "Ad", "Kc", "Ks", "3c"])
+    assert again["seats"][0]["result"] == "push"
+    assert replay(tmp_path / "log", KEY)["differences"] == []

@@ -253,3 +253,29 @@ def test_no_export_from_a_log_that_fails_verification(tmp_path):
     response = client.get("/api/export?from=2000-01-01&to=2999-12-31")
     assert response.status_code == 409 and "signature does not match" in response.get_json()["error"]
     assert not any(r["event"] == "AuditExported" for r in records(tmp_path / "log"))
+
+
+def test_a_rounds_view_shows_the_resettlement_after_a_correction(setup):
+    client, _ = setup
+    first = client.get("/api/rounds/r1").get_json()
+    token = client.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN}).get_json()["csrf"]
+    won = {**CORRECTION, "reason": "the seat held queens and trip sevens", "front": ["Qh", "Qd"],
+           "back": ["7c", "7s", "7h", "4d", "Jc"]}
+    settlement = client.post("/api/rounds/r1/correct", json=won, headers={"X-CSRF-Token": token}).get_json()[
+        "settlement"]
+    shown = client.get("/api/rounds/r1").get_json()
+    assert shown["seats"]["2"]["result"] == "win" and first["seats"]["2"]["result"] == "loss"
+    assert shown["totals"] == settlement["totals"] != first["totals"]
+    assert [r["round"] for r in client.get("/api/rounds").get_json()] == ["r1"]
+
+
+def test_zone_images_are_served_from_a_relative_data_folder(tmp_path, monkeypatch):
+    """``appliance run`` without --data keeps the log in ./data: an image must not be looked for in the package."""
+    monkeypatch.chdir(tmp_path)
+    audit = AuditLog(Path("data") / "audit", b"x" * 64)
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(32))
+    digest = audit.store_image(png)
+    table = Table(RULES, read_toml(Path(RULES.source)), audit, {SUPERVISOR: hash_pin(PIN)})
+    client = logged_in(create_app(LiveTable(), RULES, table, audit=audit, secret_key=b"k" * 32))
+    with client.get(f"/api/images/{digest}") as response:
+        assert response.status_code == 200 and response.data == png

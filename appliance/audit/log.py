@@ -22,7 +22,7 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 GENESIS = "0" * 64
 SUFFIX = ".jsonl"
@@ -241,3 +241,44 @@ def verify(folder: str | Path, key: bytes) -> Verification:
 def records(folder: str | Path) -> list[dict]:
     """Every record in day order (after :func:`verify` has passed)."""
     return [json.loads(line) for path in day_files(Path(folder)) for line in path.read_bytes().splitlines()]
+
+
+def _first_seq(path: Path) -> int | None:
+    with open(path, "rb") as handle:
+        line = handle.readline()
+    return json.loads(line)["seq"] if line.endswith(b"\n") else None
+
+
+def records_from(folder: str | Path, seq: int) -> Iterator[dict]:
+    """The records numbered ``seq`` and after, in order, read from the day files that hold them only
+    (the first line of each earlier file tells where to begin), so that catching up with the end of
+    a long log costs what is new, not what is old."""
+    files = day_files(Path(folder))
+    start = 0
+    for n in range(len(files) - 1, -1, -1):
+        first = _first_seq(files[n])
+        if first is not None and first <= seq:
+            start = n
+            break
+    for path in files[start:]:
+        for line in path.read_bytes().splitlines():
+            record = json.loads(line)
+            if record["seq"] >= seq:
+                yield record
+
+
+def tail(folder: str | Path, block: int = 1 << 16) -> Iterator[dict]:
+    """The records newest first, read backwards from the end of the log a block at a time: start-up
+    finds the last round without reading the history before it."""
+    for path in reversed(day_files(Path(folder))):
+        with open(path, "rb") as handle:
+            end, rest = handle.seek(0, os.SEEK_END), b""
+            while end > 0:
+                start = max(0, end - block)
+                handle.seek(start)
+                lines = (handle.read(end - start) + rest).split(b"\n")
+                rest, lines = (lines[0], lines[1:]) if start > 0 else (b"", lines)  # a line cut by the block
+                end = start
+                for line in reversed(lines):
+                    if line:
+                        yield json.loads(line)

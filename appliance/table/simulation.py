@@ -16,6 +16,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
+from ..audit.index import Index
 from ..audit.log import AuditLog
 from ..config import read_toml
 from ..game.cards import format_cards, parse_cards
@@ -75,12 +76,17 @@ def players_set(hands: dict, seats: list[int], rules: HouseRules, ev) -> dict[st
 
 def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
                 size: tuple[int, int] = (4608, 2592), listeners=(), pace=lambda: None,
-                stop=lambda: False) -> dict:
+                stop=lambda: False, index: Index | None = None) -> dict:
     """Play ``rounds`` rounds, one move at a time, through the dealer's loop: the simulated dealer
     at its inputs, the start value from a seeded RNG, the cards seen by a perfect eye or (``render``)
     the synthetic camera and the real reader. ``listeners`` see every record, ``pace()`` runs between
-    the dealer's moves (the live demo waits there), and ``stop()`` ends the run between rounds."""
-    table = Table(rules, read_toml(Path(rules.source)), audit, {}, listeners=list(listeners))
+    the dealer's moves (the live demo waits there), and ``stop()`` ends the run between rounds.
+    Round ids go on from the history ``index`` (caught up with the log first); without one, an index in
+    memory is built from the whole log."""
+    if index is None:
+        index = Index(":memory:")
+    index.catch_up(audit.folder)
+    table = Table(rules, read_toml(Path(rules.source)), audit, {}, listeners=[index.add, *listeners])
     table.log(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
                                          "house": rules.key}, "appliance")
     interrupted = void_interrupted(audit)
@@ -108,7 +114,7 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         return True
 
     eye, lay = simulated_eye(render, seed, size)
-    loop = DealerLoop(table, eye, roll, RoundIds(audit.folder, lambda: str(seed)), "simulated-rng", health,
+    loop = DealerLoop(table, eye, roll, RoundIds(index.last_number, lambda: str(seed)), "simulated-rng", health,
                       stable_frames=2)
     dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5)
     for _ in range(rounds):

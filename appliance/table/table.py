@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from ..audit.log import AuditLog
 from ..game.rules import HouseRules
+from .listeners import tell
 from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
 
@@ -32,10 +33,9 @@ class Table:
 
     def log(self, event: str, data: dict, who: str) -> dict:
         """A record outside a round's steps (a device's status, a call for the supervisor), announced
-        to the same listeners once it is on disk."""
+        to the same listeners, each isolated, once it is on disk."""
         record = self.audit.append(event, data, who)
-        for listener in self.listeners:
-            listener(record)
+        tell(self.listeners, record)
         return record
 
     def new_round(self, round_id: str) -> TableRound:

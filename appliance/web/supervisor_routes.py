@@ -126,7 +126,8 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
     def zone_image(digest: str):
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
             raise ParameterError(f"image: {digest[:80]!r} is not a SHA-256 (64 lower-case hex digits)")
-        path = audit.folder / "images" / digest[:2] / f"{digest}.png"
+        # absolute: send_file would take a relative path (the default ./data) as the package's own
+        path = (audit.folder / "images" / digest[:2] / f"{digest}.png").absolute()
         if not path.is_file():
             return jsonify({"error": f"no zone image {digest}"}), 404
         response = send_file(path, mimetype="image/png", conditional=True)
