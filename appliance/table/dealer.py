@@ -49,6 +49,10 @@ class DealerInputError(ValueError):
     """A dealer's input that cannot be taken (a bad wager, a card for a zone not being read)."""
 
 
+class OverrideNeedsPin(DealerInputError):
+    """A hand typed over a zone the camera reads steadily: it takes a supervisor's PIN."""
+
+
 @dataclass
 class ZoneRead:
     """One zone's stable read and the cards the dealer named in it."""
@@ -211,17 +215,41 @@ class DealerLoop:
             self.version += 1
             self.announce()
 
-    def enter_hand(self, zone: str, cards: list[str], who: str = "dealer") -> None:
-        """A whole zone entered by hand (the camera is down or cannot see it): every card is the dealer's."""
+    def enter_hand(self, zone: str, cards: list[str], who: str = "dealer", supervisor: str = "", pin: str = "",
+                   address: str = "local") -> None:
+        """A whole zone entered by hand (the camera is down or cannot see it): every card is the dealer's.
+        Over a zone the camera reads steadily, the typed hand replaces the camera's only with a
+        supervisor's PIN, and is logged as an override of the camera (what it read, what was typed)."""
+        named = [str(c) for c in parse_cards(cards)]
         with self.table.lock:
             if zone not in self.wanted_zones():
                 raise DealerInputError(f"{zone}: not being read now")
-            named = [str(c) for c in parse_cards(cards)]
+            camera = self._camera_read(zone)
+        overrider = None
+        if camera is not None:
+            if not supervisor:
+                raise OverrideNeedsPin(f"{zone}: the camera reads {' '.join(c or '?' for c in camera)} steadily: "
+                                       "entering it by hand needs a supervisor's PIN")
+            overrider = self.table.gate.check(supervisor, pin, address)  # slow: outside the lock
+        with self.table.lock:
+            if zone not in self.wanted_zones():
+                raise DealerInputError(f"{zone}: not being read now")
+            if overrider is not None:
+                self.table.log(Events.CAMERA_OVERRIDDEN, {"round": self._round_or_none(), "zone": zone,
+                                                          "camera": camera, "entered": named, "dealer": who},
+                               f"supervisor {overrider}")
             self.zones[zone] = ZoneRead(StableRead(self.stable_frames),
                                         [{"card": None, "reason": f"entered by {who}"} for _ in named],
                                         picked={i: (c, who) for i, c in enumerate(named)}, entered=True)
             self.version += 1
             self.announce()
+
+    def _camera_read(self, zone: str) -> list[str | None] | None:
+        """What the camera reads steadily in ``zone``, if it reads at least one card there."""
+        read = self.zones.get(zone)
+        if read is None or read.entered or read.reads is None or all(r["card"] is None for r in read.reads):
+            return None
+        return [r["card"] for r in read.reads]
 
     def tick(self) -> bool:
         """Look at the layout once; True when a zone's read became stable (new) in this look."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import queue
 from importlib import resources
 
@@ -26,11 +27,44 @@ from .dealer import dealer_routes
 from .request_body import BODY_LIMIT, BodyError
 from .query_params import ParameterError
 from .supervisor_routes import supervisor_routes
+from .screen_pairing import ScreenPairings
+from .site_guard import Site
 from .supervisor_sessions import SessionStore
 
 KEEPALIVE_S = 15.0
 
 log = logging.getLogger(__name__)
+
+
+INSECURE_BANNER = ('<div id="insecure-http" role="alert" style="background:#b00020;color:#fff;padding:.4em 1em;'
+                   'font:bold 1rem sans-serif">Not secure: this dashboard is served over plain HTTP on the floor '
+                   'network (--insecure-http). Anyone on the network can read and change what it sends.</div>')
+
+
+def guard_site(app: Flask, site: Site) -> None:
+    """Only requests naming this dashboard (Host) from its own pages (Origin, where a browser sends
+    one) are answered; over TLS, browsers are told to keep to HTTPS; over plain HTTP off loopback,
+    every page says so."""
+    @app.before_request
+    def check_host_and_origin():
+        port = site.port or int(request.environ.get("SERVER_PORT") or 0)
+        if not site.allows_host(request.host, port):
+            abort(400, f"Host {request.host[:100]!r} is not this dashboard's name")
+        origin = request.headers.get("Origin")
+        if origin is not None and not site.allows_origin(origin, port):
+            abort(403, f"requests from pages of {origin[:100]!r} are not answered")
+
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        if site.tls:
+            response.headers["Strict-Transport-Security"] = "max-age=31536000"
+        if site.insecure_http and response.mimetype == "text/html" and not response.is_streamed:
+            html = response.get_data(as_text=True)
+            response.set_data(re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + INSECURE_BANNER, html, count=1))
+        return response
 
 
 def answer_errors_as_json(app: Flask) -> None:
@@ -62,24 +96,29 @@ def answer_errors_as_json(app: Flask) -> None:
 
 def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, session_minutes: float = 15,
                secret_key: bytes | None = None, index: Index | None = None, audit: AuditLog | None = None,
-               dealer: DealerLoop | None = None) -> Flask:
+               dealer: DealerLoop | None = None, site: Site = Site("127.0.0.1")) -> Flask:
     """The dashboard. With ``table``, supervisors log in with their PIN and correct, void or declare a
     misdeal; every such request needs the session, its CSRF token and the PIN again. Behind the same
     session (no token: they change nothing), they read the history and shift totals from ``index``,
     and a round's records, its zone images and the CSV export from ``audit``; an export is logged.
-    With ``dealer``, the touch screen drives the dealer's loop as the rail's buttons do."""
+    With ``dealer``, the touch screen drives the dealer's loop as the rail's buttons do (the appliance's
+    own screen, and screens paired to it). ``site`` says which names and origins are answered, and
+    whether the dashboard is served over TLS."""
     app = Flask(__name__, static_folder=None)
     app.secret_key = secret_key or os.urandom(32)
-    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict", MAX_CONTENT_LENGTH=BODY_LIMIT)
+    app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict", MAX_CONTENT_LENGTH=BODY_LIMIT,
+                      SESSION_COOKIE_SECURE=site.tls)
+    guard_site(app, site)
     answer_errors_as_json(app)
     ev = evaluator(rules.joker, rules.wheel)
     static = resources.files("appliance.web").joinpath("static")
     page = static.joinpath("table.html").read_text(encoding="utf-8")
     supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8")
     hint_page = static.joinpath("hint.html").read_text(encoding="utf-8")
-    app.register_blueprint(supervisor_routes(table, rules, index, audit, SessionStore(session_minutes * 60)))
+    pairings = ScreenPairings() if dealer is not None else None
+    app.register_blueprint(supervisor_routes(table, rules, index, audit, SessionStore(session_minutes * 60), pairings))
     if dealer is not None:
-        app.register_blueprint(dealer_routes(dealer))
+        app.register_blueprint(dealer_routes(dealer, pairings, static.joinpath("pair.html").read_text(encoding="utf-8")))
 
     @app.get("/")
     def table_view():

@@ -20,7 +20,8 @@ from ..table.round import Events, RoundStateError
 from ..table.supervisor import PinError
 from ..table.table import Table
 from . import request_body
-from .request_body import BODY_LIMIT, BodyError, json_object, text, whole
+from .request_body import BODY_LIMIT, ID_LIMIT, BodyError, json_object, text, whole
+from .screen_pairing import PairingError, ScreenPairings
 from .supervisor_sessions import SessionStore, SupervisorSession
 from .query_params import HISTORY_LIMIT, ParameterError, date_param, int_param, time_param
 
@@ -29,7 +30,7 @@ PIN_LIMIT = 8  # digits of a PIN at most
 
 
 def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | None, audit: AuditLog | None,
-                      sessions: SessionStore) -> Blueprint:
+                      sessions: SessionStore, pairings: ScreenPairings | None) -> Blueprint:
     bp = Blueprint("supervisor", __name__)
 
     def pin_of(body: dict) -> str:
@@ -219,6 +220,37 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
     def release(body):
         """The supervisor has dealt with what held the table; the dealer carries on."""
         table.release(g.supervisor.supervisor, pin_of(body), text(body, "reason"), request.remote_addr)
+        return jsonify({"ok": True})
+
+    @bp.get("/api/screens")
+    @supervisor_read()
+    def screens():
+        """The screens paired to drive the dealer's controls."""
+        return jsonify(pairings.screens() if pairings is not None else [])
+
+    @bp.post("/api/screens/code")
+    @supervisor_only
+    def screen_code(body):
+        """A one-time code to pair another screen, for a supervisor with the PIN."""
+        if pairings is None:
+            raise RoundStateError("this table has no dealer's controls to pair a screen to")
+        who = table.gate.check(g.supervisor.supervisor, pin_of(body), request.remote_addr or "?")
+        code = pairings.new_code(f"supervisor {who}")
+        table.log(Events.SCREEN_PAIRING_CODE, {"by": f"supervisor {who}"}, f"supervisor {who}")
+        return jsonify({"code": code})
+
+    @bp.post("/api/screens/<screen_id>/revoke")
+    @supervisor_only
+    def revoke_screen(body, screen_id):
+        if pairings is None:
+            raise RoundStateError("this table has no paired screens")
+        who = table.gate.check(g.supervisor.supervisor, pin_of(body), request.remote_addr or "?")
+        try:
+            screen = pairings.revoke(screen_id[:ID_LIMIT])
+        except PairingError as err:
+            return jsonify({"error": str(err)}), 404
+        table.log(Events.SCREEN_REVOKED, {**screen.to_json(), "reason": text(body, "reason", required=False)},
+                  f"supervisor {who}")
         return jsonify({"ok": True})
 
     return bp
