@@ -345,9 +345,20 @@ def data_dir(given: str | None) -> Path:
     return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data").absolute()
 
 
-def cmd_run(args: argparse.Namespace) -> int:
-    import waitress
+def dashboard_tls(args: argparse.Namespace, config_dir: Path | None):
+    """The TLS context from --tls-cert/--tls-key, else from tls/dashboard.crt and .key in the
+    configuration folder when both are there; None without a certificate."""
+    from .web.serving import tls_context
 
+    folder = (config_dir or Path(".")) / "tls"
+    cert = Path(args.tls_cert) if args.tls_cert else folder / "dashboard.crt"
+    key = Path(args.tls_key) if args.tls_key else folder / "dashboard.key"
+    if not (args.tls_cert or args.tls_key or (config_dir and cert.is_file() and key.is_file())):
+        return None
+    return tls_context(cert, key)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
     from .audit.index import Index
     from .audit.log import AuditLog, key_for
     from .config import load_devices, supervisors_as_saved
@@ -358,6 +369,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .table.supervisor import new_pin
     from .table.table import Table
     from .web.app import create_app
+    from .web.serving import serve_dashboard
 
     config_dir = Path(args.config) if args.config else None
     data = data_dir(args.data)
@@ -383,21 +395,33 @@ def cmd_run(args: argparse.Namespace) -> int:
     table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
                       rounds=args.rounds or None, on_prompt=live.prompt, index=index)
-    server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
-                                               dealer=station.loop), host=args.host, port=args.port, threads=16)
-    print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
-                      "simulate": simulate}), flush=True)
+    tls = dashboard_tls(args, config_dir)
+    dashboard = serve_dashboard(lambda site: create_app(live, rules, table=table, index=index, audit=audit,
+                                                        dealer=station.loop, site=site),
+                                live, args.host, args.port, names=tuple(args.allow_host), tls=tls,
+                                insecure_http=args.insecure_http)
+    if dashboard.site.insecure_http:
+        print(f"WARNING: the dashboard is served over plain HTTP on {args.host} (--insecure-http): anyone on "
+              "the network can read and change what it sends", file=sys.stderr, flush=True)
+    print(json.dumps({"dashboard": dashboard.url + "/", "data": str(data), "simulate": simulate,
+                      "tls": tls is not None}), flush=True)
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
-                                         "dashboard": f"{args.host}:{server.effective_port}"}, "appliance")
+                                         "dashboard": f"{args.host}:{dashboard.site.port}", "tls": tls is not None,
+                                         "insecure_http": dashboard.site.insecure_http}, "appliance")
     stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     station.start()
     notify("READY=1")
     start_watchdog(stop=stop)
     try:
-        server.run()
+        while not stop.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
     finally:
         stop.set()
         notify("STOPPING=1")
+        dashboard.stop()
         station.stop()
     return 0
 
@@ -420,6 +444,17 @@ def cmd_supervisor_add(args: argparse.Namespace) -> int:
     hashes = load_supervisors(config_dir)
     hashes[args.id] = new_pin(pin)
     _print({"supervisor": args.id, "file": str(save_supervisors(config_dir, hashes))})
+    return 0
+
+
+def cmd_tls_selfsigned(args: argparse.Namespace) -> int:
+    from .web.certificate import make_self_signed
+
+    folder = Path(args.config) / "tls"
+    made = make_self_signed(folder, args.name, days=args.days, force=args.force)
+    _print(made.to_json())
+    print(f"SHA-256 fingerprint {made.sha256}: check it in the browser the first time it connects",
+          file=sys.stderr)
     return 0
 
 
@@ -454,8 +489,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="start the appliance: round engine, audit log and dashboard")
     p.add_argument("--config", help="a configuration folder (default: the shipped config)")
     p.add_argument("--data", help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", default="127.0.0.1", help="the dashboard's address (off loopback: HTTPS)")
     p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="a name or address the floor network reaches the dashboard by (repeatable)")
+    p.add_argument("--tls-cert", help="PEM certificate (default: <config>/tls/dashboard.crt if present)")
+    p.add_argument("--tls-key", help="PEM private key (default: <config>/tls/dashboard.key if present)")
+    p.add_argument("--insecure-http", action="store_true",
+                   help="serve plain HTTP off loopback (every page then warns that it is not secure)")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--simulate", action="store_true", help="simulated devices and camera (the default without hardware)")
     p.add_argument("--render", action="store_true", help="in simulation, read every hand from the synthetic camera")
@@ -470,6 +511,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", help="the supervisor's id, e.g. a badge number")
     p.add_argument("--config", required=True, help="the configuration folder (e.g. /etc/paigow-appliance)")
     p.set_defaults(func=cmd_supervisor_add)
+
+    tls = sub.add_parser("tls", help="the dashboard's TLS certificate").add_subparsers(dest="tls_command",
+                                                                                      required=True)
+    p = tls.add_parser("selfsigned", help="make a self-signed certificate and key in <config>/tls; prints the "
+                                          "SHA-256 fingerprint to pin")
+    p.add_argument("--config", required=True, help="the configuration folder (e.g. /etc/paigow-appliance)")
+    p.add_argument("--name", action="append", default=[], help="a DNS name or address of the appliance (repeatable)")
+    p.add_argument("--days", type=int, default=825)
+    p.add_argument("--force", action="store_true", help="replace an existing certificate and key")
+    p.set_defaults(func=cmd_tls_selfsigned)
 
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
     p.add_argument("--rounds", type=int, required=True)
@@ -589,7 +640,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = " ".join(filter(None, (args.command, getattr(args, "devices_command", None),
                                           getattr(args, "vision_command", None), getattr(args, "deck_command", None),
                                           getattr(args, "audit_command", None),
-                                          getattr(args, "supervisor_command", None))))
+                                          getattr(args, "supervisor_command", None),
+                                          getattr(args, "tls_command", None))))
         print(f"appliance {command}: {err}", file=sys.stderr)
         return 2
 

@@ -1,33 +1,16 @@
-"""A WSGI app served for real by waitress on loopback, stopped cleanly (its workers finish before
-their sockets close, so no thread dies on a closed descriptor)."""
+"""The dashboard served for real on loopback, as `appliance run` serves it: the front (event stream,
+TLS) and waitress with the Flask app behind it."""
 
 import contextlib
-import threading
 
-import waitress.server
+from appliance.web.serving import serve_dashboard
 
 
 @contextlib.contextmanager
-def waitress_serving(app, threads: int = 4):
-    """The base URL of ``app`` served by waitress on a free loopback port."""
-    server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=threads)
-    stopping = threading.Event()
-
-    def run():
-        try:
-            server.run()
-        except OSError:
-            if not stopping.is_set():
-                raise
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
+def dashboard_serving(make_app, live, **options):
+    """The base URL of the dashboard that ``make_app(site)`` builds, served on a free loopback port."""
+    dashboard = serve_dashboard(make_app, live, **options)
     try:
-        yield f"http://127.0.0.1:{server.effective_port}"
+        yield dashboard.url
     finally:
-        stopping.set()
-        server.task_dispatcher.shutdown()
-        for channel in list(server._map.values()):
-            channel.close()
-        server.close()
-        thread.join(timeout=5)
+        dashboard.stop()

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from dealer_table import BANKER, Dealer
-from served import waitress_serving
+from served import dashboard_serving
 
 from appliance.audit.log import records
 from appliance.table.round import Events
@@ -48,7 +48,8 @@ def raw(base, method, path, headers, body=None):
 
 
 def test_a_rebinding_page_naming_another_host_is_refused(dealer):
-    with waitress_serving(dealer.app) as base:
+    make = lambda site: create_app(dealer.live, dealer.table.rules, dealer.table, dealer=dealer.loop, site=site)  # noqa: E731
+    with dashboard_serving(make, dealer.live) as base:
         port = base.rsplit(":", 1)[1]
         status, _, body = raw(base, "GET", "/api/dealer", {"Host": f"evil.example:{port}"})
         assert status == 400 and "not this dashboard's name" in json.loads(body)["error"]

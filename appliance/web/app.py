@@ -7,7 +7,6 @@ import json
 import logging
 import os
 import re
-import queue
 from importlib import resources
 
 from flask import Flask, Response, abort, jsonify, request
@@ -30,8 +29,6 @@ from .supervisor_routes import supervisor_routes
 from .screen_pairing import ScreenPairings
 from .site_guard import Site
 from .supervisor_sessions import SessionStore
-
-KEEPALIVE_S = 15.0
 
 log = logging.getLogger(__name__)
 
@@ -174,24 +171,5 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
         """Each device's status and its recent faults: public, as the dealer's status lamp reads it
         too, and it shows no money and changes nothing."""
         return jsonify(live.device_status())
-
-    @app.get("/events")
-    def events():
-        subscriber = live.subscribe()
-
-        def stream():
-            try:
-                yield "retry: 2000\n\n"
-                while True:
-                    try:
-                        message = subscriber.get(timeout=KEEPALIVE_S)
-                    except queue.Empty:
-                        yield ": keep-alive\n\n"
-                        continue
-                    yield f"event: {message['event']}\ndata: {json.dumps(message)}\n\n"
-            finally:
-                live.unsubscribe(subscriber)
-
-        return Response(stream(), mimetype="text/event-stream", headers={"Cache-Control": "no-store"})
 
     return app
