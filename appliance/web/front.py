@@ -3,13 +3,14 @@ stream (``/events``) itself and hands every other request to waitress (Flask) ov
 socket.
 
 Why: an event stream is a connection held open for hours. Served by waitress, each one holds one of
-its worker threads, so 16 viewers stopped the dashboard. Here a viewer costs a coroutine, a bounded
-queue and a socket buffer: the table's listener serialises each event once and hands it to the event
-loop; the loop puts the same bytes into every viewer's queue. A viewer whose queue is full (it stopped
-reading, or reads at a byte a second) is dropped, never waited for: its browser reconnects and reloads
-the state. A heartbeat goes to every viewer every ``heartbeat_s``; a connection that has not sent its
-request head within ``head_timeout_s``, or does not take what is written within ``write_timeout_s``,
-is closed. The front also terminates TLS (Python's ``ssl``) and tells waitress who the client is
+its worker threads, so 16 viewers stopped the dashboard. Here a viewer costs a socket and a bounded
+buffer: the table's listener serialises each event once and hands it to the event loop, which writes
+the same bytes to every viewer's transport (no task wakes per viewer). What a viewer has not taken
+yet waits in its transport, up to ``backlog`` bytes (its queue, counted in bytes) over a small kernel
+send buffer; a viewer past that is dropped, never waited for, and so is one whose backlog has not
+moved for ``stall_s``: its browser reconnects and reloads the state. A heartbeat goes to every
+viewer every ``heartbeat_s``; a connection that has not sent its request head within
+``head_timeout_s`` is closed. The front also terminates TLS (Python's ``ssl``) and tells waitress who the client is
 (``X-Forwarded-For``/``-Proto``, which only the front can set: waitress listens on a socket in a
 private folder and trusts those headers from it alone, after the front drops any a client sent).
 Requests are answered one per connection (``Connection: close``): the dashboard makes few of them.
@@ -37,28 +38,22 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "te", "trailer", "
 
 @dataclass(frozen=True)
 class FrontLimits:
-    queue: int = 256  # events waiting for one viewer; past that the viewer is dropped
+    backlog: int = 64 * 1024  # bytes written to one viewer and not yet taken by its kernel; past that: dropped
+    send_buffer: int = 16 * 1024  # bytes: a viewer's kernel send buffer
+    stall_s: float = 30.0  # a viewer whose backlog does not drain for this long is dropped
     heartbeat_s: float = 1.5
     head_timeout_s: float = 10.0
-    write_timeout_s: float = 10.0
+    write_timeout_s: float = 10.0  # for one answer to a request
     upstream_timeout_s: float = 30.0
     connections: int = 2000  # open connections at most (viewers and requests); more are closed at once
 
 
+@dataclass(eq=False)
 class Viewer:
-    """One open event stream: its queue of serialised events."""
+    """One open event stream."""
 
-    def __init__(self, limit: int):
-        self.queue: asyncio.Queue[bytes | None] = asyncio.Queue(limit)
-        self.dropped = False
-
-    def offer(self, chunk: bytes) -> bool:
-        try:
-            self.queue.put_nowait(chunk)
-            return True
-        except asyncio.QueueFull:
-            self.dropped = True
-            return False
+    transport: asyncio.Transport
+    stalled_since: float | None = None
 
 
 class Front:
@@ -123,21 +118,31 @@ class Front:
 
     def _fan_out(self, chunk: bytes) -> None:
         for viewer in list(self.viewers):
-            if not viewer.offer(chunk):
+            transport = viewer.transport
+            if transport.is_closing() or transport.get_write_buffer_size() + len(chunk) > self.limits.backlog:
                 self._drop(viewer)
+            else:
+                transport.write(chunk)
 
     def _drop(self, viewer: Viewer) -> None:
         if viewer in self.viewers:
             self.viewers.discard(viewer)
             self.dropped += 1
-            while not viewer.queue.empty():  # make room for the word to stop
-                viewer.queue.get_nowait()
-            viewer.queue.put_nowait(None)
+            viewer.transport.abort()  # what it had not taken is thrown away with it
 
     async def _heartbeat(self) -> None:
         beat = b": keep-alive\n\n"
+        loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.limits.heartbeat_s)
+            now = loop.time()
+            for viewer in list(self.viewers):
+                if viewer.transport.get_write_buffer_size() == 0:
+                    viewer.stalled_since = None
+                elif viewer.stalled_since is None:
+                    viewer.stalled_since = now
+                elif now - viewer.stalled_since > self.limits.stall_s:
+                    self._drop(viewer)
             self._fan_out(beat)
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -153,11 +158,11 @@ class Front:
             if request is None:
                 await self._answer(writer, 400, "malformed request")
             elif request.path.split("?")[0] == "/events":
-                await self._events(request, writer)
+                await self._events(request, reader, writer)
             else:
                 await self._proxy(request, head, reader, writer, writer.get_extra_info("peername"))
-        except (ConnectionError, TimeoutError, ssl.SSLError):
-            pass
+        except (ConnectionError, TimeoutError, ssl.SSLError, asyncio.CancelledError):
+            pass  # the client went, was too slow, or the dashboard is stopping
         finally:
             self._connections -= 1
             try:
@@ -165,7 +170,7 @@ class Front:
             except (ConnectionError, ssl.SSLError, RuntimeError):
                 pass
 
-    async def _events(self, request: "Head", writer: asyncio.StreamWriter) -> None:
+    async def _events(self, request: "Head", reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         port = self.site.port
         if not self.site.allows_host(request.headers.get("host", ""), port):
             return await self._answer(writer, 400, "Host is not this dashboard's name")
@@ -174,21 +179,18 @@ class Front:
             return await self._answer(writer, 403, "requests from pages of other sites are not answered")
         if request.method != "GET":
             return await self._answer(writer, 405, "the event stream is read with GET")
-        viewer = Viewer(self.limits.queue)
+        sock = writer.get_extra_info("socket")
+        if sock is not None:  # a small kernel buffer: what a stopped viewer holds is bounded by the backlog
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.send_buffer)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
+                     b"X-Content-Type-Options: nosniff\r\nConnection: close\r\n"
+                     + (b"Strict-Transport-Security: max-age=31536000\r\n" if self.tls else b"")
+                     + b"\r\nretry: 2000\n\n")
+        viewer = Viewer(writer.transport)
         self.viewers.add(viewer)
         try:
-            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
-                         b"X-Content-Type-Options: nosniff\r\nConnection: close\r\n"
-                         + (b"Strict-Transport-Security: max-age=31536000\r\n" if self.tls else b"")
-                         + b"\r\nretry: 2000\n\n")
-            while True:
-                chunk = await viewer.queue.get()
-                if chunk is None:
-                    return
-                writer.write(chunk)
-                await asyncio.wait_for(writer.drain(), self.limits.write_timeout_s)
-        except TimeoutError:
-            self.dropped += 1
+            while await reader.read(4096):  # a viewer sends nothing more; this ends when it goes
+                pass
         finally:
             self.viewers.discard(viewer)
 
