@@ -370,8 +370,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .table.table import Table
     from .web.app import create_app
     from .web.serving import serve_dashboard
+    from .web.site_guard import check_bind
 
     config_dir = Path(args.config) if args.config else None
+    tls = dashboard_tls(args, config_dir)
+    check_bind(args.host, tls is not None, args.insecure_http)  # before anything starts
     data = data_dir(args.data)
     # The audit key lives outside the log: in the configuration folder when there is one
     # (the install script puts it there, readable by the service user only), else beside the data.
@@ -395,7 +398,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
                       rounds=args.rounds or None, on_prompt=live.prompt, index=index)
-    tls = dashboard_tls(args, config_dir)
     dashboard = serve_dashboard(lambda site: create_app(live, rules, table=table, index=index, audit=audit,
                                                         dealer=station.loop, site=site),
                                 live, args.host, args.port, names=tuple(args.allow_host), tls=tls,

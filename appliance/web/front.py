@@ -165,10 +165,7 @@ class Front:
             pass  # the client went, was too slow, or the dashboard is stopping
         finally:
             self._connections -= 1
-            try:
-                writer.close()
-            except (ConnectionError, ssl.SSLError, RuntimeError):
-                pass
+            await _close(writer)
 
     async def _events(self, request: "Head", reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         port = self.site.port
@@ -230,6 +227,16 @@ class Front:
         writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
                      f"Connection: close\r\n\r\n".encode() + body)
         await asyncio.wait_for(writer.drain(), self.limits.write_timeout_s)
+
+
+async def _close(writer: asyncio.StreamWriter) -> None:
+    """Close gracefully (what was written goes out; TLS says goodbye), or, if that does not finish
+    within two seconds or the dashboard is stopping, drop the connection."""
+    try:
+        writer.close()
+        await asyncio.wait_for(writer.wait_closed(), 2.0)
+    except BaseException:  # noqa: BLE001 - a reset, a timeout, or cancellation at stop: nothing to wait for
+        writer.transport.abort()
 
 
 @dataclass

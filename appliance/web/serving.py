@@ -22,7 +22,7 @@ from flask import Flask
 from ..table.live import LiveTable
 from .front import HEAD_LIMIT, Front, FrontLimits
 from .request_body import BODY_LIMIT
-from .site_guard import Site, SiteError, bracketed, is_loopback
+from .site_guard import Site, bracketed, check_bind
 
 
 @dataclass
@@ -60,9 +60,7 @@ def serve_dashboard(make_app: Callable[[Site], Flask], live: LiveTable, host: st
                     names: tuple[str, ...] = (), tls: ssl.SSLContext | None = None, insecure_http: bool = False,
                     threads: int = 8, limits: FrontLimits = FrontLimits()) -> Dashboard:
     """Bind, build the app for the bound site, and serve until :meth:`Dashboard.stop`."""
-    if tls is None and not is_loopback(host) and not insecure_http:
-        raise SiteError(f"--host {host}: off loopback the dashboard is served over HTTPS: give a certificate "
-                        "(appliance tls selfsigned makes one), or --insecure-http to accept plain HTTP")
+    check_bind(host, tls is not None, insecure_http)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.create_server((host.strip("[]"), port), family=family, backlog=1024)
     site = Site(host, sock.getsockname()[1], tuple(names), tls=tls is not None, insecure_http=insecure_http)

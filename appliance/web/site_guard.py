@@ -56,6 +56,13 @@ class Site:
         return bool(sep) and scheme == self.scheme and "/" not in rest and self.allows_host(rest, port)
 
 
+def check_bind(host: str, tls: bool, insecure_http: bool) -> None:
+    """Plain HTTP is for loopback; anything else is served over TLS unless the operator says otherwise."""
+    if not tls and not is_loopback(host) and not insecure_http:
+        raise SiteError(f"--host {host}: off loopback the dashboard is served over HTTPS: give a certificate "
+                        "(appliance tls selfsigned makes one), or --insecure-http to accept plain HTTP")
+
+
 def bracketed(host: str) -> str:
     """An IPv6 address as it appears in a Host header."""
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
