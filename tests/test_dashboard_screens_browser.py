@@ -71,7 +71,8 @@ def test_a_second_screen_is_paired_with_the_code_shown_on_the_appliance(tmp_path
             other.click("#open-wagers")
             other.fill("#wagers [name=seat2]", "25")
             other.click("#wagers-save")
-            other.wait_for_selector("#say:has-text('Press NEXT')")
+            other.wait_for_function("!document.getElementById('wagers').open")
+            assert other.inner_text("#error") == ""
             browser.close()
     finally:
         dashboard.stop()
@@ -106,10 +107,8 @@ def test_a_dealer_override_of_a_camera_read_needs_the_supervisors_pin(tmp_path):
             page.fill("#override [name=supervisor]", "1042")
             page.fill("#override [name=pin]", "000000")
             page.click("#override button[value=ok]")
-            page.wait_for_selector("#error:has-text('wrong PIN')")
+            page.wait_for_selector("#override[open] #override-why:has-text('wrong PIN')")  # asked again
             assert page.locator("[data-zone=banker] [data-card='As']").count() == 1  # the camera's read stands
-            page.click("#picker-done")  # the picker still holds the typed hand: try again
-            page.wait_for_selector("#override[open]")
             page.fill("#override [name=supervisor]", "1042")
             page.fill("#override [name=pin]", "4821")
             page.click("#override button[value=ok]")

@@ -137,7 +137,7 @@ def test_shift_totals_add_up_the_logged_settlements(rendered):
     fouls = sum(s["result"] == "foul" for r in records(folder) if r["event"] == Events.ROUND_SETTLED
                 for s in r["data"]["settlement"]["seats"])
     assert client.get("/api/shift").get_json() == {
-        "since": None, "rounds_settled": 2, "rounds_voided": 0, "fouls": fouls,
+        "since": None, "rounds_settled": 2, "rounds_voided": 0, "misdeals": {}, "fouls": fouls,
         "commission": str(sum(Decimal(t["commission"]) for t in totals)),
         "collection": str(sum(Decimal(t["collection"]) for t in totals)),
         "banker_net": str(sum(Decimal(t["banker_net"]) for t in totals))}
@@ -225,13 +225,19 @@ def test_the_dispute_view_shows_corrections_and_voids_with_who_and_why(tmp_path)
     assert [r["event"] for r in view["records"]].count(Events.ROUND_SETTLED) == 2
     assert view["settlement"]["seats"][0]["front"] == "loss" and view["settled_by"] == "supervisor 1042"
     table.new_round("r2").open("dealer", [{"seat": 3, "wager": "25"}])
-    client.post("/api/rounds/r2/misdeal", json={"pin": PIN, "reason": "two cards exposed"},
+    client.post("/api/rounds/r2/misdeal", json={"pin": PIN, "reason": "two or more cards boxed or exposed"},
                 headers={"X-CSRF-Token": token})
     voided = client.get("/api/rounds/r2/dispute").get_json()
     assert voided["status"] == "voided" and voided["settlement"] is None
-    assert {k: voided["voided"][k] for k in ("reason", "who")} == {"reason": "misdeal: two cards exposed",
+    assert {k: voided["voided"][k] for k in ("reason", "who")} == {"reason": "misdeal: two or more cards boxed or exposed",
                                                                      "who": "supervisor 1042"}
     assert client.get("/api/history?result=voided").get_json()[0]["round"] == "r2"
+    # Offered on the page, and counted in the shift report by the house's reason (Capitol rule 29's words).
+    assert '<option value="two or more cards boxed or exposed">' in client.get("/supervisor").get_data(as_text=True)
+    assert client.get("/api/shift").get_json()["misdeals"] == {"two or more cards boxed or exposed": 1}
+    refused = client.post("/api/rounds/r2/misdeal", json={"pin": PIN, "reason": "dealer sneezed"},
+                          headers={"X-CSRF-Token": token})
+    assert refused.status_code == 409 and "is not one of" in refused.get_json()["error"]
     index.close()
 
 

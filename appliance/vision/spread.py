@@ -1,6 +1,12 @@
 """A hand spread with overlap: the cards' outlines merge into one shape, but each card lies over
 the one before it so that every card's top-left index corner stays in view along one long edge
-of the shape. The index corners are found there as columns of ink (a rank above a suit)."""
+of the shape. The index corners are found there as columns of ink (a rank above a suit).
+
+Every index corner in view is used: along the other long edge lies the top card's second index
+(its bottom-right corner, turned round). Each corner found there is given to the card whose
+centre it points to, so the top card is read from both its corners. (A hand laid the other way
+round, each card under the one before it, shows every card's second index along the other edge
+instead: that edge then has the most corners, and the same pairing holds.)"""
 
 from __future__ import annotations
 
@@ -15,15 +21,18 @@ MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver
 COLUMN_MARGIN_MM = 2.0  # around a column's ink when it is cut out as an index corner
 MIN_STEP_MM = CORNER_MM[2] - CORNER_MM[0]  # less, and the next card would cover the index
 INDEX_CENTRE_X_MM = (CORNER_MM[0] + CORNER_MM[2]) / 2  # from the card's left edge
+# A corner on the far edge belongs to the card whose centre it places within this of a card's
+# centre found on the near edge: less than half the least step between cards.
+SAME_CARD_MM = MIN_STEP_MM / 2
 
 
 def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray,
-                   px_per_mm: float) -> list[tuple[np.ndarray, np.ndarray]] | None:
-    """Each card's index corner (upright, as a corner of a face) and the card's centre in zone
-    pixels, in the spread's order, for the shape ``quad`` (zone pixels); None when the shape is
-    not a spread of cards."""
-    best: list[tuple[np.ndarray, np.ndarray]] = []
-    best_indices = 1
+                   px_per_mm: float) -> list[tuple[list[np.ndarray], np.ndarray]] | None:
+    """Each card's index corners in view (upright, each as the top-left corner of a face) and the
+    card's centre in zone pixels, in the spread's order, for the shape ``quad`` (zone pixels); None
+    when the shape is not a spread of cards."""
+    edges: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(4)]
+    indices = [0] * 4
     # Any edge may be the one along the index corners: the hand may be turned round (then the
     # opposite edge shows only the last card's second index), and a spread of two cards is
     # about as long as it is high. The edge with the most index corners (a rank above a suit) wins.
@@ -32,11 +41,19 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         length = float(np.linalg.norm(corners_zone[1] - corners_zone[0])) / px_per_mm
         height = float(np.linalg.norm(corners_zone[2] - corners_zone[1])) / px_per_mm
         if HEIGHT_RANGE_MM[0] <= height <= HEIGHT_RANGE_MM[1] and length >= CARD_W_MM + 10:
-            found = _columns(frame, corners_zone, zone_to_frame, length, height)
-            indices = sum(index_glyphs(corner) is not None for corner, _ in found)
-            if indices > best_indices:
-                best, best_indices = found, indices
-    return best or None
+            edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height)
+            indices[turn] = sum(index_glyphs(corner) is not None for corner, _ in edges[turn])
+    best = int(np.argmax(indices))
+    if indices[best] <= 1:
+        return None
+    cards = [([corner], centre) for corner, centre in edges[best]]
+    # The far edge's corners, each to the card whose centre it points to (cards lie a step apart).
+    for corner, centre in edges[(best + 2) % 4]:
+        distances = [float(np.linalg.norm(centre - c)) for _, c in cards]
+        nearest = int(np.argmin(distances))
+        if distances[nearest] <= SAME_CARD_MM * px_per_mm:
+            cards[nearest][0].append(corner)
+    return cards
 
 
 def _columns(frame, corners_zone, zone_to_frame, length, height) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -3,6 +3,7 @@ and holds no game logic: the round engine decides, the audit log records, this s
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import os
@@ -13,12 +14,11 @@ from flask import Flask, Response, abort, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from ..audit.index import Index
-from ..audit.log import AuditLog
+from ..audit.log import AuditLog, RecordingStopped
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import HouseRules
 from ..game.setting import SPLITS, SetHand
-from ..game.values import evaluator
 from ..table.dealer import DealerLoop
 from ..table.live import LiveTable
 from ..table.table import Table
@@ -31,6 +31,7 @@ from .site_guard import Site
 from .supervisor_sessions import SessionStore
 
 log = logging.getLogger(__name__)
+VENDORED = {"uPlot.iife.min.js": "text/javascript", "uPlot.min.css": "text/css"}
 
 
 INSECURE_BANNER = ('<div id="insecure-http" role="alert" style="background:#b00020;color:#fff;padding:.4em 1em;'
@@ -84,6 +85,11 @@ def answer_errors_as_json(app: Flask) -> None:
     def bad_request(err: ValueError):
         return jsonify({"error": str(err)}), 400
 
+    @app.errorhandler(RecordingStopped)
+    def not_recorded(err):
+        """Nothing is done that cannot be recorded: the reason, in plain words."""
+        return jsonify({"error": str(err)}), 503
+
     @app.errorhandler(Exception)
     def fault(err: Exception):
         log.exception("dashboard fault on %s %s", request.method, request.path)
@@ -107,10 +113,13 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
                       SESSION_COOKIE_SECURE=site.tls)
     guard_site(app, site)
     answer_errors_as_json(app)
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     static = resources.files("appliance.web").joinpath("static")
     page = static.joinpath("table.html").read_text(encoding="utf-8")
-    supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8")
+    # The house's misdeal reasons (Capitol rule 29) offered as the misdeal form's choices.
+    supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8").replace(
+        '<datalist id="misdeal-reasons"></datalist>', '<datalist id="misdeal-reasons">' + "".join(
+            f'<option value="{html.escape(r)}">' for r in rules.misdeal_reasons) + "</datalist>")
     hint_page = static.joinpath("hint.html").read_text(encoding="utf-8")
     pairings = ScreenPairings() if dealer is not None else None
     app.register_blueprint(supervisor_routes(table, rules, index, audit, SessionStore(session_minutes * 60), pairings))
@@ -128,6 +137,15 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     @app.get("/supervisor")
     def supervisor_view():
         return Response(supervisor_page, mimetype="text/html")
+
+    @app.get("/vendor/uplot/<name>")
+    def vendor(name: str):
+        """The charting library, served by the appliance itself (the table has no internet)."""
+        if name not in VENDORED:
+            abort(404)
+        response = Response(static.joinpath("vendor", "uplot", name).read_bytes(), mimetype=VENDORED[name])
+        response.headers["Cache-Control"] = "public, max-age=86400"
+        return response
 
     @app.get("/api/state")
     def state():

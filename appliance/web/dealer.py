@@ -53,8 +53,8 @@ def dealer_routes(loop: DealerLoop, pairings: ScreenPairings, pair_page: str) ->
                 answer = view(body)
             except BodyError:
                 raise  # the app answers 400 naming the field
-            except PinError as err:
-                return jsonify({"error": str(err)}), 403
+            except PinError as err:  # the override's PIN: the screen asks for it again
+                return jsonify({"error": str(err), "needs": "supervisor_pin"}), 403
             except OverrideNeedsPin as err:
                 return jsonify({"error": str(err), "needs": "supervisor_pin"}), 409
             except (DealerInputError, ValueError) as err:

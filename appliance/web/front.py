@@ -41,7 +41,9 @@ class FrontLimits:
     backlog: int = 64 * 1024  # bytes written to one viewer and not yet taken by its kernel; past that: dropped
     send_buffer: int = 16 * 1024  # bytes: a viewer's kernel send buffer
     stall_s: float = 30.0  # a viewer whose backlog does not drain for this long is dropped
-    heartbeat_s: float = 1.5
+    # The stream speaks at least this often: the dealer's screen calls the appliance lost after 2 s of
+    # silence (as an event: a page never sees comments).
+    heartbeat_s: float = 1.0
     head_timeout_s: float = 10.0
     write_timeout_s: float = 10.0  # for one answer to a request
     upstream_timeout_s: float = 30.0
@@ -131,7 +133,7 @@ class Front:
             viewer.transport.abort()  # what it had not taken is thrown away with it
 
     async def _heartbeat(self) -> None:
-        beat = b": keep-alive\n\n"
+        beat = b"event: heartbeat\ndata: {}\n\n"
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.limits.heartbeat_s)

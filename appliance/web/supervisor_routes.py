@@ -13,8 +13,9 @@ from flask import Blueprint, Response, g, jsonify, request, send_file, session
 
 from ..audit.dispute import dispute, round_records
 from ..audit.index import RESULTS, Index
-from ..audit.log import AuditError, AuditLog
+from ..audit.log import AuditError, AuditLog, RecordingStopped
 from ..audit.replay import export_csv
+from ..audit.seal import seal_qr_svg, seal_text
 from ..game.rules import HouseRules
 from ..table.round import Events, RoundStateError
 from ..table.supervisor import PinError
@@ -87,8 +88,8 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
             body = json_object()
             try:
                 return view(body, *args, **kwargs)
-            except BodyError:
-                raise  # the app answers 400 naming the field
+            except (BodyError, RecordingStopped):
+                raise  # the app answers 400 naming the field, or 503: nothing can be recorded now
             except PinError as err:
                 return jsonify({"error": str(err)}), 403
             except (RoundStateError, ValueError) as err:
@@ -111,6 +112,20 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
     @supervisor_read("index")
     def shift():
         return jsonify(index.shift(time_param("since")))
+
+    @bp.get("/api/shift/hours")
+    @supervisor_read("index")
+    def shift_hours():
+        return jsonify(index.shift_hours(time_param("since")))
+
+    @bp.get("/api/seal")
+    @supervisor_read("audit")
+    def last_seal():
+        """The last shift seal, as text and QR code, to be kept off the appliance."""
+        seal = audit.last_seal
+        if seal is None:
+            return jsonify({"seal": None})
+        return jsonify({"seal": seal, "text": seal_text(seal), "qr_svg": seal_qr_svg(seal)})
 
     @bp.get("/api/rounds/<round_id>/dispute")
     @supervisor_read("index", "audit")
@@ -139,16 +154,18 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
     @bp.get("/api/export")
     @supervisor_read("audit")
     def export():
-        """The settled rounds between two dates as CSV, one row per seat; the download is logged."""
+        """The settled rounds of the gaming days between two dates as CSV, one row per seat, and the
+        shift seals of those days; the download is logged."""
         start, end = date_param("from"), date_param("to")
         if end < start:
             raise ParameterError(f"to: {end} is before from: {start}")
         try:
-            text = export_csv(audit.folder, audit.key, start, end)
+            export = export_csv(audit.folder, audit.key, start, end)
         except AuditError as err:
             return jsonify({"error": f"no export: {err}"}), 409
+        text = export.text
         record = table.log if table is not None else audit.append  # the table also tells the live view
-        record(Events.AUDIT_EXPORTED, {"from": start.isoformat(), "to": end.isoformat(), "rows": text.count("\n") - 1,
+        record(Events.AUDIT_EXPORTED, {"from": start.isoformat(), "to": end.isoformat(), "rows": export.rows,
                                        "sha256": hashlib.sha256(text.encode()).hexdigest()},
                who=f"supervisor {g.supervisor.supervisor}")
         name = f"rounds-{start}-to-{end}.csv"
@@ -252,5 +269,15 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
         table.log(Events.SCREEN_REVOKED, {**screen.to_json(), "reason": text(body, "reason", required=False)},
                   f"supervisor {who}")
         return jsonify({"ok": True})
+
+    @bp.post("/api/shift/close")
+    @supervisor_only
+    def close_shift(body):
+        """The supervisor closes the shift: the log's head is sealed (and recorded), and every
+        supervisor's session ends with the shift."""
+        seal = table.close_shift(g.supervisor.supervisor, pin_of(body), request.remote_addr or "?")
+        sessions.end_all()
+        session.pop("sid", None)
+        return jsonify({"seal": seal, "text": seal_text(seal), "qr_svg": seal_qr_svg(seal)})
 
     return bp

@@ -1,0 +1,233 @@
+"""Cards in an arbitrary photograph: no layout, no calibration, any background (black cloth, wood,
+green felt, a laptop), any angle and perspective.
+
+Card stock is the brightest, least coloured thing in most photos, but not everywhere: glare on a
+varnished table can be as bright, and a card in shadow darker than a lit background. So the card
+outlines are looked for in several binary views of the photo (the darkest channel cut at many
+levels, the same cut against the local brightness, and each eroded a little so that cards touching
+at a corner come apart); every view's outlines that are four straight sides enclosing a solid shape
+of a card's proportions are candidates, and where candidates overlap the one that follows its
+outline most closely wins. The sides are fitted to the outline's straight parts (not its rounded
+corners), so each corner is where the card's sides meet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+FIND_LONG_SIDE_PX = 1000  # the photo is searched at this size; corners are then scaled back
+# A card's sides seen in perspective: the short sides at least this share of the long ones, and
+# no corner sharper than this (a camera looking along the table at 20 degrees still passes).
+MIN_SIDE_SHARE = 0.15
+MIN_CORNER_DEG = 25.0
+MIN_CARD_SHARE = 0.003  # of the photo's area: smaller shapes are not cards anyone can read
+LEVELS = 14  # cuts of the darkest channel, between its 40th and 98th percentiles
+MAX_FIT = 0.02  # median distance of the outline from its four sides, as a share of the side
+ERODE_PX = (0, 4, 8)  # cards touching each other come apart when the paper is eroded this much
+
+
+@dataclass(frozen=True)
+class CardOutline:
+    """One card's outline in photo pixels: corners clockwise on screen from the start of a short
+    side (the card portrait), its centre, and whether the photo's edge cuts it."""
+
+    corners: np.ndarray  # 4 x 2 float32
+    fit: float  # how closely the outline follows the four sides (smaller is closer)
+    cut: bool
+
+    @property
+    def center(self) -> tuple[float, float]:
+        x, y = _intersect(_line(self.corners[0], self.corners[2]), _line(self.corners[1], self.corners[3]))
+        return float(x), float(y)
+
+
+def find_cards(photo: np.ndarray) -> list[CardOutline]:
+    """Every card outline in the photo, left to right then top to bottom."""
+    scale = FIND_LONG_SIDE_PX / max(photo.shape[:2])
+    small = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else photo
+    scale = min(scale, 1.0)
+    candidates = [c for mask, grow in _paper_masks(small) for c in _quads(mask, grow, small.shape[:2])]
+    kept: list[CardOutline] = []
+    for outline in sorted(candidates, key=lambda c: (c.cut, c.fit)):
+        overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
+        if not overlapping:
+            kept.append(outline)
+        elif all(_detail_of(outline.corners, k.corners) for k in overlapping):
+            kept = [k for k in kept if all(k is not o for o in overlapping)] + [outline]
+    out = [CardOutline(order_corners(k.corners / scale), k.fit, k.cut) for k in kept]
+    return sorted(out, key=lambda c: (round(c.center[1] / (0.1 * max(photo.shape[:2]))), c.center[0]))
+
+
+def _paper_masks(image: np.ndarray):
+    """Binary views in which card stock is white, each with how far it was eroded."""
+    blue, green, red = cv2.split(image)
+    # Paper is bright in every channel; wood, felt and skin are dark in at least one.
+    white = cv2.GaussianBlur(cv2.min(cv2.min(blue, green), red), (5, 5), 0)
+    # Against the local brightness (a window about a card across): a card in shadow beside a lit
+    # background, or glare on the table beside the cards.
+    window = (max(image.shape[:2]) // 6) | 1
+    local = cv2.blur(white, (window, window)).astype(np.int16)
+    levels = np.unique(np.percentile(white, np.linspace(40, 98, LEVELS)).astype(int))
+    masks = [(white > t) for t in levels]
+    masks += [(white.astype(np.int16) - local > d) for d in (10, 25, 40)]
+    for mask in masks:
+        mask = cv2.morphologyEx(mask.astype(np.uint8) * 255, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        for r in ERODE_PX:
+            yield (cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) if r else mask), r
+    # The card's edge as a closed line, filled: a card no brighter than what lies around it
+    # (glare on a varnished table, a lit laptop) still has an edge all round.
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    for low, high in ((30, 90), (60, 180)):
+        edges = cv2.dilate(cv2.Canny(cv2.GaussianBlur(grey, (5, 5), 0), low, high), np.ones((3, 3), np.uint8))
+        contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        filled = cv2.drawContours(np.zeros_like(edges), contours, -1, 255, cv2.FILLED)
+        yield filled, -1
+        yield 255 - edges, 2  # what the edges enclose: a card whose edge meets other edges
+
+
+def _quads(mask: np.ndarray, grow: float, shape: tuple[int, int]) -> list[CardOutline]:
+    """The shapes in ``mask`` that are a card: four straight sides, solid, a card's proportions."""
+    h, w = shape
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if not MIN_CARD_SHARE * h * w <= area <= 0.8 * h * w:  # the photo's own frame is no card
+            continue
+        quad = _four_corners(contour)
+        if quad is None:
+            continue
+        sides = _fit_sides(quad, contour)
+        if sides is None:
+            continue
+        quad_area = cv2.contourArea(_corners_of(sides))
+        if quad_area <= 0 or not 0.9 <= area / quad_area <= 1.02:
+            continue
+        fit = _fit(sides, contour)
+        if fit > MAX_FIT:
+            continue
+        corners = _corners_of([(p - n * grow, n) for p, n in sides])  # undo the erosion
+        if not cv2.isContourConvex(corners.astype(np.int32)):
+            continue
+        if not _plausible(corners):
+            continue
+        cut = bool((corners.min(axis=0) < 2).any() or corners[:, 0].max() > w - 3 or corners[:, 1].max() > h - 3)
+        out.append(CardOutline(corners.astype(np.float32), fit, cut))
+    return out
+
+
+def _plausible(corners: np.ndarray) -> bool:
+    """A card seen in perspective: no corner near flat or near a spike, no side a sliver of the
+    others (a shape cut by another card or by the photo, or a wedge of table)."""
+    sides = corners - np.roll(corners, 1, axis=0)
+    lengths = np.linalg.norm(sides, axis=1)
+    if lengths.min() < MIN_SIDE_SHARE * lengths.max():
+        return False
+    cosines = [float(-sides[i] @ sides[(i + 1) % 4]) / (lengths[i] * lengths[(i + 1) % 4]) for i in range(4)]
+    return max(abs(c) for c in cosines) <= np.cos(np.radians(MIN_CORNER_DEG))
+
+
+def _four_corners(contour: np.ndarray) -> np.ndarray | None:
+    """Four corners of the shape's convex hull, when it has four."""
+    hull = cv2.convexHull(contour)
+    perimeter = cv2.arcLength(hull, True)
+    for epsilon in (0.02, 0.03, 0.045, 0.06):
+        approx = cv2.approxPolyDP(hull, epsilon * perimeter, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(np.float32)
+        if len(approx) < 4:
+            return None
+    return None
+
+
+def _fit_sides(quad: np.ndarray, contour: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """Each side as (a point on it, its outward unit normal), fitted to the outline's points along
+    the middle of that side (the rounded corners left out)."""
+    points = contour.reshape(-1, 2).astype(np.float32)
+    centre = quad.mean(axis=0)
+    sides = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        along = (b - a) / length
+        normal = np.array([-along[1], along[0]], np.float32)
+        rel = points - a
+        t, d = rel @ along, np.abs(rel @ normal)
+        near = (t > 0.15 * length) & (t < 0.85 * length) & (d < max(3.0, 0.03 * length))
+        if near.sum() < 8:
+            return None
+        vx, vy, x0, y0 = cv2.fitLine(points[near], cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        normal = np.array([-vy, vx], np.float32)
+        point = np.array([x0, y0], np.float32)
+        if float((point - centre) @ normal) < 0:
+            normal = -normal
+        sides.append((point, normal))
+    return sides
+
+
+def _fit(sides, contour: np.ndarray) -> float:
+    """Median distance of the outline's points from the nearest side, as a share of the mean side."""
+    points = contour.reshape(-1, 2).astype(np.float32)
+    distances = np.min(np.abs(np.stack([(points - p) @ n for p, n in sides])), axis=0)
+    corners = _corners_of(sides)
+    mean_side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+    return float(np.median(distances)) / max(mean_side, 1.0)
+
+
+def _line(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """The line through a and b as (a point, a unit normal)."""
+    d = np.asarray(b, np.float64) - np.asarray(a, np.float64)
+    return np.asarray(a, np.float64), np.array([-d[1], d[0]]) / max(np.linalg.norm(d), 1e-9)
+
+
+def _intersect(l1, l2) -> np.ndarray:
+    (p, n), (q, m) = l1, l2
+    a = np.array([n, m], np.float64)
+    if abs(np.linalg.det(a)) < 1e-9:
+        return (np.asarray(p, np.float64) + np.asarray(q, np.float64)) / 2
+    return np.linalg.solve(a, [float(np.dot(n, p)), float(np.dot(m, q))])
+
+
+def _corners_of(sides) -> np.ndarray:
+    """Where consecutive sides meet: corner i is between side i-1 and side i."""
+    return np.array([_intersect(sides[i - 1], sides[i]) for i in range(4)], np.float32)
+
+
+def _detail_of(outer: np.ndarray, inner: np.ndarray) -> bool:
+    """``inner`` lies inside ``outer`` and is a part of one card (a printed frame, a picture, a
+    patch of paper between pips) rather than one of two cards side by side that make a shape of a
+    card's proportions (each then half of it)."""
+    inside = all(cv2.pointPolygonTest(outer.reshape(-1, 1, 2), tuple(map(float, p)), False) >= 0 for p in inner)
+    share = cv2.contourArea(inner) / max(cv2.contourArea(outer), 1e-9)
+    return inside and not 0.4 <= share <= 0.55
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Either outline's centre lies inside the other: two views of one card."""
+    inside = lambda quad, point: cv2.pointPolygonTest(quad.reshape(-1, 1, 2), tuple(map(float, point)), False) >= 0
+    return inside(a, b.mean(axis=0)) or inside(b, a.mean(axis=0))
+
+
+def image_aspect(corners: np.ndarray) -> float:
+    """The mean length of sides 0-1 and 2-3 over that of sides 1-2 and 3-0."""
+    c = np.asarray(corners, np.float64)
+    lengths = np.linalg.norm(c - np.roll(c, -1, axis=0), axis=1)
+    return float((lengths[0] + lengths[2]) / max(lengths[1] + lengths[3], 1e-9))
+
+
+def order_corners(corners: np.ndarray) -> np.ndarray:
+    """Clockwise on screen, starting at the start of the shorter pair of sides (the card portrait
+    as the photo shows it; a steep perspective can swap the pairs, which is why the reader looks
+    at the card both ways), the top-most such start first."""
+    pts = np.asarray(corners, np.float32).reshape(4, 2)
+    centre = pts.mean(axis=0)
+    pts = pts[np.argsort(np.arctan2(pts[:, 1] - centre[1], pts[:, 0] - centre[0]))]  # clockwise (y down)
+    if image_aspect(pts) > 1.0:
+        pts = np.roll(pts, -1, axis=0)
+    # of the two portrait orders (a half turn apart), the one whose first corner is higher
+    if pts[2, 1] + pts[3, 1] < pts[0, 1] + pts[1, 1]:
+        pts = np.roll(pts, 2, axis=0)
+    return pts
