@@ -155,3 +155,12 @@ def test_refused_logins_coalesce_per_window_and_address_with_ids_cut(app):
                                                                     ("10.0.0.67", 1)]
     assert all(len(r["supervisor"]) <= 64 and all(len(i) <= 64 for i in r.get("ids", [])) for r in refused)
     assert max(len(str(r)) for r in refused) < 2000
+
+
+def test_the_shift_close_ends_every_supervisors_session(app):
+    closing, other = app.test_client(), client_at(app, "10.0.0.8")
+    token = log_in(closing).get_json()["csrf"]
+    log_in(other)
+    assert other.get("/api/screens").status_code == 200
+    assert closing.post("/api/shift/close", json={"pin": PIN}, headers={"X-CSRF-Token": token}).status_code == 200
+    assert other.get("/api/screens").status_code == 401 and closing.get("/api/screens").status_code == 401
