@@ -420,39 +420,56 @@ def refuse_simulated_parts(args: argparse.Namespace, devices) -> None:
                          "\"picamera2\" (or \"v4l2\" for a USB camera)")
 
 
+def dashboard_tls(args: argparse.Namespace, config_dir: Path | None):
+    """The TLS context from --tls-cert/--tls-key, else from tls/dashboard.crt and .key in the
+    configuration folder when both are there; None without a certificate."""
+    from .web.serving import tls_context
+
+    folder = (config_dir or Path(".")) / "tls"
+    cert = Path(args.tls_cert) if args.tls_cert else folder / "dashboard.crt"
+    key = Path(args.tls_key) if args.tls_key else folder / "dashboard.key"
+    if not (args.tls_cert or args.tls_key or (config_dir and cert.is_file() and key.is_file())):
+        return None
+    return tls_context(cert, key)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    import waitress
+    import os
 
     from .audit.index import Index
-    import os
 
     from .audit.checkpoint import check_at_startup
     from .audit.gaming_day import GamingDay
     from .audit.keys import ENV as KEY_ENV
     from .audit.keys import key_path
     from .audit.log import AuditLog
-    from .config import load_devices, load_supervisors
+    from .config import load_devices, supervisors_as_saved
     from .service import notify, start_watchdog
     from .station import Station
     from .table.live import LiveTable
     from .table.recording import IndexFeed, catch_up
     from .table.round import Events
-    from .table.supervisor import hash_pin
+    from .table.supervisor import new_pin
     from .table.table import Table
     from .web.app import create_app
+    from .web.serving import serve_dashboard
+    from .web.site_guard import check_bind
 
     config_dir = Path(args.config) if args.config else None
+    tls = dashboard_tls(args, config_dir)
+    check_bind(args.host, tls is not None, args.insecure_http)  # before anything starts
     data = data_dir(args.data)
     rules = load_house(args.house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
     devices = load_devices(config_dir / "devices.toml" if config_dir else None)
     if args.production:
         refuse_simulated_parts(args, devices)
-    supervisors = load_supervisors(config_dir)
+    supervisors = supervisors_as_saved(config_dir)
     simulate = args.simulate or devices.start_source == "simulated"
-    if simulate and not supervisors:
+    if simulate and not supervisors():
         # A demonstration needs a supervisor: one for this run only, its PIN shown here and nowhere else.
         pin = f"{secrets.randbelow(10**6):06d}"
-        supervisors = {"demo": hash_pin(pin)}
+        demo = {"demo": new_pin(pin)}
+        supervisors = lambda: demo  # noqa: E731
         print(f"simulation: supervisor id demo, PIN {pin} (this run only)", file=sys.stderr, flush=True)
     # The audit key lives outside the data (see audit/keys.py); only a simulation on the shipped
     # configuration keeps one beside its data.
@@ -480,23 +497,34 @@ def cmd_run(args: argparse.Namespace) -> int:
                       rounds=args.rounds or None, on_prompt=live.prompt, index=index, ready_to_record=feed.flush)
     # Records lost from the log's end, or a log that fails verification: no round until a supervisor has seen it.
     table.hold_for_audit(audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
-    server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
-                                               dealer=station.loop), host=args.host, port=args.port, threads=16)
-    print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
+    dashboard = serve_dashboard(lambda site: create_app(live, rules, table=table, index=index, audit=audit,
+                                                        dealer=station.loop, site=site),
+                                live, args.host, args.port, names=tuple(args.allow_host), tls=tls,
+                                insecure_http=args.insecure_http)
+    if dashboard.site.insecure_http:
+        print(f"WARNING: the dashboard is served over plain HTTP on {args.host} (--insecure-http): anyone on "
+              "the network can read and change what it sends", file=sys.stderr, flush=True)
+    print(json.dumps({"dashboard": dashboard.url + "/", "data": str(data), "tls": tls is not None,
                       "simulate": simulate, "key_file": str(key_file), "verified": check.verification.records,
                       "held": table.held}), flush=True)
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
-                                         "dashboard": f"{args.host}:{server.effective_port}"}, "appliance")
+                                         "dashboard": f"{args.host}:{dashboard.site.port}", "tls": tls is not None,
+                                         "insecure_http": dashboard.site.insecure_http}, "appliance")
     stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     shipped = shipper.start() if shipper else None  # the backlog first, then each record as it is written
     station.start()
     notify("READY=1")
     start_watchdog(stop=stop)
     try:
-        server.run()
+        while not stop.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
     finally:
         stop.set()
         notify("STOPPING=1")
+        dashboard.stop()
         station.stop()
         if shipped:
             shipped[1].set()
@@ -507,7 +535,7 @@ def cmd_supervisor_add(args: argparse.Namespace) -> int:
     import getpass
 
     from .config import load_supervisors, save_supervisors
-    from .table.supervisor import hash_pin
+    from .table.supervisor import new_pin
 
     config_dir = Path(args.config)
     if not config_dir.is_dir():
@@ -519,8 +547,19 @@ def cmd_supervisor_add(args: argparse.Namespace) -> int:
     else:
         pin = sys.stdin.readline().strip()
     hashes = load_supervisors(config_dir)
-    hashes[args.id] = hash_pin(pin)
+    hashes[args.id] = new_pin(pin)
     _print({"supervisor": args.id, "file": str(save_supervisors(config_dir, hashes))})
+    return 0
+
+
+def cmd_tls_selfsigned(args: argparse.Namespace) -> int:
+    from .web.certificate import make_self_signed
+
+    folder = Path(args.config) / "tls"
+    made = make_self_signed(folder, args.name, days=args.days, force=args.force)
+    _print(made.to_json())
+    print(f"SHA-256 fingerprint {made.sha256}: check it in the browser the first time it connects",
+          file=sys.stderr)
     return 0
 
 
@@ -565,8 +604,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
     p.add_argument("--key-file", help="the audit key (default: $APPLIANCE_KEY_FILE, else audit.key in --config; "
                    "a simulation on the shipped config keeps one in the data folder)")
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", default="127.0.0.1", help="the dashboard's address (off loopback: HTTPS)")
     p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="a name or address the floor network reaches the dashboard by (repeatable)")
+    p.add_argument("--tls-cert", help="PEM certificate (default: <config>/tls/dashboard.crt if present)")
+    p.add_argument("--tls-key", help="PEM private key (default: <config>/tls/dashboard.key if present)")
+    p.add_argument("--insecure-http", action="store_true",
+                   help="serve plain HTTP off loopback (every page then warns that it is not secure)")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--simulate", action="store_true", help="simulated devices and camera (the default without hardware)")
     p.add_argument("--production", action="store_true",
@@ -584,6 +629,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", help="the supervisor's id, e.g. a badge number")
     p.add_argument("--config", required=True, help="the configuration folder (e.g. /etc/paigow-appliance)")
     p.set_defaults(func=cmd_supervisor_add)
+
+    tls = sub.add_parser("tls", help="the dashboard's TLS certificate").add_subparsers(dest="tls_command",
+                                                                                      required=True)
+    p = tls.add_parser("selfsigned", help="make a self-signed certificate and key in <config>/tls; prints the "
+                                          "SHA-256 fingerprint to pin")
+    p.add_argument("--config", required=True, help="the configuration folder (e.g. /etc/paigow-appliance)")
+    p.add_argument("--name", action="append", default=[], help="a DNS name or address of the appliance (repeatable)")
+    p.add_argument("--days", type=int, default=825)
+    p.add_argument("--force", action="store_true", help="replace an existing certificate and key")
+    p.set_defaults(func=cmd_tls_selfsigned)
 
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
     p.add_argument("--rounds", type=int, required=True)
@@ -711,7 +766,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                           getattr(args, "vision_command", None), getattr(args, "deck_command", None),
                                           getattr(args, "audit_command", None),
                                           getattr(args, "supervisor_command", None),
-                                          getattr(args, "floor_command", None))))
+                                          getattr(args, "floor_command", None),
+                                          getattr(args, "tls_command", None))))
         print(f"appliance {command}: {err}", file=sys.stderr)
         return 2
 

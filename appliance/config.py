@@ -8,7 +8,9 @@ given by the operator takes precedence over both.
 from __future__ import annotations
 
 import importlib.resources
+import logging
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 from dataclasses import dataclass
@@ -199,6 +201,31 @@ def load_supervisors(config_dir: Path | None) -> dict[str, str]:
     group.done()
     top.done()
     return hashes
+
+
+def supervisors_as_saved(config_dir: Path | None) -> Callable[[], dict[str, str]]:
+    """The supervisors as ``supervisors.toml`` holds them now: read again whenever the file changes, so
+    that a PIN changed with ``appliance supervisor add`` ends that supervisor's sessions at once. A file
+    that became unreadable keeps the last good list (and is reported once)."""
+    path = (config_dir or shipped_config_dir()) / "supervisors.toml"
+    seen: dict = {"stamp": (), "hashes": {}}
+
+    def current() -> dict[str, str]:
+        try:
+            stat = path.stat()
+            stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        except FileNotFoundError:
+            stamp = None
+        if stamp != seen["stamp"]:
+            try:
+                seen["hashes"] = load_supervisors(config_dir)
+            except DeviceConfigError as err:
+                logging.getLogger(__name__).error("supervisors not reloaded: %s", err)
+            seen["stamp"] = stamp
+        return seen["hashes"]
+
+    current()
+    return current
 
 
 def save_supervisors(config_dir: Path, hashes: dict[str, str]) -> Path:

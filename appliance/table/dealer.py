@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import enum
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
@@ -48,6 +49,10 @@ class Step(enum.Enum):
 
 class DealerInputError(ValueError):
     """A dealer's input that cannot be taken (a bad wager, a card for a zone not being read)."""
+
+
+class OverrideNeedsPin(DealerInputError):
+    """A hand typed over a zone the camera reads steadily: it takes a supervisor's PIN."""
 
 
 @dataclass
@@ -127,10 +132,14 @@ class DealerLoop:
         with self.table.lock:
             if self.step is not Step.IDLE:
                 raise DealerInputError("wagers can be changed only between rounds")
+            if banker != DEALER and type(banker) is not int:
+                raise DealerInputError(f"banker: {banker!r:.40} is not \"dealer\" or a seat number")
             checked = []
             for i, bet in enumerate(bets):
+                if not isinstance(bet, dict):
+                    raise DealerInputError(f"seats[{i}]: expected {{seat, wager}}, got {bet!r:.40}")
                 seat = bet.get("seat")
-                if not isinstance(seat, int):
+                if type(seat) is not int:  # a JSON true is not seat 1
                     raise DealerInputError(f"seats[{i}].seat: {seat!r} is not a seat number")
                 checked.append({"seat": seat, "wager": _amount(bet.get("wager"), f"seat {seat} wager"),
                                 **({"fortune": _amount(bet["fortune"], f"seat {seat} fortune")}
@@ -211,17 +220,41 @@ class DealerLoop:
             self.version += 1
             self.announce()
 
-    def enter_hand(self, zone: str, cards: list[str], who: str = "dealer") -> None:
-        """A whole zone entered by hand (the camera is down or cannot see it): every card is the dealer's."""
+    def enter_hand(self, zone: str, cards: list[str], who: str = "dealer", supervisor: str = "", pin: str = "",
+                   address: str = "local") -> None:
+        """A whole zone entered by hand (the camera is down or cannot see it): every card is the dealer's.
+        Over a zone the camera reads steadily, the typed hand replaces the camera's only with a
+        supervisor's PIN, and is logged as an override of the camera (what it read, what was typed)."""
+        named = [str(c) for c in parse_cards(cards)]
         with self.table.lock:
             if zone not in self.wanted_zones():
                 raise DealerInputError(f"{spoken(zone)}: not being read now")
-            named = [str(c) for c in parse_cards(cards)]
+            camera = self._camera_read(zone)
+        overrider = None
+        if camera is not None:
+            if not supervisor:
+                raise OverrideNeedsPin(f"{spoken(zone)}: the camera reads {' '.join(c or '?' for c in camera)} steadily: "
+                                       "entering it by hand needs a supervisor's PIN")
+            overrider = self.table.gate.check(supervisor, pin, address)  # slow: outside the lock
+        with self.table.lock:
+            if zone not in self.wanted_zones():
+                raise DealerInputError(f"{spoken(zone)}: not being read now")
+            if overrider is not None:
+                self.table.log(Events.CAMERA_OVERRIDDEN, {"round": self._round_or_none(), "zone": zone,
+                                                          "camera": camera, "entered": named, "dealer": who},
+                               f"supervisor {overrider}")
             self.zones[zone] = ZoneRead(StableRead(self.stable_frames),
                                         [{"card": None, "reason": f"entered by {who}"} for _ in named],
                                         picked={i: (c, who) for i, c in enumerate(named)}, entered=True)
             self.version += 1
             self.announce()
+
+    def _camera_read(self, zone: str) -> list[str | None] | None:
+        """What the camera reads steadily in ``zone``, if it reads at least one card there."""
+        read = self.zones.get(zone)
+        if read is None or read.entered or read.reads is None or all(r["card"] is None for r in read.reads):
+            return None
+        return [r["card"] for r in read.reads]
 
     def tick(self) -> bool:
         """Look at the layout once; True when a zone's read became stable (new) in this look."""
@@ -374,13 +407,17 @@ class DealerLoop:
             self._on_prompt(self.prompt())
 
 
+# An amount as the screen sends it: a decimal string of whole units and at most cents, no sign, no
+# exponent ("1e30" would make Decimal quantize fail) and short enough that no table limit is near.
+AMOUNT = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?")
+
+
 def _amount(value, what: str) -> str:
-    try:
-        amount = Decimal(str(value))
-    except InvalidOperation:
-        raise DealerInputError(f"{what}: {value!r} is not an amount") from None
-    if not amount.is_finite() or amount <= 0 or amount != amount.quantize(Decimal("0.01")):
-        raise DealerInputError(f"{what}: {value!r} is not a positive amount in cents")
+    if not isinstance(value, str) or not AMOUNT.fullmatch(value):
+        raise DealerInputError(f"{what}: {value!r:.40} is not an amount (a decimal string such as \"25\" or \"12.50\")")
+    amount = Decimal(value)
+    if amount <= 0:
+        raise DealerInputError(f"{what}: {value!r} is not a positive amount")
     return str(amount)
 
 

@@ -62,6 +62,10 @@ class Events:
     DEVICE_VALUE = "DeviceValue"  # a start value no round was waiting for (logged, not used)
     ROUND_SETTLED = "RoundSettled"
     ROUND_VOIDED = "RoundVoided"
+    CAMERA_OVERRIDDEN = "CameraOverridden"  # a zone the camera read steadily, entered by hand with a supervisor's PIN
+    SCREEN_PAIRING_CODE = "ScreenPairingCode"  # a one-time code to pair another screen was issued (not the code)
+    SCREEN_PAIRED = "ScreenPaired"  # another device may drive the dealer's controls
+    SCREEN_REVOKED = "ScreenRevoked"
 
 
 #: phase -> (event that leaves it, next phase); any open round may be voided.

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
 from ..audit.seal import seal_head
@@ -25,13 +26,14 @@ log = logging.getLogger(__name__)
 
 
 class Table:
-    def __init__(self, rules: HouseRules, rules_mapping: dict, audit: AuditLog, supervisors: dict[str, str],
+    def __init__(self, rules: HouseRules, rules_mapping: dict, audit: AuditLog,
+                 supervisors: dict[str, str] | Callable[[], dict[str, str]],
                  listeners: list | None = None):
         self.rules, self.rules_mapping, self.audit = rules, rules_mapping, audit
         self.listeners: list = listeners if listeners is not None else []
         self.lock = threading.RLock()
-        self.gate = SupervisorGate(supervisors, on_failure=lambda who, why: self.log(
-            Events.SUPERVISOR_REFUSED, {"supervisor": who, "reason": why}, who=f"supervisor {who}"))
+        self.gate = SupervisorGate(supervisors, on_refused=lambda data: self.log(
+            Events.SUPERVISOR_REFUSED, data, who="supervisor gate"))
         self.current: TableRound | None = None
         self._banked: list[BankRound] = []  # the rounds settled before the current one
         self._held: str | None = None
@@ -137,18 +139,20 @@ class Table:
             raise RoundStateError(f"round {round_id} can no longer be changed: the next round has started")
         return self.current
 
-    def _supervisor(self, supervisor: str, pin: str) -> str:
-        """Who acts, once the PIN is checked: slow on purpose, so checked before the table's lock is taken."""
-        return f"supervisor {self.gate.check(supervisor, pin)}"
+    def _supervisor(self, supervisor: str, pin: str, address: str) -> str:
+        """Who acts, once the PIN is checked: slow on purpose, so checked before the table's lock is taken.
+        ``address`` is where the PIN was typed (the gate counts wrong PINs per address)."""
+        return f"supervisor {self.gate.check(supervisor, pin, address)}"
 
     def _acted(self, who: str, action: str) -> None:
         """A supervisor's action at a held table is also its release: the supervisor has seen it."""
         if self.held is not None:
             self._released(who, action)
 
-    def correct(self, round_id: str, supervisor: str, pin: str, reason: str, seat, **cards) -> dict | None:
+    def correct(self, round_id: str, supervisor: str, pin: str, reason: str, seat, *, address: str = "local",
+                **cards) -> dict | None:
         """Correct a read; a settled round is settled again. Returns the new settlement, if any."""
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             table_round = self._round(round_id)
             was_settled = table_round.phase is Phase.SETTLED
@@ -156,37 +160,37 @@ class Table:
             self._acted(who, "correct")
             return table_round.settle(who) if was_settled else None
 
-    def void(self, round_id: str, supervisor: str, pin: str, reason: str) -> None:
-        who = self._supervisor(supervisor, pin)
+    def void(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             self._round(round_id).void(reason, who)
             self._acted(who, "void")
 
-    def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str) -> None:
+    def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
         """Void the round as a misdeal, for one of the reasons the house file lists (Capitol rule 29)."""
         listed = self.rules.misdeal_reason(reason)
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             self._round(round_id).void(f"misdeal: {listed}", who)
             self._acted(who, "misdeal")
 
-    def manual_start(self, round_id: str, supervisor: str, pin: str, value: int) -> object:
+    def manual_start(self, round_id: str, supervisor: str, pin: str, value: int, address: str = "local") -> object:
         """The start value entered by a supervisor while the device is down, marked as manual."""
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             first = self._round(round_id).start_seat("manual", value, who=who)
             self._acted(who, "manual start")
             return first
 
-    def close_shift(self, supervisor: str, pin: str) -> dict:
+    def close_shift(self, supervisor: str, pin: str, address: str = "local") -> dict:
         """The shift's close: the log's head is sealed, for the seal to leave the box."""
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             return seal_head(self.audit, "shift close", who)
 
-    def release(self, supervisor: str, pin: str, reason: str) -> None:
+    def release(self, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
         """The supervisor has dealt with what held the table; the dealer carries on."""
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             if self.audit.stopped is not None:
                 raise RecordingStopped(self.audit.stopped.reason)
