@@ -22,13 +22,15 @@ from pathlib import Path
 from .config import DEFAULT_HOUSE, load_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
+from .floor.commands import add_floor_commands, add_shipping_options, shipping
 from .game.cards import format_cards, parse_cards
-from .game.fortune import fortune_category
+from .game.fortune import best_paying
+from .game.money import fmt
 from .game.house_ways import HOUSE_WAYS, set_by_house_way
 from .game.setting import SPLITS
 from .game.round_json import house_of, round_from_json, settlement_to_json
 from .game.settlement import settle
-from .game.values import evaluator
+from .game.start_seat import DEALER, StartSeatError, start_of_round
 from .simulate import simulate
 
 
@@ -45,7 +47,7 @@ def cmd_houseway(args: argparse.Namespace) -> int:
     way = args.house_way or rules.house_way
     if way not in HOUSE_WAYS:
         raise UsageError(f"unknown house way {way!r}: expected one of {', '.join(HOUSE_WAYS)}")
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     if args.cards:
         _print(set_by_house_way(parse_cards(args.cards), way, ev).to_json(ev))
         return 0
@@ -63,7 +65,7 @@ def cmd_houseway(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     rules = load_house(args.house)
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     cards = parse_cards(args.cards)
     out: dict = {"cards": format_cards(cards)}
     if len(cards) in (2, 5):
@@ -71,13 +73,23 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         out["rank"] = int(ev.value(cards))
     elif len(cards) == 7:
         best = max((ev.five([cards[i] for i in back]), back) for back, _ in SPLITS)
-        out["fortune"] = fortune_category(cards, ev)
+        out["fortune"] = _bonus_line(cards, ev, rules.fortune, lambda pay: f"{pay} to 1")
+        out["envy"] = _bonus_line(cards, ev, rules.envy, lambda pay: f"{fmt(pay)} to every other seat with a qualifying Fortune bet")
         out["best_five"] = format_cards(cards[i] for i in best[1])
         out["best_five_value"] = ev.name(best[0])
     else:
         raise UsageError(f"evaluate takes 2, 5 or 7 cards, got {len(cards)}")
     _print(out)
     return 0
+
+
+def _bonus_line(cards, ev, bonus, shown) -> dict | None:
+    """The line of the house's own pay table that seven cards are paid on ("no pay" where none);
+    None where the house offers no such bonus."""
+    if bonus is None:
+        return None
+    line = best_paying(cards, ev, bonus.pays)
+    return {"line": line, "pays": shown(bonus.pays[line]) if line else "no pay"}
 
 
 def cmd_settle(args: argparse.Namespace) -> int:
@@ -92,8 +104,26 @@ def cmd_settle(args: argparse.Namespace) -> int:
         raise UsageError(f"{source}: house: the round names {named!r} but --house is {args.house!r}")
     rules = load_house(args.house or named or DEFAULT_HOUSE)
     result = settle(round_from_json(data, source), rules)
-    _print(settlement_to_json(result, evaluator(rules.joker, rules.wheel)))
+    _print(settlement_to_json(result, rules.evaluator()))
     return 0
+
+
+def cmd_start_seat(args: argparse.Namespace) -> int:
+    rules = load_house(args.house)
+    banker = DEALER if args.banker == DEALER else _seat_number(args.banker)
+    dice = tuple(args.dice) if args.dice else None
+    try:
+        start = start_of_round(rules.start, banker, value=args.value, dice=dice)
+    except StartSeatError as err:
+        raise UsageError(f"{rules.name}: {err}") from None
+    _print(start.to_json())
+    return 0
+
+
+def _seat_number(text: str) -> int:
+    if not text.isdigit():
+        raise UsageError(f"--banker: expected \"dealer\" or a seat number, got {text!r}")
+    return int(text)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -250,11 +280,13 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from .audit.log import load_key, verify
+    from .audit.seal import parse_seal
 
-    result = verify(args.path, load_key(args.key_file))
+    key = load_key(args.key_file)
+    result = verify(args.path, key, seal=parse_seal(args.seal, key) if args.seal else None)
     _print(result.to_json())
     if not result.ok:
-        print(f"appliance audit verify: {result.file} line {result.line}: {result.problem}", file=sys.stderr)
+        print(f"appliance audit verify: {result.where()}: {result.problem}", file=sys.stderr)
     return 0 if result.ok else 1
 
 
@@ -297,22 +329,52 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_table(args: argparse.Namespace) -> int:
+    from .audit.gaming_day import GamingDay
     from .audit.index import Index
-    from .audit.log import AuditLog, key_for
+    from .audit.keys import key_path
+    from .audit.log import AuditLog
+    from .table.recording import SpaceLimits
     from .table.simulation import play_rounds
 
     audit_dir = Path(args.audit)
-    key_file = Path(args.key_file) if args.key_file else audit_dir.parent / f"{audit_dir.name}.key"
+    # A simulation on the shipped configuration: its key may sit beside its log folder.
+    key_file = key_path(args.key_file, None, audit_dir.parent / f"{audit_dir.name}.key")
     rules = load_house(args.house)
     start = time.perf_counter()
-    audit = AuditLog(audit_dir, key_for(key_file))
+    space = SpaceLimits(max(args.refuse_free_mb, SpaceLimits.warn_mb), args.refuse_free_mb)
+    day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
+    key, shipper = shipping(args, audit_dir, key_file)
+    audit = AuditLog(audit_dir, key, day=day)
+    if shipper:
+        shipper.recording = lambda: audit.stopped is None
     index = Index(audit_dir.parent / f"{audit_dir.name}.index.sqlite")  # round ids go on from it
-    totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render,
-                         size=(args.width, args.height), index=index)
-    index.close()
-    _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
-            "seconds": round(time.perf_counter() - start, 2)})
+    thread, stop = shipper.start() if shipper else (None, None)
+    try:
+        totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render,
+                             size=(args.width, args.height), index=index, space=space)
+    finally:
+        index.close()
+        if shipper:
+            stop.set()
+            thread.join()
+    out = {**totals, "audit": str(audit_dir), "key_file": str(key_file),
+           "seconds": round(time.perf_counter() - start, 2)}
+    if shipper:
+        out["floor"] = _last_shipment(shipper)
+    _print(out)
     return 0
+
+
+def _last_shipment(shipper) -> dict:
+    """One more pass when the table stops: what the floor holds, or why it could not be reached (the log keeps
+    the rest for the next run)."""
+    from .floor.shipper import FloorRefused, FloorUnreachable
+
+    with shipper:
+        try:
+            return shipper.ship_pending().to_json()
+        except (FloorRefused, FloorUnreachable) as err:
+            return {"error": str(err), "pending": shipper.log.head().seq}
 
 
 def cmd_audit_replay(args: argparse.Namespace) -> int:
@@ -334,7 +396,7 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
         start, end = dt.date.fromisoformat(args.date_from), dt.date.fromisoformat(args.date_to)
     except ValueError as err:
         raise UsageError(f"--from/--to: {err} (use YYYY-MM-DD)") from None
-    sys.stdout.write(export_csv(args.path, load_key(args.key_file), start, end))
+    sys.stdout.write(export_csv(args.path, load_key(args.key_file), start, end).text)
     return 0
 
 
@@ -358,61 +420,114 @@ def refuse_simulated_parts(args: argparse.Namespace, devices) -> None:
                          "\"picamera2\" (or \"v4l2\" for a USB camera)")
 
 
+def dashboard_tls(args: argparse.Namespace, config_dir: Path | None):
+    """The TLS context from --tls-cert/--tls-key, else from tls/dashboard.crt and .key in the
+    configuration folder when both are there; None without a certificate."""
+    from .web.serving import tls_context
+
+    folder = (config_dir or Path(".")) / "tls"
+    cert = Path(args.tls_cert) if args.tls_cert else folder / "dashboard.crt"
+    key = Path(args.tls_key) if args.tls_key else folder / "dashboard.key"
+    if not (args.tls_cert or args.tls_key or (config_dir and cert.is_file() and key.is_file())):
+        return None
+    return tls_context(cert, key)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    import waitress
+    import os
 
     from .audit.index import Index
-    from .audit.log import AuditLog, key_for
-    from .config import load_devices, load_supervisors
+
+    from .audit.checkpoint import check_at_startup
+    from .audit.gaming_day import GamingDay
+    from .audit.keys import ENV as KEY_ENV
+    from .audit.keys import key_path
+    from .audit.log import AuditLog
+    from .config import load_devices, supervisors_as_saved
     from .service import notify, start_watchdog
     from .station import Station
     from .table.live import LiveTable
+    from .table.recording import IndexFeed, catch_up
     from .table.round import Events
-    from .table.supervisor import hash_pin
+    from .table.supervisor import new_pin
     from .table.table import Table
     from .web.app import create_app
+    from .web.serving import serve_dashboard
+    from .web.site_guard import check_bind
 
     config_dir = Path(args.config) if args.config else None
+    tls = dashboard_tls(args, config_dir)
+    check_bind(args.host, tls is not None, args.insecure_http)  # before anything starts
     data = data_dir(args.data)
-    # The audit key lives outside the log: in the configuration folder when there is one
-    # (the install script puts it there, readable by the service user only), else beside the data.
-    key_file = config_dir / "audit.key" if config_dir else data / "audit.key"
     rules = load_house(args.house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
     devices = load_devices(config_dir / "devices.toml" if config_dir else None)
     if args.production:
         refuse_simulated_parts(args, devices)
-    supervisors = load_supervisors(config_dir)
+    supervisors = supervisors_as_saved(config_dir)
     simulate = args.simulate or devices.start_source == "simulated"
-    if simulate and not supervisors:
+    if simulate and not supervisors():
         # A demonstration needs a supervisor: one for this run only, its PIN shown here and nowhere else.
         pin = f"{secrets.randbelow(10**6):06d}"
-        supervisors = {"demo": hash_pin(pin)}
+        demo = {"demo": new_pin(pin)}
+        supervisors = lambda: demo  # noqa: E731
         print(f"simulation: supervisor id demo, PIN {pin} (this run only)", file=sys.stderr, flush=True)
-    audit = AuditLog(data / "audit", key_for(key_file))
+    # The audit key lives outside the data (see audit/keys.py); only a simulation on the shipped
+    # configuration keeps one beside its data.
+    beside_data = simulate and config_dir is None and not args.key_file and not os.environ.get(KEY_ENV)
+    key_file = key_path(args.key_file, config_dir, data / "audit.key" if beside_data else None)
+    data.mkdir(mode=0o750, parents=True, exist_ok=True)
+    rules_mapping = read_toml(Path(rules.source))
+    key, shipper = shipping(args, data / "audit", key_file, devices.floor)
+    audit = AuditLog(data / "audit", key, day=GamingDay.from_house(rules_mapping, rules.source))
+    if shipper:
+        shipper.recording = lambda: audit.stopped is None  # the pit shows "recording stopped"
+    check = check_at_startup(audit)  # verify what was not verified before trusting the log
     live = LiveTable()
     index = Index(data / "index.sqlite")
+    os.chmod(data / "index.sqlite", 0o640)
     # The log is the truth; the index catches up with what was written since it last saw the log
     # (the first start after an upgrade builds it once), so a start does not grow with history.
-    index.catch_up(data / "audit")
-    table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
+    catch_up(index, data / "audit")
+    feed = IndexFeed(index.add, audit)  # an index that cannot be written stops recording too
+    table = Table(rules, rules_mapping, audit, supervisors, listeners=[live, feed])
+    if beside_data:
+        table.notices.append(f"Simulation: the audit key is kept in the data folder ({key_file}); on a table it "
+                             "lives in the configuration folder")
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
-                      rounds=args.rounds or None, on_prompt=live.prompt, index=index)
-    server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
-                                               dealer=station.loop), host=args.host, port=args.port, threads=16)
-    print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
-                      "simulate": simulate}), flush=True)
+                      rounds=args.rounds or None, on_prompt=live.prompt, index=index, ready_to_record=feed.flush)
+    # Records lost from the log's end, or a log that fails verification: no round until a supervisor has seen it.
+    table.hold_for_audit(audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
+    dashboard = serve_dashboard(lambda site: create_app(live, rules, table=table, index=index, audit=audit,
+                                                        dealer=station.loop, site=site),
+                                live, args.host, args.port, names=tuple(args.allow_host), tls=tls,
+                                insecure_http=args.insecure_http)
+    if dashboard.site.insecure_http:
+        print(f"WARNING: the dashboard is served over plain HTTP on {args.host} (--insecure-http): anyone on "
+              "the network can read and change what it sends", file=sys.stderr, flush=True)
+    print(json.dumps({"dashboard": dashboard.url + "/", "data": str(data), "tls": tls is not None,
+                      "simulate": simulate, "key_file": str(key_file), "verified": check.verification.records,
+                      "held": table.held}), flush=True)
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
-                                         "dashboard": f"{args.host}:{server.effective_port}"}, "appliance")
+                                         "dashboard": f"{args.host}:{dashboard.site.port}", "tls": tls is not None,
+                                         "insecure_http": dashboard.site.insecure_http}, "appliance")
     stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    shipped = shipper.start() if shipper else None  # the backlog first, then each record as it is written
     station.start()
     notify("READY=1")
     start_watchdog(stop=stop)
     try:
-        server.run()
+        while not stop.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
     finally:
         stop.set()
         notify("STOPPING=1")
+        dashboard.stop()
         station.stop()
+        if shipped:
+            shipped[1].set()
     return 0
 
 
@@ -420,7 +535,7 @@ def cmd_supervisor_add(args: argparse.Namespace) -> int:
     import getpass
 
     from .config import load_supervisors, save_supervisors
-    from .table.supervisor import hash_pin
+    from .table.supervisor import new_pin
 
     config_dir = Path(args.config)
     if not config_dir.is_dir():
@@ -432,8 +547,19 @@ def cmd_supervisor_add(args: argparse.Namespace) -> int:
     else:
         pin = sys.stdin.readline().strip()
     hashes = load_supervisors(config_dir)
-    hashes[args.id] = hash_pin(pin)
+    hashes[args.id] = new_pin(pin)
     _print({"supervisor": args.id, "file": str(save_supervisors(config_dir, hashes))})
+    return 0
+
+
+def cmd_tls_selfsigned(args: argparse.Namespace) -> int:
+    from .web.certificate import make_self_signed
+
+    folder = Path(args.config) / "tls"
+    made = make_self_signed(folder, args.name, days=args.days, force=args.force)
+    _print(made.to_json())
+    print(f"SHA-256 fingerprint {made.sha256}: check it in the browser the first time it connects",
+          file=sys.stderr)
     return 0
 
 
@@ -457,6 +583,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--house", help="house rules (default: the round's \"house\", else general)")
     p.set_defaults(func=cmd_settle)
 
+    p = sub.add_parser("start-seat", help="the first hand and action order for a device value or three dice")
+    p.add_argument("--house", default=DEFAULT_HOUSE)
+    p.add_argument("--banker", required=True, help='"dealer" or the banking player\'s seat')
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--value", type=int, help="the electronic device's value, 1-7")
+    how.add_argument("--dice", type=int, nargs=3, metavar=("A", "B", "C"), help="the three dice")
+    p.set_defaults(func=cmd_start_seat)
+
     p = sub.add_parser("simulate", help="heads-up hands, both sides set by the house way")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--house-way", help="override the house's house way")
@@ -468,8 +602,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="start the appliance: round engine, audit log and dashboard")
     p.add_argument("--config", help="a configuration folder (default: the shipped config)")
     p.add_argument("--data", help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--key-file", help="the audit key (default: $APPLIANCE_KEY_FILE, else audit.key in --config; "
+                   "a simulation on the shipped config keeps one in the data folder)")
+    p.add_argument("--host", default="127.0.0.1", help="the dashboard's address (off loopback: HTTPS)")
     p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="a name or address the floor network reaches the dashboard by (repeatable)")
+    p.add_argument("--tls-cert", help="PEM certificate (default: <config>/tls/dashboard.crt if present)")
+    p.add_argument("--tls-key", help="PEM private key (default: <config>/tls/dashboard.key if present)")
+    p.add_argument("--insecure-http", action="store_true",
+                   help="serve plain HTTP off loopback (every page then warns that it is not secure)")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--simulate", action="store_true", help="simulated devices and camera (the default without hardware)")
     p.add_argument("--production", action="store_true",
@@ -478,6 +620,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
     p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
     p.add_argument("--seed", type=int, default=1)
+    add_shipping_options(p)
     p.set_defaults(func=cmd_run)
 
     supervisor = sub.add_parser("supervisor", help="the supervisors who may log in").add_subparsers(
@@ -487,15 +630,29 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", required=True, help="the configuration folder (e.g. /etc/paigow-appliance)")
     p.set_defaults(func=cmd_supervisor_add)
 
+    tls = sub.add_parser("tls", help="the dashboard's TLS certificate").add_subparsers(dest="tls_command",
+                                                                                      required=True)
+    p = tls.add_parser("selfsigned", help="make a self-signed certificate and key in <config>/tls; prints the "
+                                          "SHA-256 fingerprint to pin")
+    p.add_argument("--config", required=True, help="the configuration folder (e.g. /etc/paigow-appliance)")
+    p.add_argument("--name", action="append", default=[], help="a DNS name or address of the appliance (repeatable)")
+    p.add_argument("--days", type=int, default=825)
+    p.add_argument("--force", action="store_true", help="replace an existing certificate and key")
+    p.set_defaults(func=cmd_tls_selfsigned)
+
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
     p.add_argument("--rounds", type=int, required=True)
     p.add_argument("--audit", required=True, help="the audit log folder")
-    p.add_argument("--key-file", help="the HMAC key (default: <audit>.key beside the folder, created if absent)")
+    p.add_argument("--key-file", help="the HMAC key (default: $APPLIANCE_KEY_FILE, else <audit>.key beside the "
+                   "folder, created only while there is no log)")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--render", action="store_true", help="read every hand with the simulated camera and the reader")
     p.add_argument("--width", type=int, default=4608)
     p.add_argument("--height", type=int, default=2592)
+    p.add_argument("--refuse-free-mb", type=float, default=20,
+                   help="open no round while the audit disk has less free space than this (MB)")
+    add_shipping_options(p)
     p.set_defaults(func=cmd_simulate_table)
 
     devices = sub.add_parser("devices", help="start-seat devices on a serial port").add_subparsers(
@@ -565,13 +722,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = audit.add_parser("verify", help="check every chain and signature; names the first bad record")
     p.add_argument("path", help="the log folder (or one day's file)")
     p.add_argument("--key-file", required=True, help="the HMAC key, kept outside the log")
+    p.add_argument("--seal", help="a shift seal (its text, or a file holding it): the log must still hold "
+                   "every record up to it, unchanged")
     p.set_defaults(func=cmd_audit_verify)
     p = audit.add_parser("replay", help="settle every logged round again from its raw records; report differences")
     p.add_argument("path")
     p.add_argument("--key-file", required=True)
     p.add_argument("--round", help="only this round id")
     p.set_defaults(func=cmd_audit_replay)
-    p = audit.add_parser("export", help="settled rounds as CSV for the cage or accounting")
+    p = audit.add_parser("export", help="settled rounds of gaming days (--from/--to) as CSV, with their shift seals")
     p.add_argument("path")
     p.add_argument("--key-file", required=True)
     p.add_argument("--from", dest="date_from", required=True)
@@ -589,6 +748,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = audit.add_parser("keygen", help="create the HMAC key file (mode 600); never overwrites")
     p.add_argument("path")
     p.set_defaults(func=cmd_audit_keygen)
+    add_floor_commands(sub)
     return parser
 
 
@@ -605,7 +765,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = " ".join(filter(None, (args.command, getattr(args, "devices_command", None),
                                           getattr(args, "vision_command", None), getattr(args, "deck_command", None),
                                           getattr(args, "audit_command", None),
-                                          getattr(args, "supervisor_command", None))))
+                                          getattr(args, "supervisor_command", None),
+                                          getattr(args, "floor_command", None),
+                                          getattr(args, "tls_command", None))))
         print(f"appliance {command}: {err}", file=sys.stderr)
         return 2
 

@@ -8,7 +8,9 @@ given by the operator takes precedence over both.
 from __future__ import annotations
 
 import importlib.resources
+import logging
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 from dataclasses import dataclass
@@ -93,6 +95,12 @@ class VisionConfig:
 
 
 @dataclass(frozen=True)
+class FloorConfig:
+    url: str
+    credentials: Path
+
+
+@dataclass(frozen=True)
 class DeviceConfig:
     start_source: str
     serial: dict[DeviceKind, SerialSettings]
@@ -103,6 +111,9 @@ class DeviceConfig:
     camera: CameraConfig
     vision: VisionConfig
     source: str
+    warn_free_mb: float = 100  # free space on the audit disk below which the screens warn
+    refuse_free_mb: float = 20  # ... and below which no new round is opened
+    floor: FloorConfig | None = None  # where this table ships its records (docs/floor.md)
 
 
 def load_devices(path: Path | None = None) -> DeviceConfig:
@@ -153,8 +164,20 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
     vision = VisionConfig(path.parent / vis.string("layout"), path.parent / vis.string("deck"),
                           vis.integer("stable_frames", 1, 30))
     vis.done()
+    audit = top.table("audit", optional=True)
+    warn, refuse = (100, 20) if audit is None else (audit.number("warn_free_mb", 0, 1e6, 100),
+                                                    audit.number("refuse_free_mb", 0, 1e6, 20))
+    if audit is not None:
+        if refuse > warn:
+            raise audit.error("refuse_free_mb", f"{refuse:g} is above warn_free_mb ({warn:g})")
+        audit.done()
+    floor = None
+    floor_t = top.table("floor", optional=True)
+    if floor_t is not None:
+        floor = FloorConfig(floor_t.string("url"), path.parent / floor_t.string("credentials"))
+        floor_t.done()
     top.done()
-    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path))
+    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), warn, refuse, floor)
 
 
 SUPERVISORS_HEADER = """# Supervisors allowed to correct, void and settle disputes: id = the salted hash of the PIN.
@@ -178,6 +201,31 @@ def load_supervisors(config_dir: Path | None) -> dict[str, str]:
     group.done()
     top.done()
     return hashes
+
+
+def supervisors_as_saved(config_dir: Path | None) -> Callable[[], dict[str, str]]:
+    """The supervisors as ``supervisors.toml`` holds them now: read again whenever the file changes, so
+    that a PIN changed with ``appliance supervisor add`` ends that supervisor's sessions at once. A file
+    that became unreadable keeps the last good list (and is reported once)."""
+    path = (config_dir or shipped_config_dir()) / "supervisors.toml"
+    seen: dict = {"stamp": (), "hashes": {}}
+
+    def current() -> dict[str, str]:
+        try:
+            stat = path.stat()
+            stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        except FileNotFoundError:
+            stamp = None
+        if stamp != seen["stamp"]:
+            try:
+                seen["hashes"] = load_supervisors(config_dir)
+            except DeviceConfigError as err:
+                logging.getLogger(__name__).error("supervisors not reloaded: %s", err)
+            seen["stamp"] = stamp
+        return seen["hashes"]
+
+    current()
+    return current
 
 
 def save_supervisors(config_dir: Path, hashes: dict[str, str]) -> Path:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from .audit.index import Index
+from .audit.log import RecordingStopped
 from .config import DeviceConfig, DeviceConfigError
 from .devices.builtin_rng import BuiltinRng
 from .devices.camera import Camera, ImageFolderSource, Picamera2Source, VideoCaptureSource
@@ -25,6 +26,7 @@ from .devices.start_source import HealthTracker
 from .devices.worker import Worker
 from .table.dealer import DealerLoop
 from .table.eye import CameraEye
+from .table.recording import RecordingProbe, SpaceLimits
 from .table.round import Events, RoundIds, interrupted, void_interrupted
 from .table.simulation import SimulatedDealer, simulated_eye
 from .table.table import Table
@@ -53,9 +55,10 @@ class Station:
 
     def __init__(self, table: Table, devices: DeviceConfig, simulate: bool, render: bool = False, seed: int = 1,
                  pace: float = 1.5, rounds: int | None = None, on_prompt=lambda prompt: None,
-                 index: Index | None = None):
+                 index: Index | None = None, ready_to_record=lambda: True):
         """``index`` is the history index, caught up with the log and listening to the table; without
-        one, an index in memory is built from the whole log."""
+        one, an index in memory is built from the whole log. ``ready_to_record`` says whether the
+        parts beside the log (the index's feed) can take records again after recording stopped."""
         if index is None:
             index = Index(":memory:")
             index.catch_up(table.audit.folder)
@@ -64,7 +67,7 @@ class Station:
         self.workers: list[Worker] = []
         self.camera: Camera | None = None  # a real camera, closed when the station stops
         status = self._status_logger()
-        health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.log(
+        health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.note(
             Events.DEVICE_HEALTH, {"device": "start-seat", "source": w.source, "message": w.message(),
                                    **w.check.to_json()}, "appliance"))
         request_start, source = self._start_source(devices, simulate, status)
@@ -76,8 +79,12 @@ class Station:
             return table.audit.gaming_day(dt.datetime.now(dt.timezone.utc))
 
         self.loop = DealerLoop(table, eye, request_start, RoundIds(index.last_number, day, digits=4), source, health,
-                               devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt)
-        self.workers += [self.panel, Watcher(every, self._guarded("camera", self.loop.tick))]
+                               devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt,
+                               space=SpaceLimits(devices.warn_free_mb, devices.refuse_free_mb))
+        # Recording stopped holds the table at once; the probe lights the lamp and tries to record again.
+        self.probe = RecordingProbe(table.resume_recording, lambda: table.audit.stopped is not None,
+                                    self.loop.announce, ready=ready_to_record)
+        self.workers += [self.panel, Watcher(every, self._guarded("camera", self.loop.tick)), self.probe]
         if simulate:
             def press(name: str) -> None:  # a finger on the rail's button: held past the debounce time
                 pin = devices.panel.buttons[name]
@@ -85,7 +92,8 @@ class Station:
                 time.sleep(devices.panel.debounce * 3)
                 pins.drive(pin, True)
 
-            self.workers.append(SimulatedDealer(self.loop, press, lay, seed, pace, rounds))
+            # the settled round stays on the screen while the dealer pays it, as at a table
+            self.workers.append(SimulatedDealer(self.loop, press, lay, seed, pace, rounds, paying=4))
             void_interrupted(table.audit)  # the simulation clears a power cut itself
         for round_id in interrupted(table.audit.folder):
             table.resume(round_id)  # held until a supervisor decides
@@ -96,15 +104,17 @@ class Station:
         def run(*args):
             try:
                 return action(*args)
+            except RecordingStopped as err:  # the table is held by it; the probe reports it
+                log.error("%s: %s", part, err)
             except Exception as err:  # noqa: BLE001 - whatever it was, the thread must survive it
                 log.exception("%s: %s", part, err)
-                self.table.log(Events.DEVICE_STATUS, {"device": part, "status": "fault",
+                self.table.note(Events.DEVICE_STATUS, {"device": part, "status": "fault",
                                                       "detail": f"{type(err).__name__}: {err}"}, "appliance")
         return run
 
     def _status_logger(self):
         def status(device: str, state: str, detail: str) -> None:
-            self.table.log(Events.DEVICE_STATUS, {"device": device, "status": state, "detail": detail}, "appliance")
+            self.table.note(Events.DEVICE_STATUS, {"device": device, "status": state, "detail": detail}, "appliance")
         return status
 
     def _start_source(self, devices: DeviceConfig, simulate: bool, status):
@@ -129,7 +139,7 @@ class Station:
             name = kind
         device = StartSeatDevice(
             settings, on_result=self._guarded(name, lambda result: self.loop.start_value(name, result)),
-            on_reject=lambda rejection: self.table.log(Events.DEVICE_REJECTED, {"device": name, **rejection.to_json()},
+            on_reject=lambda rejection: self.table.note(Events.DEVICE_REJECTED, {"device": name, **rejection.to_json()},
                                                        "device"),
             on_status=lambda state, why: status(name, state.value, why))
         self.workers.append(device)

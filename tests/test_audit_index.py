@@ -96,12 +96,13 @@ def test_a_start_catches_up_with_what_is_new_and_reads_no_older_day(tmp_path):
     index = Index(tmp_path / "index.sqlite")
     assert index.catch_up(tmp_path / "log") == len(records(tmp_path / "log")) == audit.seq
     index.close()
-    for _ in range(7):
+    before = audit.seq
+    for _ in range(7):  # on a new gaming day: the log seals the day before first
         audit.append("DeviceStatus", {"device": "camera", "status": "online", "detail": ""})
     spoil_all_but_the_first_line(day_files(tmp_path / "log")[0])  # history a restart must not read
     again = Index(tmp_path / "index.sqlite")
-    assert again.last_indexed()[0] == audit.seq - 7
-    assert again.catch_up(tmp_path / "log") == 7 and again.catch_up(tmp_path / "log") == 0
+    assert again.last_indexed()[0] == before
+    assert again.catch_up(tmp_path / "log") == audit.seq - before == 8 and again.catch_up(tmp_path / "log") == 0
     assert again.last_indexed()[0] == audit.seq
     assert again.last_number("d2") == 1 and again.last_number("d") == 0
     assert interrupted(tmp_path / "log") == ["d2-1"]  # from the log's tail
@@ -127,3 +128,25 @@ def test_round_ids_go_on_from_the_index(tmp_path):
     ids = RoundIds(index.last_number, lambda: "d1")
     assert [ids(), ids()] == ["d1-10", "d1-11"]
     assert RoundIds(index.last_number, lambda: "d7", digits=4)() == "d7-0001"
+
+
+def test_the_shift_hour_by_hour_adds_up_to_the_shift_totals(tmp_path):
+    from decimal import Decimal
+
+    audit = AuditLog(tmp_path / "log", KEY)
+    index = Index(tmp_path / "index.sqlite")
+    play_rounds(load_house("general"), audit, 12, seed=5, render=False, listeners=[index.add])
+    audit.append("DeviceStatus", {"device": "rng", "status": "offline", "detail": "no heartbeat for 3 s"}, "device")
+    audit.append("DeviceStatus", {"device": "rng", "status": "online", "detail": ""}, "device")  # not a fault
+    audit.append("DeviceRejected", {"device": "rng", "reason": "bad checksum"}, "device")
+    index.catch_up(tmp_path / "log")
+    hours, totals = index.shift_hours(), index.shift()
+    assert sum(h["rounds"] for h in hours["hours"]) == totals["rounds_settled"] == 12
+    assert sum(Decimal(h["commission"]) for h in hours["hours"]) == Decimal(totals["commission"])
+    assert sum(Decimal(h["collection"]) for h in hours["hours"]) == Decimal(totals["collection"])
+    assert sum(h["fouls"] for h in hours["hours"]) == totals["fouls"]
+    assert sum(h["faults"] for h in hours["hours"]) == 2
+    named = sum(1 for r in records(tmp_path / "log") if r["event"] == "ReadConfirmed")
+    assert sum(h["named"] for h in hours["hours"]) == named
+    assert len(hours["bank"]) == 12 and hours["bank"][-1]["bank"] == totals["banker_net"]
+    assert all(h["hour"].endswith(":00:00+00:00") for h in hours["hours"])

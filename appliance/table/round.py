@@ -23,9 +23,8 @@ from ..game.house_ways import decide
 from ..game.money import fmt
 from ..game.round_json import round_from_json, settlement_to_json
 from ..game.rules import HouseRules
-from ..game.settlement import settle
+from ..game.settlement import house_way_difference, settle
 from ..game.start_seat import Position, first_hand
-from ..game.values import evaluator
 from .listeners import tell
 
 
@@ -58,10 +57,15 @@ class Events:
     SUPERVISOR_LOGGED_IN = "SupervisorLoggedIn"
     AUDIT_EXPORTED = "AuditExported"  # a supervisor downloaded the export (range, rows, digest)
     TABLE_HELD = "TableHeld"  # the table waits for a supervisor
+    BANK_REFUSED = "BankRefused"  # a player the rotation rules did not allow to bank
     TABLE_RELEASED = "TableReleased"
     DEVICE_VALUE = "DeviceValue"  # a start value no round was waiting for (logged, not used)
     ROUND_SETTLED = "RoundSettled"
     ROUND_VOIDED = "RoundVoided"
+    CAMERA_OVERRIDDEN = "CameraOverridden"  # a zone the camera read steadily, entered by hand with a supervisor's PIN
+    SCREEN_PAIRING_CODE = "ScreenPairingCode"  # a one-time code to pair another screen was issued (not the code)
+    SCREEN_PAIRED = "ScreenPaired"  # another device may drive the dealer's controls
+    SCREEN_REVOKED = "ScreenRevoked"
 
 
 #: phase -> (event that leaves it, next phase); any open round may be voided.
@@ -95,7 +99,8 @@ def apply(state: dict, event: str, data: dict) -> None:
     """Fold one of a round's records into its state (live, and in a replay)."""
     if event == Events.ROUND_OPENED:
         state.update(house=data["house"], rules=data["rules"], banker=data["banker"],
-                     banker_wager=data.get("banker_wager"), bets=data["bets"], seat_cards={})
+                     banker_wager=data.get("banker_wager"), bets=data["bets"], seat_cards={},
+                     previous_rounds=data.get("previous_rounds"))
     elif event == Events.START_SEAT:
         state["start"] = {"value": data["value"], "dice": data.get("dice")}
     elif event == Events.BANKER_CARDS:
@@ -129,8 +134,10 @@ def derive(state: dict, rules: HouseRules) -> dict:
         seats.append({**bet, "front": front, "back": back})
     data = {"house": state["house"], "banker": banker, "seats": seats,
             "action_seat": first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)}
+    if state.get("previous_rounds"):
+        data["previous_rounds"] = state["previous_rounds"]
     result = settle(round_from_json(data, f"round {state.get('round', '')}"), rules)
-    return settlement_to_json(result, evaluator(rules.joker, rules.wheel))
+    return settlement_to_json(result, rules.evaluator())
 
 
 @dataclass
@@ -178,12 +185,17 @@ class TableRound:
         tell(self.listeners, record)
         return record
 
-    def open(self, banker: Position, bets: list[dict], banker_wager: Decimal | None = None, who: str = "dealer") -> None:
+    def open(self, banker: Position, bets: list[dict], banker_wager: Decimal | None = None, who: str = "dealer",
+             previous_rounds: list | None = None) -> None:
+        """Open the round; ``previous_rounds`` (BankRound, oldest first) are logged with it, so that the
+        settlement checks the Player/Dealer against the rotation rules, and the replay does the same."""
         seats = [{"seat": b["seat"], "wager": fmt(Decimal(b["wager"])),
                   **({"bonus": {"fortune": fmt(Decimal(b["fortune"]))}} if b.get("fortune") else {})} for b in bets]
         data = {"house": self.rules.key, "rules": self.rules_mapping,
                 "rules_sha256": rules_fingerprint(self.rules_mapping), "banker": banker,
                 "banker_wager": None if banker_wager is None else fmt(banker_wager), "bets": seats}
+        if previous_rounds:
+            data["previous_rounds"] = [{"banker": r.banker, "wagered": sorted(r.wagered)} for r in previous_rounds]
         self._record(Events.ROUND_OPENED, data, who)
 
     def start_seat(self, source: str, value: int, dice: list[int] | None = None, seq: int | None = None,
@@ -205,10 +217,14 @@ class TableRound:
             laid = parse_cards([*(front or []), *(back or [])])
             if sorted(laid) != sorted(hand):
                 raise RoundStateError(f"round {self.round_id}: the banker's front and back are not his seven cards")
+            differs = house_way_difference(self.state["banker"], parse_cards(front or []), parse_cards(back or []),
+                                           self.rules)
+            if differs is not None:  # a house dealer resets by the house way before the round goes on
+                raise RoundStateError(f"round {self.round_id}: {differs}: reset the hand")
             setting = {"front": format_cards(parse_cards(front or [])), "back": format_cards(parse_cards(back or [])),
                        "rule": None, "set_by": "own"}
         else:
-            f, b, _, _, rule = decide(hand, self.rules.house_way, evaluator(self.rules.joker, self.rules.wheel))
+            f, b, _, _, rule = decide(hand, self.rules.house_way, self.rules.evaluator())
             setting = {"front": format_cards(sorted(f, reverse=True)), "back": format_cards(sorted(b, reverse=True)),
                        "rule": rule, "set_by": "house-way"}
         self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read,
@@ -288,9 +304,10 @@ def fold_rounds(logged) -> dict[str, dict]:
         if round_id is None:
             continue
         entry = rounds.setdefault(round_id, {"state": {"round": round_id}, "settlement": None, "voided": None,
-                                             "settled_at": None})
+                                             "settled_at": None, "gaming_day": None})
         if record["event"] == Events.ROUND_SETTLED:
             entry["settlement"], entry["settled_at"] = record["data"]["settlement"], record["ts"]
+            entry["gaming_day"] = record["gaming_day"]
         elif record["event"] == Events.READ_CORRECTED and entry["settlement"] is not None:
             # corrected after settling: open again until settled again (a power cut may come between)
             entry["settlement"] = entry["settled_at"] = None

@@ -17,28 +17,38 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..audit.index import Index
-from ..audit.log import AuditLog
+from ..audit.log import AuditLog, RecordingStopped
 from ..config import read_toml
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
+from ..game.banking import BankRound, bank_refusal
 from ..game.start_seat import DEALER, Position, first_hand, ring
-from ..game.values import evaluator
 from ..devices.protocol import RngResult
 from ..devices.start_source import HealthTracker
 from ..devices.worker import Worker
 from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
+from .recording import IndexFeed, SpaceLimits, catch_up
 from .round import Events, RoundIds, void_interrupted
 from .table import Table
 
 log = logging.getLogger(__name__)
 
 
-def random_wagers(rng: random.Random, rules: HouseRules) -> tuple[Position, list[dict], Decimal | None]:
-    """A round's banker, the seats that play (about three in four) and their wagers, within the house's limits."""
+class SimulationStopped(ValueError):
+    """A simulated table that cannot go on (no round can be opened)."""
+
+
+def random_wagers(rng: random.Random, rules: HouseRules,
+                  history: list[BankRound] = ()) -> tuple[Position, list[dict], Decimal | None]:
+    """A round's banker, the seats that play (about three in four) and their wagers, within the house's limits.
+    A drawn Player/Dealer the rotation rules refuse passes the bank clockwise to the next seat allowed."""
     player_seats = rules.start.player_seats
     banker = DEALER if rules.banking.mode is not BankingMode.PLAYER else rng.randint(1, player_seats)
+    if banker != DEALER:
+        seats_from = [(banker - 1 + k) % player_seats + 1 for k in range(player_seats)]
+        banker = next((s for s in seats_from if bank_refusal(s, history, rules.banking) is None), banker)
     seats = [s for s in range(1, player_seats + 1) if s != banker and rng.random() < 0.75] or \
         [next(s for s in range(1, player_seats + 1) if s != banker)]
     step = 5
@@ -53,11 +63,11 @@ def random_wagers(rng: random.Random, rules: HouseRules) -> tuple[Position, list
     return banker, bets, banker_wager
 
 
-def deal(rng: random.Random, rules: HouseRules, banker: Position, first: Position) -> dict[Position, list[str]]:
+def deal(rng: random.Random, rules: HouseRules, first: Position) -> dict[Position, list[str]]:
     """Seven hands of seven from a shuffled 53-card deck, in rotation from the first hand; four cards stay unused."""
     deck = list(range(53))
     rng.shuffle(deck)
-    positions = ring(rules.start.player_seats, banker)
+    positions = ring(rules.start.player_seats)
     step_dir = 1 if rules.start.action_direction.value == "clockwise" else -1
     start = positions.index(first)
     order = [positions[(start + step_dir * k) % len(positions)] for k in range(len(positions))]
@@ -76,17 +86,19 @@ def players_set(hands: dict, seats: list[int], rules: HouseRules, ev) -> dict[st
 
 def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
                 size: tuple[int, int] = (4608, 2592), listeners=(), pace=lambda: None,
-                stop=lambda: False, index: Index | None = None) -> dict:
+                stop=lambda: False, index: Index | None = None, space: SpaceLimits = SpaceLimits()) -> dict:
     """Play ``rounds`` rounds, one move at a time, through the dealer's loop: the simulated dealer
     at its inputs, the start value from a seeded RNG, the cards seen by a perfect eye or (``render``)
     the synthetic camera and the real reader. ``listeners`` see every record, ``pace()`` runs between
     the dealer's moves (the live demo waits there), and ``stop()`` ends the run between rounds.
     Round ids go on from the history ``index`` (caught up with the log first); without one, an index in
-    memory is built from the whole log."""
+    memory is built from the whole log. With no supervisor to wait for, a run stops with
+    :class:`RecordingStopped` when recording stops, and with :class:`SimulationStopped` when a round
+    cannot be opened (the disk below ``space``)."""
     if index is None:
         index = Index(":memory:")
-    index.catch_up(audit.folder)
-    table = Table(rules, read_toml(Path(rules.source)), audit, {}, listeners=[index.add, *listeners])
+    catch_up(index, audit.folder)
+    table = Table(rules, read_toml(Path(rules.source)), audit, {}, listeners=[IndexFeed(index.add, audit), *listeners])
     table.log(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
                                          "house": rules.key}, "appliance")
     interrupted = void_interrupted(audit)
@@ -115,13 +127,17 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
 
     eye, lay = simulated_eye(render, seed, size)
     loop = DealerLoop(table, eye, roll, RoundIds(index.last_number, lambda: str(seed)), "simulated-rng", health,
-                      stable_frames=2)
+                      stable_frames=2, space=space)
     dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5)
     for _ in range(rounds):
         if stop():
             break
         dealer.act()  # wagers and NEXT: the round opens and the device answers
+        if loop.step is Step.IDLE and loop.message:
+            raise SimulationStopped(loop.message)
         for _move in range(100):
+            if audit.stopped is not None:
+                raise RecordingStopped(f"{audit.stopped.reason} (the log is whole up to record {audit.seq})")
             if loop.step is Step.IDLE:
                 break
             if loop.step is Step.HELD:
@@ -162,14 +178,16 @@ class SimulatedDealer(Worker):
     thread_name = "simulated-dealer"
 
     def __init__(self, loop: DealerLoop, press, lay, seed: int = 1, pace: float = 1.5, rounds: int | None = None,
-                 patience: int = 10):  # frames the dealer waits for a steady read before typing a zone in
+                 patience: int = 10,  # frames the dealer waits for a steady read before typing a zone in
+                 paying: int = 0):  # moves spent paying a settled round (it stays on the screen) before NEXT
         super().__init__()
         self.loop, self._press, self._lay = loop, press, lay
-        self.seed, self.pace, self.rounds, self.patience = seed, pace, rounds, patience
+        self.seed, self.pace, self.rounds, self.patience, self.paying = seed, pace, rounds, patience, paying
+        self._paid = 0
         self.opened = 0
         self._since: tuple | None = None  # (round, step, the camera's look count) when the dealer began to wait
         rules = loop.table.rules
-        self._ev = evaluator(rules.joker, rules.wheel)
+        self._ev = rules.evaluator()
         self._hands: dict = {}
         self._round = None
 
@@ -187,8 +205,13 @@ class SimulatedDealer(Worker):
         if step is Step.IDLE:
             if self.rounds is not None and self.opened >= self.rounds:
                 return
+            if self.opened and self._paid < self.paying:
+                self._paid += 1
+                return
+            self._paid = 0
             self.opened += 1
-            banker, bets, banker_wager = random_wagers(random.Random(f"{self.seed}:wagers:{self.opened}"), rules)
+            banker, bets, banker_wager = random_wagers(random.Random(f"{self.seed}:wagers:{self.opened}"), rules,
+                                                        loop.table.bank_history)
             self._lay({})
             loop.set_bets(bets, banker, banker_wager, who="dealer (simulated)")
             self._press("next")
@@ -200,7 +223,7 @@ class SimulatedDealer(Worker):
                 start = state["start"]
                 count = sum(start["dice"]) if start["dice"] else start["value"]
                 first = first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)
-                self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, state["banker"], first)
+                self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, first)
                 self._round = current.round_id
             if step is Step.BANKER and loop.wanted_zones() == ["banker"]:
                 laid = {"banker": self._hands[state["banker"]]}

@@ -9,25 +9,63 @@ different threads: every change happens under ``lock``.
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable
 
-from ..audit.log import AuditLog
+from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
+from ..audit.seal import seal_head
+from ..game.banking import BankRound, bank_refusal
 from ..game.rules import HouseRules
+from ..game.start_seat import DEALER
 from .listeners import tell
 from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
 
+log = logging.getLogger(__name__)
+
 
 class Table:
-    def __init__(self, rules: HouseRules, rules_mapping: dict, audit: AuditLog, supervisors: dict[str, str],
+    def __init__(self, rules: HouseRules, rules_mapping: dict, audit: AuditLog,
+                 supervisors: dict[str, str] | Callable[[], dict[str, str]],
                  listeners: list | None = None):
         self.rules, self.rules_mapping, self.audit = rules, rules_mapping, audit
         self.listeners: list = listeners if listeners is not None else []
         self.lock = threading.RLock()
-        self.gate = SupervisorGate(supervisors, on_failure=lambda who, why: self.log(
-            Events.SUPERVISOR_REFUSED, {"supervisor": who, "reason": why}, who=f"supervisor {who}"))
+        self.gate = SupervisorGate(supervisors, on_refused=lambda data: self.log(
+            Events.SUPERVISOR_REFUSED, data, who="supervisor gate"))
         self.current: TableRound | None = None
-        self.held: str | None = None  # why the table waits for a supervisor, if it does
+        self._banked: list[BankRound] = []  # the rounds settled before the current one
+        self._held: str | None = None
+        self._unacknowledged: list[dict] = []  # start-up findings about the log: {"problem", "seq"}
+        self.notices: list[str] = []  # standing facts the screens show (a simulation's key beside its data)
+
+    @property
+    def held(self) -> str | None:
+        """Why the table waits, if it does: recording stopped comes first (nothing can be settled),
+        then what a supervisor must see."""
+        return self.audit.stopped.reason if self.audit.stopped is not None else self._held
+
+    @held.setter
+    def held(self, reason: str | None) -> None:
+        self._held = reason
+
+    def note(self, event: str, data: dict, who: str) -> dict | None:
+        """A record a device thread makes about itself (its status, a rejected line): while recording
+        is stopped it goes to the journal only, and the thread goes on."""
+        try:
+            return self.log(event, data, who)
+        except RecordingStopped as err:
+            log.warning("not recorded (%s): %s %s by %s", err, event, data, who)
+            return None
+
+    def resume_recording(self) -> dict | None:
+        """Record again after recording stopped: the record saying how long, told to the listeners."""
+        with self.lock:
+            record = self.audit.resume()
+            if record is not None:
+                tell(self.listeners, record)
+            return record
 
     def log(self, event: str, data: dict, who: str) -> dict:
         """A record outside a round's steps (a device's status, a call for the supervisor), announced
@@ -40,8 +78,28 @@ class Table:
         with self.lock:
             if self.current is not None and self.current.phase not in (Phase.SETTLED, Phase.VOIDED):
                 raise RoundStateError(f"round {self.current.round_id} is still open: settle or void it first")
+            if self.current is not None and self.current.phase is Phase.SETTLED:
+                self._banked.append(_bank_round(self.current.state))
             self.current = TableRound(round_id, self.rules, self.rules_mapping, self.audit, self.listeners)
             return self.current
+
+    @property
+    def bank_history(self) -> list[BankRound]:
+        """The rounds settled since the appliance started, oldest first, as the bank's rotation rules see them."""
+        with self.lock:
+            settled = self.current is not None and self.current.phase is Phase.SETTLED
+            return [*self._banked, *([_bank_round(self.current.state)] if settled else [])]
+
+    def bank_refused(self, banker, who: str) -> str | None:
+        """Why ``banker`` may not bank the next round under the house's rotation rules (logged), or None.
+        Only the rounds settled since the appliance started are known."""
+        if banker == DEALER:
+            return None
+        refusal = bank_refusal(banker, self.bank_history, self.rules.banking)
+        if refusal is not None:
+            refusal = f"{self.rules.name}: seat {banker} may not bank this round: {refusal}"
+            self.log(Events.BANK_REFUSED, {"seat": banker, "reason": refusal}, who)
+        return refusal
 
     def resume(self, round_id: str) -> TableRound:
         """After a power cut: the interrupted round becomes the current one again, and the table is held
@@ -55,28 +113,46 @@ class Table:
     def hold(self, reason: str, who: str) -> None:
         with self.lock:
             self.held = reason
-            self.log(Events.TABLE_HELD, {"round": self.current.round_id if self.current else None, "reason": reason},
-                     who)
+            self.note(Events.TABLE_HELD, {"round": self.current.round_id if self.current else None, "reason": reason},
+                      who)
+
+    def hold_for_audit(self, findings: list[dict]) -> None:
+        """What start-up found about the log itself (records missing from its end, a failed verification):
+        the table opens no round until a supervisor has acknowledged it with the PIN (logged)."""
+        if findings:
+            with self.lock:
+                self._unacknowledged = list(findings)
+                also = f" (and: {self._held})" if self._held else ""  # e.g. an interrupted round
+                self.hold("; ".join(f["problem"] for f in findings) + ". A supervisor must acknowledge this "
+                          f"with the PIN before a round can be opened{also}", "appliance (start-up)")
+
+    def _released(self, who: str, action: str, reason: str | None = None) -> None:
+        for finding in self._unacknowledged:
+            self.log(AUDIT_ACKNOWLEDGED, {"record": finding.get("seq"), "problem": finding["problem"]}, who)
+        self._unacknowledged = []
+        self.held = None
+        self.log(Events.TABLE_RELEASED, {"round": self.current.round_id if self.current else None, "action": action,
+                                         **({"reason": reason} if reason is not None else {})}, who)
 
     def _round(self, round_id: str) -> TableRound:
         if self.current is None or self.current.round_id != round_id:
             raise RoundStateError(f"round {round_id} can no longer be changed: the next round has started")
         return self.current
 
-    def _supervisor(self, supervisor: str, pin: str) -> str:
-        """Who acts, once the PIN is checked: slow on purpose, so checked before the table's lock is taken."""
-        return f"supervisor {self.gate.check(supervisor, pin)}"
+    def _supervisor(self, supervisor: str, pin: str, address: str) -> str:
+        """Who acts, once the PIN is checked: slow on purpose, so checked before the table's lock is taken.
+        ``address`` is where the PIN was typed (the gate counts wrong PINs per address)."""
+        return f"supervisor {self.gate.check(supervisor, pin, address)}"
 
     def _acted(self, who: str, action: str) -> None:
         """A supervisor's action at a held table is also its release: the supervisor has seen it."""
         if self.held is not None:
-            self.held = None
-            self.log(Events.TABLE_RELEASED, {"round": self.current.round_id if self.current else None,
-                                             "action": action}, who)
+            self._released(who, action)
 
-    def correct(self, round_id: str, supervisor: str, pin: str, reason: str, seat, **cards) -> dict | None:
+    def correct(self, round_id: str, supervisor: str, pin: str, reason: str, seat, *, address: str = "local",
+                **cards) -> dict | None:
         """Correct a read; a settled round is settled again. Returns the new settlement, if any."""
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             table_round = self._round(round_id)
             was_settled = table_round.phase is Phase.SETTLED
@@ -84,32 +160,47 @@ class Table:
             self._acted(who, "correct")
             return table_round.settle(who) if was_settled else None
 
-    def void(self, round_id: str, supervisor: str, pin: str, reason: str) -> None:
-        who = self._supervisor(supervisor, pin)
+    def void(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             self._round(round_id).void(reason, who)
             self._acted(who, "void")
 
-    def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str) -> None:
-        who = self._supervisor(supervisor, pin)
+    def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
+        """Void the round as a misdeal, for one of the reasons the house file lists (Capitol rule 29)."""
+        listed = self.rules.misdeal_reason(reason)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
-            self._round(round_id).void(f"misdeal: {reason}", who)
+            self._round(round_id).void(f"misdeal: {listed}", who)
             self._acted(who, "misdeal")
 
-    def manual_start(self, round_id: str, supervisor: str, pin: str, value: int) -> object:
+    def manual_start(self, round_id: str, supervisor: str, pin: str, value: int, address: str = "local") -> object:
         """The start value entered by a supervisor while the device is down, marked as manual."""
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             first = self._round(round_id).start_seat("manual", value, who=who)
             self._acted(who, "manual start")
             return first
 
-    def release(self, supervisor: str, pin: str, reason: str) -> None:
-        """The supervisor has dealt with what held the table; the dealer carries on."""
-        who = self._supervisor(supervisor, pin)
+    def close_shift(self, supervisor: str, pin: str, address: str = "local") -> dict:
+        """The shift's close: the log's head is sealed, for the seal to leave the box."""
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
+            return seal_head(self.audit, "shift close", who)
+
+    def release(self, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
+        """The supervisor has dealt with what held the table; the dealer carries on."""
+        who = self._supervisor(supervisor, pin, address)
+        with self.lock:
+            if self.audit.stopped is not None:
+                raise RecordingStopped(self.audit.stopped.reason)
             if self.held is None:
                 raise RoundStateError("the table is not held")
-            self.held = None
-            self.log(Events.TABLE_RELEASED, {"round": self.current.round_id if self.current else None,
-                                             "action": "release", "reason": reason}, who)
+            self._released(who, "release", reason)
+
+
+def _bank_round(state: dict) -> BankRound:
+    """A settled round's banker and the seats that wagered (a Player/Dealer's own seat among them)."""
+    banker = state["banker"]
+    wagered = {b["seat"] for b in state["bets"]} | ({banker} if banker != DEALER else set())
+    return BankRound(banker, frozenset(wagered))
