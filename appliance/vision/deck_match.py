@@ -29,6 +29,10 @@ OTHER_POOR_RATE = 0.25
 # taught deck on a likelihood below 10% of another design (a mistake there names a poorly matching
 # card, and few of those are wrong). Of 49 cards: the taught deck up to 7 poor, another from 10.
 OTHER_DOUBT, TAUGHT_DOUBT = 1e-4, 0.1
+# The scores above were measured on cards seen at 1.9 to 2.6 px/mm (the installation's minimum is
+# 120 px across a card); seen coarser, a card of the taught deck scores lower (0.92 to 0.95 at
+# 1.2 px/mm), and is no evidence either way.
+JUDGED_FROM_PX_PER_MM = 1.9
 MIN_CARDS = 10
 
 DECK_MISMATCH = "the cards in play do not match the taught deck: teach this deck"
@@ -61,7 +65,8 @@ class DeckMatch:
         """The card read (a reader's CardRead) as it may be reported under this verdict."""
         if self.verdict is Verdict.OTHER:
             return replace(read, card=None, confidence=0.0, reason=f"unreadable: {DECK_MISMATCH}")
-        if self.verdict is Verdict.UNSURE and read.card is not None and read.match < POOR_MATCH:
+        if self.verdict is Verdict.UNSURE and read.card is not None and read.match is not None \
+                and read.match < POOR_MATCH:
             return replace(read, card=None, confidence=0.0,
                            reason=f"unreadable: matches the taught deck poorly ({read.match:.2f}) and too few cards "
                                   f"are in view to tell that they are of the taught deck")
