@@ -22,6 +22,7 @@ from pathlib import Path
 from .config import DEFAULT_HOUSE, load_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
+from .floor.commands import add_floor_commands, add_shipping_options, shipping
 from .game.cards import format_cards, parse_cards
 from .game.fortune import best_paying
 from .game.money import fmt
@@ -330,7 +331,7 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 def cmd_simulate_table(args: argparse.Namespace) -> int:
     from .audit.gaming_day import GamingDay
     from .audit.index import Index
-    from .audit.keys import audit_key, key_path
+    from .audit.keys import key_path
     from .audit.log import AuditLog
     from .table.recording import SpaceLimits
     from .table.simulation import play_rounds
@@ -342,16 +343,38 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     space = SpaceLimits(max(args.refuse_free_mb, SpaceLimits.warn_mb), args.refuse_free_mb)
     day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
-    audit = AuditLog(audit_dir, audit_key(key_file, audit_dir), day=day)
+    key, shipper = shipping(args, audit_dir, key_file)
+    audit = AuditLog(audit_dir, key, day=day)
+    if shipper:
+        shipper.recording = lambda: audit.stopped is None
     index = Index(audit_dir.parent / f"{audit_dir.name}.index.sqlite")  # round ids go on from it
+    thread, stop = shipper.start() if shipper else (None, None)
     try:
         totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render,
                              size=(args.width, args.height), index=index, space=space)
     finally:
         index.close()
-    _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
-            "seconds": round(time.perf_counter() - start, 2)})
+        if shipper:
+            stop.set()
+            thread.join()
+    out = {**totals, "audit": str(audit_dir), "key_file": str(key_file),
+           "seconds": round(time.perf_counter() - start, 2)}
+    if shipper:
+        out["floor"] = _last_shipment(shipper)
+    _print(out)
     return 0
+
+
+def _last_shipment(shipper) -> dict:
+    """One more pass when the table stops: what the floor holds, or why it could not be reached (the log keeps
+    the rest for the next run)."""
+    from .floor.shipper import FloorRefused, FloorUnreachable
+
+    with shipper:
+        try:
+            return shipper.ship_pending().to_json()
+        except (FloorRefused, FloorUnreachable) as err:
+            return {"error": str(err), "pending": shipper.log.head().seq}
 
 
 def cmd_audit_replay(args: argparse.Namespace) -> int:
@@ -397,40 +420,57 @@ def refuse_simulated_parts(args: argparse.Namespace, devices) -> None:
                          "\"picamera2\" (or \"v4l2\" for a USB camera)")
 
 
+def dashboard_tls(args: argparse.Namespace, config_dir: Path | None):
+    """The TLS context from --tls-cert/--tls-key, else from tls/dashboard.crt and .key in the
+    configuration folder when both are there; None without a certificate."""
+    from .web.serving import tls_context
+
+    folder = (config_dir or Path(".")) / "tls"
+    cert = Path(args.tls_cert) if args.tls_cert else folder / "dashboard.crt"
+    key = Path(args.tls_key) if args.tls_key else folder / "dashboard.key"
+    if not (args.tls_cert or args.tls_key or (config_dir and cert.is_file() and key.is_file())):
+        return None
+    return tls_context(cert, key)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
-    import waitress
+    import os
 
     from .audit.index import Index
-    import os
 
     from .audit.checkpoint import check_at_startup
     from .audit.gaming_day import GamingDay
     from .audit.keys import ENV as KEY_ENV
-    from .audit.keys import audit_key, key_path
+    from .audit.keys import key_path
     from .audit.log import AuditLog
-    from .config import load_devices, load_supervisors
+    from .config import load_devices, supervisors_as_saved
     from .heartbeats import Probe, http_probe
     from .service import notify, start_watchdog
     from .station import Station
     from .table.live import LiveTable
     from .table.recording import IndexFeed, catch_up
     from .table.round import Events
-    from .table.supervisor import hash_pin
+    from .table.supervisor import new_pin
     from .table.table import Table
     from .web.app import create_app
+    from .web.serving import serve_dashboard
+    from .web.site_guard import check_bind
 
     config_dir = Path(args.config) if args.config else None
+    tls = dashboard_tls(args, config_dir)
+    check_bind(args.host, tls is not None, args.insecure_http)  # before anything starts
     data = data_dir(args.data)
     rules = load_house(args.house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
     devices = load_devices(config_dir / "devices.toml" if config_dir else None)
     if args.production:
         refuse_simulated_parts(args, devices)
-    supervisors = load_supervisors(config_dir)
+    supervisors = supervisors_as_saved(config_dir)
     simulate = args.simulate or devices.start_source == "simulated"
-    if simulate and not supervisors:
+    if simulate and not supervisors():
         # A demonstration needs a supervisor: one for this run only, its PIN shown here and nowhere else.
         pin = f"{secrets.randbelow(10**6):06d}"
-        supervisors = {"demo": hash_pin(pin)}
+        demo = {"demo": new_pin(pin)}
+        supervisors = lambda: demo  # noqa: E731
         print(f"simulation: supervisor id demo, PIN {pin} (this run only)", file=sys.stderr, flush=True)
     # The audit key lives outside the data (see audit/keys.py); only a simulation on the shipped
     # configuration keeps one beside its data.
@@ -438,8 +478,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     key_file = key_path(args.key_file, config_dir, data / "audit.key" if beside_data else None)
     data.mkdir(mode=0o750, parents=True, exist_ok=True)
     rules_mapping = read_toml(Path(rules.source))
-    audit = AuditLog(data / "audit", audit_key(key_file, data / "audit"),
-                     day=GamingDay.from_house(rules_mapping, rules.source))
+    key, shipper = shipping(args, data / "audit", key_file, devices.floor)
+    audit = AuditLog(data / "audit", key, day=GamingDay.from_house(rules_mapping, rules.source))
+    if shipper:
+        shipper.recording = lambda: audit.stopped is None  # the pit shows "recording stopped"
     check = check_at_startup(audit)  # verify what was not verified before trusting the log
     live = LiveTable()
     index = Index(data / "index.sqlite")
@@ -457,29 +499,43 @@ def cmd_run(args: argparse.Namespace) -> int:
                       rounds=args.rounds or None, on_prompt=live.prompt, index=index, ready_to_record=feed.flush)
     # Records lost from the log's end, or a log that fails verification: no round until a supervisor has seen it.
     table.hold_for_audit(audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
-    server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
-                                               dealer=station.loop), host=args.host, port=args.port, threads=16)
-    print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
+    dashboard = serve_dashboard(lambda site: create_app(live, rules, table=table, index=index, audit=audit,
+                                                        dealer=station.loop, site=site),
+                                live, args.host, args.port, names=tuple(args.allow_host), tls=tls,
+                                insecure_http=args.insecure_http)
+    if dashboard.site.insecure_http:
+        print(f"WARNING: the dashboard is served over plain HTTP on {args.host} (--insecure-http): anyone on "
+              "the network can read and change what it sends", file=sys.stderr, flush=True)
+    print(json.dumps({"dashboard": dashboard.url + "/", "data": str(data), "tls": tls is not None,
                       "simulate": simulate, "key_file": str(key_file), "verified": check.verification.records,
                       "held": table.held}), flush=True)
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
-                                         "dashboard": f"{args.host}:{server.effective_port}"}, "appliance")
+                                         "dashboard": f"{args.host}:{dashboard.site.port}", "tls": tls is not None,
+                                         "insecure_http": dashboard.site.insecure_http}, "appliance")
     probe_host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(
         args.host, f"[{args.host}]" if ":" in args.host else args.host)  # the server answers itself on loopback
-    web_probe = Probe("web", http_probe(f"http://{probe_host}:{server.effective_port}/healthz", timeout=2.0),
-                      every=min(1.0, devices.stale_after / 4))
+    web_probe = Probe("web", http_probe(f"{'https' if tls else 'http'}://{probe_host}:{dashboard.site.port}/healthz",
+                                        timeout=2.0), every=min(1.0, devices.stale_after / 4))
     web_probe.on_beat = station.hearts.watch("web")
     station.workers.append(web_probe)
     stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    shipped = shipper.start() if shipper else None  # the backlog first, then each record as it is written
     station.start()
     notify("READY=1")
     start_watchdog(healthy=station.hearts.healthy, stop=stop)
     try:
-        server.run()
+        while not stop.wait(1.0):
+            pass
+    except KeyboardInterrupt:
+        pass
     finally:
         stop.set()
         notify("STOPPING=1")
+        dashboard.stop()
         station.stop()
+        if shipped:
+            shipped[1].set()
     return 0
 
 
@@ -487,7 +543,7 @@ def cmd_supervisor_add(args: argparse.Namespace) -> int:
     import getpass
 
     from .config import load_supervisors, save_supervisors
-    from .table.supervisor import hash_pin
+    from .table.supervisor import new_pin
 
     config_dir = Path(args.config)
     if not config_dir.is_dir():
@@ -499,8 +555,19 @@ def cmd_supervisor_add(args: argparse.Namespace) -> int:
     else:
         pin = sys.stdin.readline().strip()
     hashes = load_supervisors(config_dir)
-    hashes[args.id] = hash_pin(pin)
+    hashes[args.id] = new_pin(pin)
     _print({"supervisor": args.id, "file": str(save_supervisors(config_dir, hashes))})
+    return 0
+
+
+def cmd_tls_selfsigned(args: argparse.Namespace) -> int:
+    from .web.certificate import make_self_signed
+
+    folder = Path(args.config) / "tls"
+    made = make_self_signed(folder, args.name, days=args.days, force=args.force)
+    _print(made.to_json())
+    print(f"SHA-256 fingerprint {made.sha256}: check it in the browser the first time it connects",
+          file=sys.stderr)
     return 0
 
 
@@ -545,8 +612,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data", help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
     p.add_argument("--key-file", help="the audit key (default: $APPLIANCE_KEY_FILE, else audit.key in --config; "
                    "a simulation on the shipped config keeps one in the data folder)")
-    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--host", default="127.0.0.1", help="the dashboard's address (off loopback: HTTPS)")
     p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                   help="a name or address the floor network reaches the dashboard by (repeatable)")
+    p.add_argument("--tls-cert", help="PEM certificate (default: <config>/tls/dashboard.crt if present)")
+    p.add_argument("--tls-key", help="PEM private key (default: <config>/tls/dashboard.key if present)")
+    p.add_argument("--insecure-http", action="store_true",
+                   help="serve plain HTTP off loopback (every page then warns that it is not secure)")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--simulate", action="store_true", help="simulated devices and camera (the default without hardware)")
     p.add_argument("--production", action="store_true",
@@ -555,6 +628,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
     p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
     p.add_argument("--seed", type=int, default=1)
+    add_shipping_options(p)
     p.set_defaults(func=cmd_run)
 
     supervisor = sub.add_parser("supervisor", help="the supervisors who may log in").add_subparsers(
@@ -563,6 +637,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", help="the supervisor's id, e.g. a badge number")
     p.add_argument("--config", required=True, help="the configuration folder (e.g. /etc/paigow-appliance)")
     p.set_defaults(func=cmd_supervisor_add)
+
+    tls = sub.add_parser("tls", help="the dashboard's TLS certificate").add_subparsers(dest="tls_command",
+                                                                                      required=True)
+    p = tls.add_parser("selfsigned", help="make a self-signed certificate and key in <config>/tls; prints the "
+                                          "SHA-256 fingerprint to pin")
+    p.add_argument("--config", required=True, help="the configuration folder (e.g. /etc/paigow-appliance)")
+    p.add_argument("--name", action="append", default=[], help="a DNS name or address of the appliance (repeatable)")
+    p.add_argument("--days", type=int, default=825)
+    p.add_argument("--force", action="store_true", help="replace an existing certificate and key")
+    p.set_defaults(func=cmd_tls_selfsigned)
 
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
     p.add_argument("--rounds", type=int, required=True)
@@ -576,6 +660,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--height", type=int, default=2592)
     p.add_argument("--refuse-free-mb", type=float, default=20,
                    help="open no round while the audit disk has less free space than this (MB)")
+    add_shipping_options(p)
     p.set_defaults(func=cmd_simulate_table)
 
     devices = sub.add_parser("devices", help="start-seat devices on a serial port").add_subparsers(
@@ -671,6 +756,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = audit.add_parser("keygen", help="create the HMAC key file (mode 600); never overwrites")
     p.add_argument("path")
     p.set_defaults(func=cmd_audit_keygen)
+    add_floor_commands(sub)
     return parser
 
 
@@ -687,7 +773,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         command = " ".join(filter(None, (args.command, getattr(args, "devices_command", None),
                                           getattr(args, "vision_command", None), getattr(args, "deck_command", None),
                                           getattr(args, "audit_command", None),
-                                          getattr(args, "supervisor_command", None))))
+                                          getattr(args, "supervisor_command", None),
+                                          getattr(args, "floor_command", None),
+                                          getattr(args, "tls_command", None))))
         print(f"appliance {command}: {err}", file=sys.stderr)
         return 2
 

@@ -8,7 +8,9 @@ given by the operator takes precedence over both.
 from __future__ import annotations
 
 import importlib.resources
+import logging
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 from dataclasses import dataclass
@@ -93,6 +95,12 @@ class VisionConfig:
 
 
 @dataclass(frozen=True)
+class FloorConfig:
+    url: str
+    credentials: Path
+
+
+@dataclass(frozen=True)
 class DeviceConfig:
     start_source: str
     serial: dict[DeviceKind, SerialSettings]
@@ -105,6 +113,7 @@ class DeviceConfig:
     source: str
     warn_free_mb: float = 100  # free space on the audit disk below which the screens warn
     refuse_free_mb: float = 20  # ... and below which no new round is opened
+    floor: FloorConfig | None = None  # where this table ships its records (docs/floor.md)
     stale_after: float = 10.0  # seconds without progress from a watched thread before the watchdog stops
 
 
@@ -164,12 +173,17 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
         if refuse > warn:
             raise audit.error("refuse_free_mb", f"{refuse:g} is above warn_free_mb ({warn:g})")
         audit.done()
+    floor = None
+    floor_t = top.table("floor", optional=True)
+    if floor_t is not None:
+        floor = FloorConfig(floor_t.string("url"), path.parent / floor_t.string("credentials"))
+        floor_t.done()
     watchdog = top.table("watchdog", optional=True)
     stale_after = watchdog.number("stale_after_s", 0.5, 120, default=10.0) if watchdog else 10.0
     if watchdog:
         watchdog.done()
     top.done()
-    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), warn, refuse,
+    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), warn, refuse, floor,
                         stale_after)
 
 
@@ -194,6 +208,31 @@ def load_supervisors(config_dir: Path | None) -> dict[str, str]:
     group.done()
     top.done()
     return hashes
+
+
+def supervisors_as_saved(config_dir: Path | None) -> Callable[[], dict[str, str]]:
+    """The supervisors as ``supervisors.toml`` holds them now: read again whenever the file changes, so
+    that a PIN changed with ``appliance supervisor add`` ends that supervisor's sessions at once. A file
+    that became unreadable keeps the last good list (and is reported once)."""
+    path = (config_dir or shipped_config_dir()) / "supervisors.toml"
+    seen: dict = {"stamp": (), "hashes": {}}
+
+    def current() -> dict[str, str]:
+        try:
+            stat = path.stat()
+            stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+        except FileNotFoundError:
+            stamp = None
+        if stamp != seen["stamp"]:
+            try:
+                seen["hashes"] = load_supervisors(config_dir)
+            except DeviceConfigError as err:
+                logging.getLogger(__name__).error("supervisors not reloaded: %s", err)
+            seen["stamp"] = stamp
+        return seen["hashes"]
+
+    current()
+    return current
 
 
 def save_supervisors(config_dir: Path, hashes: dict[str, str]) -> Path:

@@ -99,7 +99,8 @@ class Station:
                 time.sleep(devices.panel.debounce * 3)
                 pins.drive(pin, True)
 
-            self.workers.append(SimulatedDealer(self.loop, press, lay, seed, pace, rounds))
+            # the settled round stays on the screen while the dealer pays it, as at a table
+            self.workers.append(SimulatedDealer(self.loop, press, lay, seed, pace, rounds, paying=4))
             void_interrupted(table.audit)  # the simulation clears a power cut itself
         for round_id in interrupted(table.audit.folder):
             table.resume(round_id)  # held until a supervisor decides

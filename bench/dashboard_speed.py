@@ -35,13 +35,12 @@ import threading
 import time
 from pathlib import Path
 
-import waitress.server
-
 from appliance.audit.log import AuditLog
 from appliance.config import load_house
 from appliance.table.live import LiveTable
 from appliance.table.simulation import play_rounds
 from appliance.web.app import create_app
+from appliance.web.serving import serve_dashboard
 
 # The flags the dashboard's browser tests use (tests/test_dashboard_browser.py); Playwright adds --headless.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -272,16 +271,15 @@ def main() -> None:
     began = time.perf_counter()
     rules = load_house("general")
     live = LiveTable()
-    server = waitress.server.create_server(create_app(live, rules), host="127.0.0.1", port=0, threads=24)
-    threading.Thread(target=server.run, daemon=True).start()
-    port = server.effective_port
+    dashboard = serve_dashboard(lambda site: create_app(live, rules, site=site), live, threads=24)
+    port = dashboard.site.port
     with tempfile.TemporaryDirectory() as folder:
         # One log for both runs: the second goes on from the first's last round, so round ids never repeat.
         audit = AuditLog(Path(folder), b"k" * 64)
         delays = sorted(stream_only(port, live, rules, audit, args.rounds))
         browser = with_browser(port, live, rules, audit, args.rounds, args.chromium)
     rate = requests_per_s(port, args.clients, args.seconds)
-    server.close()
+    dashboard.stop()
     print(json.dumps({
         "rounds": len(delays),
         **figures("settlement_to_stream", delays),

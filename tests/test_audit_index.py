@@ -139,3 +139,25 @@ def test_a_long_catch_up_reports_each_committed_batch(tmp_path, monkeypatch):
     done = []
     assert index.catch_up(tmp_path / "log", on_batch=done.append) == audit.seq
     assert done == list(range(10, audit.seq + 1, 10)) and index.last_indexed()[0] == audit.seq
+
+
+def test_the_shift_hour_by_hour_adds_up_to_the_shift_totals(tmp_path):
+    from decimal import Decimal
+
+    audit = AuditLog(tmp_path / "log", KEY)
+    index = Index(tmp_path / "index.sqlite")
+    play_rounds(load_house("general"), audit, 12, seed=5, render=False, listeners=[index.add])
+    audit.append("DeviceStatus", {"device": "rng", "status": "offline", "detail": "no heartbeat for 3 s"}, "device")
+    audit.append("DeviceStatus", {"device": "rng", "status": "online", "detail": ""}, "device")  # not a fault
+    audit.append("DeviceRejected", {"device": "rng", "reason": "bad checksum"}, "device")
+    index.catch_up(tmp_path / "log")
+    hours, totals = index.shift_hours(), index.shift()
+    assert sum(h["rounds"] for h in hours["hours"]) == totals["rounds_settled"] == 12
+    assert sum(Decimal(h["commission"]) for h in hours["hours"]) == Decimal(totals["commission"])
+    assert sum(Decimal(h["collection"]) for h in hours["hours"]) == Decimal(totals["collection"])
+    assert sum(h["fouls"] for h in hours["hours"]) == totals["fouls"]
+    assert sum(h["faults"] for h in hours["hours"]) == 2
+    named = sum(1 for r in records(tmp_path / "log") if r["event"] == "ReadConfirmed")
+    assert sum(h["named"] for h in hours["hours"]) == named
+    assert len(hours["bank"]) == 12 and hours["bank"][-1]["bank"] == totals["banker_net"]
+    assert all(h["hour"].endswith(":00:00+00:00") for h in hours["hours"])

@@ -1,6 +1,5 @@
 """The table view in a real headless Chromium against `appliance run --simulate` on loopback.
-
-Takes the README's screenshots (docs/table-800x480.png, docs/table-1920x1080.png)."""
+(The README's screenshots are made by docs/screenshots.py, never by the tests.)"""
 
 import json
 import os
@@ -14,7 +13,6 @@ from pathlib import Path
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-DOCS = Path(__file__).resolve().parent.parent / "docs"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
 
@@ -86,24 +84,10 @@ def test_the_table_view_shows_the_settled_round(settled_table, tmp_path):
     assert f">{state['totals']['banker_net']}<" in dom
 
 
-@pytest.mark.parametrize("width, height", [(800, 480), (1920, 1080)])
-def test_screenshots_for_the_readme(settled_table, tmp_path, width, height):
-    base, _ = settled_table
-    DOCS.mkdir(exist_ok=True)
-    shot = DOCS / f"table-{width}x{height}.png"
-    chromium("--virtual-time-budget=5000", f"--window-size={width},{height}", f"--screenshot={shot}", base + "/?live=0",
-             user_data=tmp_path / "profile")
-    data = shot.read_bytes()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    assert int.from_bytes(data[16:20], "big") == width and int.from_bytes(data[20:24], "big") == height
-
-
 def test_a_supervisor_logs_in_corrects_a_read_and_the_table_view_follows(tmp_path):
     """Playwright drives Debian's chromium: log in, correct a seat's read; the audit log records it
     and the dealer's table view, open in another tab, shows the corrected cards without a reload."""
-    import threading
 
-    import waitress.server
     from playwright.sync_api import sync_playwright
 
     from settled_table import RULES, settled_table
@@ -111,12 +95,12 @@ def test_a_supervisor_logs_in_corrects_a_read_and_the_table_view_follows(tmp_pat
     from appliance.audit.log import records
     from appliance.table.live import LiveTable
     from appliance.web.app import create_app
+    from appliance.web.serving import serve_dashboard
 
     live = LiveTable()
     table, _ = settled_table(tmp_path / "log", b"b" * 64, [live])
-    server = waitress.server.create_server(create_app(live, RULES, table), host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=server.run, daemon=True).start()
-    base = f"http://127.0.0.1:{server.effective_port}"
+    dashboard = serve_dashboard(lambda site: create_app(live, RULES, table, site=site), live)
+    base = dashboard.url
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", *FLAGS[2:]])
@@ -140,7 +124,7 @@ def test_a_supervisor_logs_in_corrects_a_read_and_the_table_view_follows(tmp_pat
             view.wait_for_selector('#seat2 [data-card="Ac"]', timeout=10_000)  # live, no reload
             browser.close()
     finally:
-        server.close()
+        dashboard.stop()
     log = records(tmp_path / "log")
     corrected = [x for x in log if x["event"] == "ReadCorrected"]
     assert corrected and corrected[0]["who"] == "supervisor 1042"
@@ -150,22 +134,21 @@ def test_a_supervisor_logs_in_corrects_a_read_and_the_table_view_follows(tmp_pat
 
 
 def test_the_house_way_hint_page(tmp_path):
-    import threading
 
-    import waitress.server
     from playwright.sync_api import sync_playwright
 
     from appliance.config import load_house
     from appliance.table.live import LiveTable
     from appliance.web.app import create_app
+    from appliance.web.serving import serve_dashboard
 
-    server = waitress.server.create_server(create_app(LiveTable(), load_house("general")), host="127.0.0.1", port=0)
-    threading.Thread(target=server.run, daemon=True).start()
+    live = LiveTable()
+    dashboard = serve_dashboard(lambda site: create_app(live, load_house("general"), site=site), live)
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", *FLAGS[2:]])
             page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{server.effective_port}/hint")
+            page.goto(dashboard.url + "/hint")
             page.fill("[name=cards]", "As Kd 9c 9s 5h 5d 2c")
             page.click("button")
             page.wait_for_selector("#splits tbody tr.chosen")
@@ -175,16 +158,14 @@ def test_the_house_way_hint_page(tmp_path):
             assert page.locator("tr.foul").count() >= 1
             browser.close()
     finally:
-        server.close()
+        dashboard.stop()
 
 
 def test_a_supervisor_searches_the_history_opens_a_round_and_downloads_the_export(tmp_path):
     """On a 7-inch screen's 800x480: log in, find a round read by the real reader, see its zone images
     load, its reads and settlement lines, and download the export holding that round."""
     import datetime as dt
-    import threading
 
-    import waitress.server
     from playwright.sync_api import sync_playwright
 
     from settled_table import PIN, RULES, SUPERVISOR
@@ -197,6 +178,7 @@ def test_a_supervisor_searches_the_history_opens_a_round_and_downloads_the_expor
     from appliance.table.supervisor import hash_pin
     from appliance.table.table import Table
     from appliance.web.app import create_app
+    from appliance.web.serving import serve_dashboard
 
     audit = AuditLog(tmp_path / "log", b"e" * 64)
     live, index = LiveTable(), Index(tmp_path / "index.sqlite")
@@ -204,15 +186,13 @@ def test_a_supervisor_searches_the_history_opens_a_round_and_downloads_the_expor
     play_rounds(RULES, audit, 1, seed=8, listeners=[live, index.add])
     settled = next(r for r in records(tmp_path / "log") if r["event"] == "RoundSettled" and r["data"]["round"] == "8-1")
     table = Table(RULES, read_toml(Path(RULES.source)), audit, {SUPERVISOR: hash_pin(PIN)})
-    app = create_app(live, RULES, table, index=index, audit=audit)
-    server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=server.run, daemon=True).start()
+    dashboard = serve_dashboard(lambda site: create_app(live, RULES, table, index=index, audit=audit, site=site), live)
     day = dt.datetime.fromisoformat(settled["ts"]).date()
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", *FLAGS[2:]])
             page = browser.new_page(viewport={"width": 800, "height": 480}, accept_downloads=True)
-            page.goto(f"http://127.0.0.1:{server.effective_port}/supervisor")
+            page.goto(dashboard.url + "/supervisor")
             log_in(page, SUPERVISOR, PIN)
             page.wait_for_selector("#shift-totals dd")
             assert page.inner_text("#shift-totals div:first-child") == "Rounds settled\n2"
@@ -252,7 +232,7 @@ def test_a_supervisor_searches_the_history_opens_a_round_and_downloads_the_expor
             page.wait_for_selector("#message.ok:has-text('Downloaded')")
             browser.close()
     finally:
-        server.close()
+        dashboard.stop()
         index.close()
     assert [r["who"] for r in records(tmp_path / "log") if r["event"] == "AuditExported"] == [f"supervisor {SUPERVISOR}"]
 
@@ -261,10 +241,8 @@ def test_the_dealer_plays_a_round_from_the_touch_screen(tmp_path):
     """The dealer's panel in a real browser: wagers, NEXT, an unreadable card named with the picker,
     a hand the camera cannot see entered by hand, CONFIRM; the audit log says the screen did it.
     A request without the screen's CSRF token is refused."""
-    import threading
     import urllib.error
 
-    import waitress.server
     from dealer_table import BANKER, SEAT2, Dealer
     from playwright.sync_api import sync_playwright
 
@@ -272,12 +250,11 @@ def test_the_dealer_plays_a_round_from_the_touch_screen(tmp_path):
     from appliance.devices.protocol import RngResult
     from appliance.table.round import Events
     from appliance.web.app import create_app
+    from appliance.web.serving import serve_dashboard
 
     d = Dealer(tmp_path / "log")
-    server = waitress.server.create_server(create_app(d.live, d.table.rules, d.table, dealer=d.loop),
-                                           host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=server.run, daemon=True).start()
-    base = f"http://127.0.0.1:{server.effective_port}"
+    dashboard = serve_dashboard(lambda site: create_app(d.live, d.table.rules, d.table, dealer=d.loop, site=site), d.live)
+    base = dashboard.url
     request = urllib.request.Request(base + "/api/dealer/press", data=b'{"button": "next"}', method="POST",
                                      headers={"Content-Type": "application/json"})
     with pytest.raises(urllib.error.HTTPError) as refused:
@@ -328,7 +305,7 @@ def test_the_dealer_plays_a_round_from_the_touch_screen(tmp_path):
             assert page.inner_text("#held") == ""
             browser.close()
     finally:
-        server.close()
+        dashboard.stop()
     log = records(tmp_path / "log")
     assert log[0]["event"] == Events.ROUND_OPENED and log[0]["who"] == "dealer (screen)"
     confirmed = [(r["data"]["zone"], r["data"]["card"], r["who"]) for r in log if r["event"] == Events.READ_CONFIRMED]

@@ -58,10 +58,10 @@ def test_an_unreadable_card_is_named_by_the_dealer_never_guessed(tmp_path):
     d.open_round()
     d.look({"banker": [*BANKER[:3], None, *BANKER[4:]]})
     assert d.live.snapshot()["dealer"]["zones"]["banker"]["unreadable"] == [3]
-    assert "Name the unreadable card(s): banker card 4" in d.live.snapshot()["dealer"]["say"]
+    assert "Name the unreadable card(s): Banker card 4" in d.live.snapshot()["dealer"]["say"]
     d.loop.press("confirm")
-    assert d.loop.step is Step.BANKER and "position(s) [3]" in d.loop.message
-    with pytest.raises(DealerInputError, match="no card at position 7"):
+    assert d.loop.step is Step.BANKER and "name the unreadable card(s) first: card 4" in d.loop.message
+    with pytest.raises(DealerInputError, match="Banker: no card 8"):
         d.loop.name_card("banker", 7, "9s")
     with pytest.raises(ValueError, match="unknown card 'Zz'"):
         d.loop.name_card("banker", 3, "Zz")
@@ -147,7 +147,7 @@ def test_a_card_seen_twice_holds_the_table(tmp_path):
 def test_a_hand_entered_by_hand_when_the_camera_sees_nothing(tmp_path):
     d = Dealer(tmp_path / "log")
     d.open_round()
-    with pytest.raises(DealerInputError, match="seat2.front: not being read now"):
+    with pytest.raises(DealerInputError, match="Seat 2, front: not being read now"):
         d.loop.enter_hand("seat2.front", ["Qh", "Jd"])
     d.loop.enter_hand("banker", BANKER, who="dealer (screen)")
     d.look({"banker": BANKER[:5]})  # the camera does not overwrite the dealer's entry
@@ -180,7 +180,7 @@ def test_a_read_that_moves_after_it_was_shown_must_settle_again_before_confirm(t
     d.look({"banker": BANKER})
     d.look({"banker": [BANKER[1], BANKER[0], *BANKER[2:]]}, frames=1)  # two cards swapped: not steady
     assert "banker" not in d.live.snapshot()["dealer"]["zones"]
-    assert d.loop.press("confirm") == "banker: no steady read yet"
+    assert d.loop.press("confirm").startswith("Banker: no steady read yet")
     d.look({"banker": BANKER})
     assert d.loop.press("confirm") == ""
 
@@ -190,7 +190,7 @@ def test_a_name_goes_only_to_an_unreadable_card_of_the_read_the_dealer_saw(tmp_p
     d.open_round()
     d.look({"banker": [*BANKER[:3], None, *BANKER[4:]]})
     shown = d.live.snapshot()["dealer"]["version"]
-    with pytest.raises(DealerInputError, match="the camera read As at position 0"):
+    with pytest.raises(DealerInputError, match="the camera read As as card 1"):
         d.loop.name_card("banker", 0, "Qs")
     d.look({"banker": [None, *BANKER[1:]]})  # the read changes before the dealer's tap arrives
     with pytest.raises(DealerInputError, match="the read changed"):
@@ -277,3 +277,17 @@ def test_a_device_that_is_not_connected_is_said_so(tmp_path):
     d.loop.set_bets([{"seat": 2, "wager": "25"}])
     assert "not connected" in d.loop.press("next")
     assert d.loop.step is Step.START  # the round is open; NEXT asks again, or a supervisor enters the value
+
+
+def test_the_prompt_names_zones_as_a_dealer_says_them_and_calls_no_empty_zone_a_foul(tmp_path):
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": BANKER})
+    d.loop.press("confirm")
+    d.look({"seat2.back": SEAT2["seat2.back"]})  # nothing seen in front: CONFIRM would be refused, not a foul
+    say = d.live.snapshot()["dealer"]["say"]
+    assert say == "Name or enter the hands: Seat 2: 5 cards seen (7 expected)"
+    d.look({"seat2.front": ["Qh", "Jd", "8c"], "seat2.back": ["8s", "4h", "4d", "3c"]})  # three in front: a foul
+    assert d.live.snapshot()["dealer"]["say"] == "Press CONFIRM to settle (Seat 2 has 3 cards in front: a foul)"
+    d.look({"seat2.back": SEAT2["seat2.back"]})
+    assert d.loop.press("confirm") == "Seat 2: 5 cards seen, 7 expected: name or enter the hand"

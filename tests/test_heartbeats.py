@@ -148,7 +148,7 @@ def test_a_device_reader_that_blocks_stops_the_pings(pings):
                 stop.set()
 
 
-def test_a_web_server_with_no_free_worker_stops_the_pings(pings):
+def test_a_web_server_whose_worker_is_stuck_stops_the_pings(pings):
     hearts = Heartbeats(STALE)
     live = LiveTable()
     server = waitress.server.create_server(create_app(live, load_house("general")), host="127.0.0.1", port=0,
@@ -159,12 +159,13 @@ def test_a_web_server_with_no_free_worker_stops_the_pings(pings):
     with probe:
         stop = watched(hearts, pings)
         try:
-            stream = socket.create_connection(("127.0.0.1", server.effective_port))
-            stream.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")  # an event stream holds the only worker
-            stops_pinging(pings, hearts)
-            assert hearts.stale() == ["web"]
-            stream.close()
-            live({"seq": 0, "event": "Wake", "data": {}})  # the stream notices its client has gone
+            with live._lock:  # the live view's lock held elsewhere: a request for the state blocks on it
+                stuck = socket.create_connection(("127.0.0.1", server.effective_port))
+                stuck.sendall(f"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:{server.effective_port}\r\n\r\n".encode())
+                stops_pinging(pings, hearts)  # the only worker waits: /healthz is not answered
+                assert hearts.stale() == ["web"]
+            wait_for(lambda: pings.within(0.3) >= 3, 10)  # the lock is free: the worker and the pings are back
+            stuck.close()
         finally:
             stop.set()
             time.sleep(0.2)

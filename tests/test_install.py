@@ -117,3 +117,51 @@ def test_production_and_simulate_together_are_refused(tmp_path):
     out = subprocess.run([shutil.which("appliance"), "run", "--production", "--simulate", "--data", str(tmp_path / "d")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and "a dealing table is never simulated" in out.stderr
+
+
+def test_ci_runs_the_readme_test_command_as_written():
+    readme = (REPO / "README.md").read_text()
+    command = "python3 -m venv .venv && . .venv/bin/activate && pip install '.[test]' && python -m pytest -q"
+    assert f"\n    {command}\n" in readme
+    assert f"\n{command}\n" in (REPO / ".ci" / "run").read_text()
+    assert "\n    python3 -m venv .venv && . .venv/bin/activate && pip install . && appliance run --simulate --render\n" \
+        in readme
+    assert "python3 -m pip install" not in readme  # refused by Debian's Python outside a venv (PEP 668)
+
+
+def test_the_kiosk_waits_for_the_dashboard_then_opens_it_full_screen(tmp_path):
+    """No display here: a stand-in browser on PATH records how the kiosk script starts it."""
+    import http.server
+    import os
+    import threading
+    import time
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    started = tmp_path / "started"
+    (bin_dir / "chromium-browser").write_text(f'#!/bin/sh\necho "$@" >> {started}\nsleep 30\n')
+    (bin_dir / "chromium-browser").chmod(0o755)
+    import functools
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "PAIGOW_DASHBOARD": url}
+    kiosk = subprocess.Popen(["sh", str(REPO / "systemd" / "paigow-kiosk")], env=env, cwd=tmp_path,
+                             start_new_session=True)
+    try:
+        time.sleep(3)
+        assert not started.exists()  # the dashboard does not answer yet: no browser on an error page
+        (tmp_path / "api").mkdir()
+        (tmp_path / "api" / "state").write_text("{}")
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        deadline = time.monotonic() + 15
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        args = started.read_text().split()
+        assert "--kiosk" in args and f"--app={url}" in args and "--noerrdialogs" in args
+    finally:
+        os.killpg(kiosk.pid, 15)
+        kiosk.wait(timeout=10)
+        server.shutdown()
+        server.server_close()

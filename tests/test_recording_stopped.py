@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from appliance.audit.log import AuditLog, RecordingStopped, records, verify
+from appliance.audit.log import AuditLog, records, verify
 from appliance.table.dealer import Step
 from appliance.table.recording import IndexFeed, RecordingProbe, SpaceLimits
 from audit_disk import FillingDisk, fill, tmpfs
@@ -138,3 +138,75 @@ def test_simulate_table_refuses_to_open_a_round_below_the_threshold(tmp_path):
                           "--refuse-free-mb", "1e12"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.count("\n") == 1
     assert "no round can be opened" in out.stderr
+
+
+def test_the_station_lives_through_a_full_disk_and_resumes_by_itself(tmp_path):
+    """The old button thread died when its own fault record hit ENOSPC; nothing tried to record again."""
+    import time
+    from pathlib import Path
+
+    from appliance.config import load_devices, load_house, read_toml
+    from appliance.station import Station
+    from appliance.table.table import Table
+
+    rules = load_house("general")
+    disk = FillingDisk()
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY, write=disk.write), {})
+    station = Station(table, load_devices(), simulate=True, pace=3600, rounds=0).start()
+    try:
+        disk.budget = 0
+        assert station._guarded("buttons", lambda name: 1 / 0)("next") is None  # its fault cannot be recorded
+        assert table.held == FULL and all(w._thread.is_alive() for w in station.workers)
+        deadline = time.monotonic() + 5
+        while station.loop.prompt()["step"] != "held" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert station.loop.prompt()["held"] == FULL
+        disk.budget = None
+        while table.audit.stopped is not None and time.monotonic() < deadline + 5:
+            time.sleep(0.05)
+        assert table.audit.stopped is None and all(w._thread.is_alive() for w in station.workers)
+        assert any(r["event"] == "RecordingResumed" for r in records(tmp_path / "log"))
+    finally:
+        station.stop()
+    assert verify(tmp_path / "log", KEY).ok
+
+
+def test_run_holds_a_forged_log_at_start_up(tmp_path):
+    """The old appliance started on an edited log and showed the forged records' totals."""
+    import socket
+    import time
+    import urllib.request
+
+    data = tmp_path / "data"
+    out = subprocess.run([APPLIANCE, "simulate-table", "--rounds", "3", "--audit", str(data / "audit")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    day = sorted((data / "audit").glob("*.jsonl"))[0]
+    day.write_bytes(day.read_bytes().replace(b'"commission":"', b'"commission":"9', 1))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([APPLIANCE, "run", "--simulate", "--rounds", "1", "--pace", "0.05", "--port", str(port),
+                             "--data", str(data)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline, state = time.monotonic() + 60, {}
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2) as r:
+                    state = json.loads(r.read())
+                if state.get("dealer"):
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        held = state["dealer"]["held"]
+        assert held.startswith(f"The audit log failed verification at start-up: {day.name} line ")
+        assert "A supervisor must acknowledge this with the PIN" in held
+        time.sleep(1)  # the simulated dealer is at the table: no round opens
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2) as r:
+            assert json.loads(r.read())["dealer"]["step"] == "held"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        proc.stdout.close()
+        proc.stderr.close()

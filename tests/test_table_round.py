@@ -84,8 +84,22 @@ def test_two_hundred_rounds_verify_and_replay_with_no_difference(tmp_path):
 @pytest.mark.parametrize("house", ["capitol", "fortune", "greektown", "safari"])
 def test_every_house_replays(tmp_path, house):
     audit = AuditLog(tmp_path / "log", KEY)
-    play_rounds(load_house(house), audit, 30, seed=4)
+    rules = load_house(house)
+    play_rounds(rules, audit, 30, seed=4)
     assert replay(tmp_path / "log", KEY)["differences"] == []
+    # Every Player/Dealer was one the house's rotation rules allowed (Capitol and Fortune: no more than two
+    # consecutive hands; Capitol rule 23: a spot with a wager on the prior hand).
+    from appliance.game.banking import BankRound, bank_refusal
+    history, opened = [], None
+    for r in records(tmp_path / "log"):
+        if r["event"] == Events.ROUND_OPENED:
+            banker, seats = r["data"]["banker"], {b["seat"] for b in r["data"]["bets"]}
+            assert banker == "dealer" or bank_refusal(banker, history, rules.banking) is None, (r.get("round"), history)
+            opened = BankRound(banker, frozenset(seats | ({banker} if banker != "dealer" else set())))
+        elif r["event"] == Events.ROUND_SETTLED:
+            history.append(opened)
+            if history[1:] and opened.banker != "dealer":  # checked in the settlement, from the logged history
+                assert not any("banking not checked" in n for n in r["data"]["settlement"]["notes"])
 
 
 def test_replay_finds_a_settlement_that_the_rules_do_not_give(tmp_path):

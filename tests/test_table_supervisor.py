@@ -39,11 +39,14 @@ def test_wrong_pins_are_refused_logged_and_rate_limited(tmp_path):
             table.void("r1", "1042", "0000", "test")
     with pytest.raises(PinError, match="locked"):
         table.void("r1", "1042", "4821", "test")  # even the right PIN, while locked
-    table.repeats.flush()
+    # The first refusal is logged at once, the rest of the minute as one record when it ends.
     refused = [x for x in records(tmp_path / "log") if x["event"] == Events.SUPERVISOR_REFUSED]
-    # Every refusal counted (the same refusal again is a count on one record); no PIN, right or wrong,
-    # is ever written (the hashes and signatures are random hex: not checked).
-    assert sum(x["data"]["count"] for x in refused) == 6
+    assert [x["data"]["count"] for x in refused] == [1]
+    table.gate.window_s = 0
+    table.gate.flush()
+    refused = [x for x in records(tmp_path / "log") if x["event"] == Events.SUPERVISOR_REFUSED]
+    assert [x["data"]["count"] for x in refused] == [1, 5]
+    # No PIN, right or wrong, is ever written (the hashes and signatures are random hex: not checked).
     assert all("4821" not in str(x["data"]) and "0000" not in str(x["data"]) for x in refused)
 
 
@@ -121,3 +124,30 @@ def test_a_house_dealers_setting_that_is_not_the_house_way_is_held_for_the_deale
     assert "banker_cards" not in r.state or not r.state.get("banker_cards")
     setting = r.banker_cards(cards, front=["9h", "8c"], back=["Qs", "Qd", "7c", "4h", "2s"])
     assert setting["front"] == ["9h", "8c"]
+
+
+def test_the_live_table_refuses_a_third_consecutive_bank_and_logs_it(tmp_path):
+    # Capitol: "No player is allowed to bank for more than two consecutive hands." Rule 23: "If no wager was
+    # placed on the prior hand, no one will be Player/Dealer on that spot."
+    from appliance.table.dealer import DealerInputError, DealerLoop
+    from appliance.table.eye import TableTop
+
+    rules = load_house("capitol")
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {})
+    for n in (1, 2):
+        r = table.new_round(f"b{n}")
+        r.open(4, [{"seat": 2, "wager": "40"}], banker_wager=Decimal("200"))
+        r.start_seat("dice", 12, dice=[3, 4, 5])
+        r.banker_cards(["9h", "4d", "As", "Ad", "Kc", "Ks", "3c"], front=["9h", "4d"], back=["As", "Ad", "Kc", "Ks", "3c"])
+        r.seat_cards(2, ["Qh", "Jh"], ["Ts", "Th", "Tc", "6d", "5c"])
+        r.settle()
+    assert [b.banker for b in table.bank_history] == [4, 4]  # the settled current round counts
+    table.new_round("b3")
+    assert table.bank_refused(2, "dealer") is None
+    assert "seat 5 may not bank this round: no wager was placed on seat 5 on the prior hand" in table.bank_refused(5, "dealer")
+    loop = DealerLoop(table, TableTop(), lambda: True, lambda: "b4", "rng")
+    with pytest.raises(DealerInputError, match=r"Capitol Casino: seat 4 may not bank this round: seat 4 has banked 2 "
+                                               r"consecutive rounds, the most allowed \(banking.max_consecutive\)"):
+        loop.set_bets([{"seat": 2, "wager": "40"}], banker=4, banker_wager="200")
+    refused = [x for x in records(tmp_path / "log") if x["event"] == Events.BANK_REFUSED]
+    assert [x["data"]["seat"] for x in refused] == [5, 4]

@@ -1,4 +1,4 @@
-"""The dashboard served for real (waitress on loopback), fed by the real round engine."""
+"""The dashboard served for real on loopback (the front and waitress), fed by the real round engine."""
 
 import http.client
 import json
@@ -8,7 +8,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-import waitress.server
+
+from served import dashboard_serving
 
 from appliance.audit.log import AuditLog
 from appliance.config import load_house, read_toml
@@ -22,17 +23,8 @@ RULES = load_house("general")
 @pytest.fixture()
 def served(tmp_path):
     live = LiveTable()
-    server = waitress.server.create_server(create_app(live, RULES), host="127.0.0.1", port=0, threads=8)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{server.effective_port}"
-    audit = AuditLog(tmp_path / "log", b"w" * 64)
-    yield base, live, audit
-    live({"seq": 0, "event": "Shutdown", "data": {}})  # wake any event stream so its worker finishes
-    time.sleep(0.2)
-    for channel in list(server._map.values()):
-        channel.close()
-    server.close()
+    with dashboard_serving(lambda site: create_app(live, RULES, site=site), live) as base:
+        yield base, live, AuditLog(tmp_path / "log", b"w" * 64)
 
 
 def get(url):
@@ -77,7 +69,7 @@ def test_events_stream_each_record_as_it_is_written(served):
             response = connection.getresponse()
             while len(received) < 6:
                 line = response.fp.readline().decode().strip()
-                if line.startswith("event: "):
+                if line.startswith("event: ") and line != "event: heartbeat":
                     received.append(line[7:])
             response.close()
         finally:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .log import AuditLog, Start, Verification, canonical, day_files, sign, signed_by, verify
+from .log import AuditLog, RecordingStopped, Start, Verification, canonical, day_files, sign, signed_by, verify
 
 CHECKPOINT = "VERIFIED.json"
 
@@ -98,5 +97,5 @@ def _write(audit: AuditLog, result: Verification, files: list[Path], previous: d
     checkpoint["hmac"] = sign(audit.key, checkpoint)
     try:
         audit.store_file(audit.folder / CHECKPOINT, canonical(checkpoint), "verification checkpoint")
-    except ValueError:
+    except RecordingStopped:
         pass  # recording stopped (the table is held by it); the next start verifies more

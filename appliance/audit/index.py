@@ -31,7 +31,12 @@ CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, ts TEXT, event TEXT,
 CREATE INDEX IF NOT EXISTS events_round ON events (round);
 CREATE INDEX IF NOT EXISTS seats_result ON seats (result);
 CREATE TABLE IF NOT EXISTS indexed (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, hmac TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS faults (seq INTEGER PRIMARY KEY, ts TEXT, device TEXT, message TEXT);
 """
+
+#: The records that say a device went wrong (a device gone offline or faulty, a rejected line, a failed
+#: uniformity check), as the shift's chart counts them.
+FAULT_EVENTS = ("DeviceStatus", "DeviceRejected", "DeviceHealth")
 
 BATCH = 5000  # records per transaction while catching up
 
@@ -96,6 +101,10 @@ class Index:
                                  s["lost"], s["commission"], s["collection"], s["net"]))
         elif event == "RoundVoided":
             self.db.execute("UPDATE rounds SET status = 'voided', reason = ? WHERE round = ?", (data["reason"], round_id))
+        elif event in FAULT_EVENTS and (event != "DeviceStatus" or data.get("status") in ("offline", "fault")):
+            self.db.execute("INSERT OR REPLACE INTO faults VALUES (?, ?, ?, ?)",
+                            (record["seq"], record["ts"], data.get("device") or data.get("source"),
+                             data.get("detail") or data.get("message") or data.get("reason", "")))
 
     def catch_up(self, folder: str | Path, on_batch: Callable[[int], None] = lambda done: None) -> int:
         """Index what the log holds beyond the last record indexed; returns how many records that was.
@@ -111,7 +120,7 @@ class Index:
                     seq, new = 0, records_from(folder, 0)
             if not seq:
                 with self.db:  # rows of an index that kept no mark (an older version) or of another log
-                    for table in ("rounds", "seats", "events", "indexed"):
+                    for table in ("rounds", "seats", "events", "faults", "indexed"):
                         self.db.execute(f"DELETE FROM {table}")
             count, batch = 0, []
             for record in new:
@@ -163,6 +172,40 @@ class Index:
                 "collection": str(sum((Decimal(r[3]) for r in settled), Decimal("0.00"))),
                 "banker_net": str(sum((Decimal(r[1]) for r in settled), Decimal("0.00"))),
                 "fouls": fouls}
+
+    def shift_hours(self, since: dt.datetime | None = None) -> dict:
+        """The shift hour by hour (UTC hours, as the log's times): rounds settled, commission, collection,
+        fouls, cards named by a person (unreadable to the camera, or entered by hand) and device faults;
+        and the bank's running result after each settled round."""
+        start = log_time(since) or ""
+        hours: dict[str, dict] = {}
+
+        def hour(ts: str) -> dict:
+            return hours.setdefault(ts[:13] + ":00:00+00:00", {"rounds": 0, "commission": Decimal("0.00"),
+                                                                 "collection": Decimal("0.00"), "fouls": 0,
+                                                                 "named": 0, "faults": 0})
+        with self.lock:
+            settled = self.db.execute("SELECT round, settled_at, banker_net, commission, collection FROM rounds "
+                                      "WHERE status = 'settled' AND opened_at >= ? ORDER BY settled_at",
+                                      (start,)).fetchall()
+            fouls = self.db.execute("SELECT r.settled_at FROM seats s JOIN rounds r USING (round) "
+                                    "WHERE s.result = 'foul' AND r.opened_at >= ?", (start,)).fetchall()
+            named = self.db.execute("SELECT ts FROM events WHERE event = 'ReadConfirmed' AND ts >= ?", (start,)).fetchall()
+            faults = self.db.execute("SELECT ts FROM faults WHERE ts >= ?", (start,)).fetchall()
+        bank, running = [], Decimal("0.00")
+        for round_id, ts, net, commission, collection in settled:
+            h = hour(ts)
+            h["rounds"] += 1
+            h["commission"] += Decimal(commission)
+            h["collection"] += Decimal(collection)
+            running += Decimal(net)
+            bank.append({"round": round_id, "at": ts, "bank": str(running)})
+        for rows, key in ((fouls, "fouls"), (named, "named"), (faults, "faults")):
+            for (ts,) in rows:
+                hour(ts)[key] += 1
+        return {"since": log_time(since), "bank": bank,
+                "hours": [{"hour": h, **{k: str(v) if isinstance(v, Decimal) else v for k, v in counts.items()}}
+                          for h, counts in sorted(hours.items())]}
 
     def recent(self, n: int = 10) -> list[dict]:
         """The last ``n`` rounds, newest first (game recall: the current one and the nine before)."""

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import enum
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
@@ -49,6 +50,10 @@ class Step(enum.Enum):
 
 class DealerInputError(ValueError):
     """A dealer's input that cannot be taken (a bad wager, a card for a zone not being read)."""
+
+
+class OverrideNeedsPin(DealerInputError):
+    """A hand typed over a zone the camera reads steadily: it takes a supervisor's PIN."""
 
 
 @dataclass
@@ -128,10 +133,14 @@ class DealerLoop:
         with self.table.lock:
             if self.step is not Step.IDLE:
                 raise DealerInputError("wagers can be changed only between rounds")
+            if banker != DEALER and type(banker) is not int:
+                raise DealerInputError(f"banker: {banker!r:.40} is not \"dealer\" or a seat number")
             checked = []
             for i, bet in enumerate(bets):
+                if not isinstance(bet, dict):
+                    raise DealerInputError(f"seats[{i}]: expected {{seat, wager}}, got {bet!r:.40}")
                 seat = bet.get("seat")
-                if not isinstance(seat, int):
+                if type(seat) is not int:  # a JSON true is not seat 1
                     raise DealerInputError(f"seats[{i}].seat: {seat!r} is not a seat number")
                 checked.append({"seat": seat, "wager": _amount(bet.get("wager"), f"seat {seat} wager"),
                                 **({"fortune": _amount(bet["fortune"], f"seat {seat} fortune")}
@@ -142,6 +151,15 @@ class DealerLoop:
                                                                 Decimal(b.get("fortune", 0)) or None) for b in checked])
             except RoundError as err:
                 raise DealerInputError(str(err)) from None
+            # The settlement gives a wager over the maximum no action on the excess (a disputed round
+            # settles); at the table such a wager is not taken at all.
+            over = [b for b in checked if Decimal(b["wager"]) > self.table.rules.limits.maximum]
+            if over:
+                raise DealerInputError(f"seat {over[0]['seat']} wager: {over[0]['wager']} is over the table maximum "
+                                       f"{self.table.rules.limits.maximum}")
+            refused = self.table.bank_refused(banker, who)
+            if refused:
+                raise DealerInputError(refused)
             self.bets, self.banker, self.banker_wager = checked, banker, wager
             log.info("%s set the wagers: %s", who, checked)
             self.announce()
@@ -204,29 +222,53 @@ class DealerLoop:
         with self.table.lock:
             read = self.zones.get(zone)
             if read is None or read.reads is None or zone not in self.wanted_zones():
-                raise DealerInputError(f"{zone}: not being read now")
+                raise DealerInputError(f"{spoken(zone)}: not being read now")
             if version is not None and version != self.version:
-                raise DealerInputError(f"{zone}: the read changed since the screen showed it: name the card again")
+                raise DealerInputError(f"{spoken(zone)}: the read changed since the screen showed it: name the card again")
             if not 0 <= position < len(read.reads):
-                raise DealerInputError(f"{zone}: no card at position {position} (it has {len(read.reads)})")
+                raise DealerInputError(f"{spoken(zone)}: no card {position + 1} (it has {len(read.reads)})")
             if read.reads[position]["card"] is not None:
-                raise DealerInputError(f"{zone}: the camera read {read.reads[position]['card']} at position "
-                                       f"{position}; only an unreadable card is named (enter the zone by hand)")
+                raise DealerInputError(f"{spoken(zone)}: the camera read {read.reads[position]['card']} as card "
+                                       f"{position + 1}; only an unreadable card is named (enter the zone by hand)")
             read.picked[position] = (str(Card.parse(card)), who)
             self.version += 1
             self.announce()
 
-    def enter_hand(self, zone: str, cards: list[str], who: str = "dealer") -> None:
-        """A whole zone entered by hand (the camera is down or cannot see it): every card is the dealer's."""
+    def enter_hand(self, zone: str, cards: list[str], who: str = "dealer", supervisor: str = "", pin: str = "",
+                   address: str = "local") -> None:
+        """A whole zone entered by hand (the camera is down or cannot see it): every card is the dealer's.
+        Over a zone the camera reads steadily, the typed hand replaces the camera's only with a
+        supervisor's PIN, and is logged as an override of the camera (what it read, what was typed)."""
+        named = [str(c) for c in parse_cards(cards)]
         with self.table.lock:
             if zone not in self.wanted_zones():
-                raise DealerInputError(f"{zone}: not being read now")
-            named = [str(c) for c in parse_cards(cards)]
+                raise DealerInputError(f"{spoken(zone)}: not being read now")
+            camera = self._camera_read(zone)
+        overrider = None
+        if camera is not None:
+            if not supervisor:
+                raise OverrideNeedsPin(f"{spoken(zone)}: the camera reads {' '.join(c or '?' for c in camera)} steadily: "
+                                       "entering it by hand needs a supervisor's PIN")
+            overrider = self.table.gate.check(supervisor, pin, address)  # slow: outside the lock
+        with self.table.lock:
+            if zone not in self.wanted_zones():
+                raise DealerInputError(f"{spoken(zone)}: not being read now")
+            if overrider is not None:
+                self.table.log(Events.CAMERA_OVERRIDDEN, {"round": self._round_or_none(), "zone": zone,
+                                                          "camera": camera, "entered": named, "dealer": who},
+                               f"supervisor {overrider}")
             self.zones[zone] = ZoneRead(StableRead(self.stable_frames),
                                         [{"card": None, "reason": f"entered by {who}"} for _ in named],
                                         picked={i: (c, who) for i, c in enumerate(named)}, entered=True)
             self.version += 1
             self.announce()
+
+    def _camera_read(self, zone: str) -> list[str | None] | None:
+        """What the camera reads steadily in ``zone``, if it reads at least one card there."""
+        read = self.zones.get(zone)
+        if read is None or read.entered or read.reads is None or all(r["card"] is None for r in read.reads):
+            return None
+        return [r["card"] for r in read.reads]
 
     def tick(self) -> bool:
         """Look at the layout once; True when a zone's read became stable (new) in this look."""
@@ -281,7 +323,8 @@ class DealerLoop:
             if refused:
                 raise RoundStateError(refused)
             table_round = self.table.new_round(self._round_id())
-            table_round.open(self.banker, self.bets, self.banker_wager, who=who)
+            table_round.open(self.banker, self.bets, self.banker_wager, who=who,
+                             previous_rounds=self.table.bank_history if self.banker != DEALER else None)
             self.zones = {}
             return True
         if step is Step.START:
@@ -297,7 +340,7 @@ class DealerLoop:
                 self._confirm_picks("banker", zone)
                 current.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who)
             else:
-                front, back = self._hand(*zones, "the banker")
+                front, back = self._hand(*zones, "The banker")
                 self._confirm_picks(zones[0], front)
                 self._confirm_picks(zones[1], back)
                 current.banker_cards(front.cards() + back.cards(), read=[*front.reads, *back.reads],
@@ -306,7 +349,7 @@ class DealerLoop:
             self.zones = {}
         elif step is Step.SEATS:
             seats = [b["seat"] for b in current.state["bets"] if b["seat"] not in current.state["seat_cards"]]
-            ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"seat {seat}") for seat in seats}
+            ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"Seat {seat}") for seat in seats}
             # every seat checked together before any is recorded: a card seen twice holds the whole table
             current.hold_if_seen({f"seat {seat}": front.cards() + back.cards()
                                   for seat, (front, back) in ready.items()})
@@ -332,13 +375,13 @@ class DealerLoop:
     def _complete(self, name: str, count: int | None = None) -> ZoneRead:
         zone = self.zones.get(name)
         if zone is None or zone.reads is None:
-            raise RoundStateError(f"{name}: no steady read yet")
+            raise RoundStateError(f"{spoken(name)}: no steady read yet (lay the cards flat, or enter them by hand)")
         cards = zone.cards()
         if count is not None and len(cards) != count:
-            raise RoundStateError(f"{name}: {len(cards)} cards seen, {count} expected")
+            raise RoundStateError(f"{spoken(name)}: {len(cards)} cards seen, {count} expected")
         if None in cards:
-            raise RoundStateError(f"{name}: name the unreadable card(s) at position(s) "
-                                  f"{[i for i, c in enumerate(cards) if c is None]} first")
+            raise RoundStateError(f"{spoken(name)}: name the unreadable card(s) first: "
+                                  + ", ".join(f"card {i + 1}" for i, c in enumerate(cards) if c is None))
         return zone
 
     def _confirm_picks(self, name: str, zone: ZoneRead) -> None:
@@ -373,14 +416,27 @@ class DealerLoop:
             self._on_prompt(self.prompt())
 
 
+# An amount as the screen sends it: a decimal string of whole units and at most cents, no sign, no
+# exponent ("1e30" would make Decimal quantize fail) and short enough that no table limit is near.
+AMOUNT = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?")
+
+
 def _amount(value, what: str) -> str:
-    try:
-        amount = Decimal(str(value))
-    except InvalidOperation:
-        raise DealerInputError(f"{what}: {value!r} is not an amount") from None
-    if not amount.is_finite() or amount <= 0 or amount != amount.quantize(Decimal("0.01")):
-        raise DealerInputError(f"{what}: {value!r} is not a positive amount in cents")
+    if isinstance(value, Decimal) and value.is_finite():  # from Python callers; JSON gives strings
+        value = str(value)
+    if not isinstance(value, str) or not AMOUNT.fullmatch(value):
+        raise DealerInputError(f"{what}: {value!r:.40} is not an amount (a decimal string such as \"25\" or \"12.50\")")
+    amount = Decimal(value)
+    if amount <= 0:
+        raise DealerInputError(f"{what}: {value!r} is not a positive amount")
     return str(amount)
+
+
+def spoken(zone: str) -> str:
+    """A zone as the dealer says it: ``seat3.front`` is "Seat 3, front", ``banker`` is "Banker"."""
+    seat, _, part = zone.partition(".")
+    name = f"Seat {seat[4:]}" if seat.startswith("seat") and seat[4:].isdigit() else seat.capitalize()
+    return f"{name}, {part}" if part else name
 
 
 def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str]) -> str:
@@ -390,7 +446,7 @@ def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[s
         return "Press NEXT to open the round" if bets else "Enter the wagers, then press NEXT"
     if step is Step.START:
         return "Waiting for the start-seat value (NEXT asks the device again)"
-    unreadable = [f"{name} card {i + 1}" for name, z in zones.items() for i in z["unreadable"]]
+    unreadable = [f"{spoken(name)} card {i + 1}" for name, z in zones.items() for i in z["unreadable"]]
     if unreadable:
         return "Name the unreadable card(s): " + ", ".join(unreadable)
     steady = all(zone in zones for zone in wanted)
@@ -398,6 +454,12 @@ def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[s
         return "Press CONFIRM to accept the banker's hand" if steady else "Lay the banker's seven cards face up"
     if not steady:
         return "Set the banker's hand as shown; lay the players' hands"
-    fouls = [f"{name.split('.')[0]} has {len(z['cards'])} cards in front" for name, z in zones.items()
-             if name.endswith(".front") and len(z["cards"]) != 2]
+    # A hand of other than seven cards is refused by CONFIRM: say so, rather than call it a foul.
+    seats = sorted({name.split(".")[0] for name in wanted}, key=lambda s: int(s[4:]))
+    counts = {s: len(zones[f"{s}.front"]["cards"]) + len(zones[f"{s}.back"]["cards"]) for s in seats}
+    short = [f"{spoken(s)}: {n} cards seen" for s, n in counts.items() if n != HAND]
+    if short:
+        return "Name or enter the hands: " + "; ".join(short) + f" ({HAND} expected)"
+    fouls = [f"{spoken(s)} has {len(zones[f'{s}.front']['cards'])} cards in front" for s in seats
+             if len(zones[f"{s}.front"]["cards"]) != 2]
     return "Press CONFIRM to settle" + (f" ({'; '.join(fouls)}: a foul)" if fouls else "")

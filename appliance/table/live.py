@@ -16,7 +16,7 @@ from .round import Events
 class LiveTable:
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._subscribers: list[queue.Queue] = []
+        self._subscribers: list = []  # queues, or the dashboard's front
         self.state: dict = {"round": None, "phase": "idle"}
         self.history: list[dict] = []  # settled rounds, newest last (the last ten are kept)
         self.devices: dict[str, dict] = {}  # device name -> its last status record
@@ -97,13 +97,13 @@ class LiveTable:
         with self._lock:
             return json.loads(json.dumps(sorted(self.devices.values(), key=lambda d: d["device"])))
 
-    def subscribe(self) -> queue.Queue:
-        q: queue.Queue = queue.Queue(maxsize=1000)
+    def subscribe(self, sink) -> None:
+        """``sink`` (anything with ``put_nowait(message)``, called under this view's lock: it must not
+        block; a full ``queue.Queue`` drops the message) gets every event from now on."""
         with self._lock:
-            self._subscribers.append(q)
-        return q
+            self._subscribers.append(sink)
 
-    def unsubscribe(self, q: queue.Queue) -> None:
+    def unsubscribe(self, q) -> None:
         with self._lock:
             if q in self._subscribers:
                 self._subscribers.remove(q)

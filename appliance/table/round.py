@@ -57,10 +57,15 @@ class Events:
     SUPERVISOR_LOGGED_IN = "SupervisorLoggedIn"
     AUDIT_EXPORTED = "AuditExported"  # a supervisor downloaded the export (range, rows, digest)
     TABLE_HELD = "TableHeld"  # the table waits for a supervisor
+    BANK_REFUSED = "BankRefused"  # a player the rotation rules did not allow to bank
     TABLE_RELEASED = "TableReleased"
     DEVICE_VALUE = "DeviceValue"  # a start value no round was waiting for (logged, not used)
     ROUND_SETTLED = "RoundSettled"
     ROUND_VOIDED = "RoundVoided"
+    CAMERA_OVERRIDDEN = "CameraOverridden"  # a zone the camera read steadily, entered by hand with a supervisor's PIN
+    SCREEN_PAIRING_CODE = "ScreenPairingCode"  # a one-time code to pair another screen was issued (not the code)
+    SCREEN_PAIRED = "ScreenPaired"  # another device may drive the dealer's controls
+    SCREEN_REVOKED = "ScreenRevoked"
 
 
 #: phase -> (event that leaves it, next phase); any open round may be voided.
@@ -94,7 +99,8 @@ def apply(state: dict, event: str, data: dict) -> None:
     """Fold one of a round's records into its state (live, and in a replay)."""
     if event == Events.ROUND_OPENED:
         state.update(house=data["house"], rules=data["rules"], banker=data["banker"],
-                     banker_wager=data.get("banker_wager"), bets=data["bets"], seat_cards={})
+                     banker_wager=data.get("banker_wager"), bets=data["bets"], seat_cards={},
+                     previous_rounds=data.get("previous_rounds"))
     elif event == Events.START_SEAT:
         state["start"] = {"value": data["value"], "dice": data.get("dice")}
     elif event == Events.BANKER_CARDS:
@@ -128,6 +134,8 @@ def derive(state: dict, rules: HouseRules) -> dict:
         seats.append({**bet, "front": front, "back": back})
     data = {"house": state["house"], "banker": banker, "seats": seats,
             "action_seat": first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)}
+    if state.get("previous_rounds"):
+        data["previous_rounds"] = state["previous_rounds"]
     result = settle(round_from_json(data, f"round {state.get('round', '')}"), rules)
     return settlement_to_json(result, rules.evaluator())
 
@@ -177,12 +185,17 @@ class TableRound:
         tell(self.listeners, record)
         return record
 
-    def open(self, banker: Position, bets: list[dict], banker_wager: Decimal | None = None, who: str = "dealer") -> None:
+    def open(self, banker: Position, bets: list[dict], banker_wager: Decimal | None = None, who: str = "dealer",
+             previous_rounds: list | None = None) -> None:
+        """Open the round; ``previous_rounds`` (BankRound, oldest first) are logged with it, so that the
+        settlement checks the Player/Dealer against the rotation rules, and the replay does the same."""
         seats = [{"seat": b["seat"], "wager": fmt(Decimal(b["wager"])),
                   **({"bonus": {"fortune": fmt(Decimal(b["fortune"]))}} if b.get("fortune") else {})} for b in bets]
         data = {"house": self.rules.key, "rules": self.rules_mapping,
                 "rules_sha256": rules_fingerprint(self.rules_mapping), "banker": banker,
                 "banker_wager": None if banker_wager is None else fmt(banker_wager), "bets": seats}
+        if previous_rounds:
+            data["previous_rounds"] = [{"banker": r.banker, "wagered": sorted(r.wagered)} for r in previous_rounds]
         self._record(Events.ROUND_OPENED, data, who)
 
     def start_seat(self, source: str, value: int, dice: list[int] | None = None, seq: int | None = None,

@@ -22,6 +22,7 @@ from ..config import read_toml
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
+from ..game.banking import BankRound, bank_refusal
 from ..game.start_seat import DEALER, Position, first_hand, ring
 from ..devices.protocol import RngResult
 from ..devices.start_source import HealthTracker
@@ -39,10 +40,15 @@ class SimulationStopped(ValueError):
     """A simulated table that cannot go on (no round can be opened)."""
 
 
-def random_wagers(rng: random.Random, rules: HouseRules) -> tuple[Position, list[dict], Decimal | None]:
-    """A round's banker, the seats that play (about three in four) and their wagers, within the house's limits."""
+def random_wagers(rng: random.Random, rules: HouseRules,
+                  history: list[BankRound] = ()) -> tuple[Position, list[dict], Decimal | None]:
+    """A round's banker, the seats that play (about three in four) and their wagers, within the house's limits.
+    A drawn Player/Dealer the rotation rules refuse passes the bank clockwise to the next seat allowed."""
     player_seats = rules.start.player_seats
     banker = DEALER if rules.banking.mode is not BankingMode.PLAYER else rng.randint(1, player_seats)
+    if banker != DEALER:
+        seats_from = [(banker - 1 + k) % player_seats + 1 for k in range(player_seats)]
+        banker = next((s for s in seats_from if bank_refusal(s, history, rules.banking) is None), banker)
     seats = [s for s in range(1, player_seats + 1) if s != banker and rng.random() < 0.75] or \
         [next(s for s in range(1, player_seats + 1) if s != banker)]
     step = 5
@@ -172,10 +178,12 @@ class SimulatedDealer(Worker):
     thread_name = "simulated-dealer"
 
     def __init__(self, loop: DealerLoop, press, lay, seed: int = 1, pace: float = 1.5, rounds: int | None = None,
-                 patience: int = 10):  # frames the dealer waits for a steady read before typing a zone in
+                 patience: int = 10,  # frames the dealer waits for a steady read before typing a zone in
+                 paying: int = 0):  # moves spent paying a settled round (it stays on the screen) before NEXT
         super().__init__()
         self.loop, self._press, self._lay = loop, press, lay
-        self.seed, self.pace, self.rounds, self.patience = seed, pace, rounds, patience
+        self.seed, self.pace, self.rounds, self.patience, self.paying = seed, pace, rounds, patience, paying
+        self._paid = 0
         self.opened = 0
         self._since: tuple | None = None  # (round, step, the camera's look count) when the dealer began to wait
         rules = loop.table.rules
@@ -197,8 +205,13 @@ class SimulatedDealer(Worker):
         if step is Step.IDLE:
             if self.rounds is not None and self.opened >= self.rounds:
                 return
+            if self.opened and self._paid < self.paying:
+                self._paid += 1
+                return
+            self._paid = 0
             self.opened += 1
-            banker, bets, banker_wager = random_wagers(random.Random(f"{self.seed}:wagers:{self.opened}"), rules)
+            banker, bets, banker_wager = random_wagers(random.Random(f"{self.seed}:wagers:{self.opened}"), rules,
+                                                        loop.table.bank_history)
             self._lay({})
             loop.set_bets(bets, banker, banker_wager, who="dealer (simulated)")
             self._press("next")

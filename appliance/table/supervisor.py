@@ -1,6 +1,9 @@
 """Supervisor PINs: stored as salted PBKDF2 hashes (never in clear), checked in constant time, with
 failed attempts rate-limited and logged.
 
+A new supervisor's PIN has 6 to 8 digits (:func:`new_pin`); PINs stored before that rule (4 or 5
+digits) still check until they are changed.
+
 >>> stored = hash_pin("4821")
 >>> stored.startswith("pbkdf2_sha256$") and "4821" not in stored
 True
@@ -10,14 +13,17 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 ITERATIONS = 200_000
+ID_LOGGED = 64  # characters of a refused id that are logged: an id is a badge number, not a document
 
 
 class PinError(ValueError):
@@ -32,6 +38,13 @@ def hash_pin(pin: str, iterations: int = ITERATIONS) -> str:
     return f"pbkdf2_sha256${iterations}${salt.hex()}${digest.hex()}"
 
 
+def new_pin(pin: str) -> str:
+    """The stored hash of a new supervisor's PIN (or a changed one): 6 to 8 digits."""
+    if not (pin.isdigit() and 6 <= len(pin) <= 8):
+        raise PinError("a new supervisor PIN is 6 to 8 digits")
+    return hash_pin(pin)
+
+
 def check_pin(pin: str, stored: str) -> bool:
     try:
         scheme, iterations, salt, digest = stored.split("$")
@@ -43,38 +56,142 @@ def check_pin(pin: str, stored: str) -> bool:
     return hmac.compare_digest(candidate.hex(), digest)
 
 
+@functools.cache
+def _dummy_hash() -> str:
+    """What an unknown id's PIN is checked against, so that it costs what a known id's check costs."""
+    return hash_pin("00000000")
+
+
+@dataclass
+class Strikes:
+    """Failed PINs from one key (an id at an address, or an address) and how long it is locked."""
+
+    failures: int = 0
+    locked_until: float = 0.0
+    last: float = 0.0
+
+
+@dataclass
+class RefusalWindow:
+    """The refusals from one address in one window, logged as one record when the window ends."""
+
+    started: float
+    count: int = 0
+    ids: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+
+
 class SupervisorGate:
-    """Who may act as supervisor. Five failures in a row lock the gate for a minute."""
+    """Who may act as supervisor.
 
-    def __init__(self, supervisors: dict[str, str], on_failure: Callable[[str, str], None] = lambda who, why: None,
-                 max_failures: int = 5, lockout_s: float = 60.0, clock: Callable[[], float] = time.monotonic):
-        self.supervisors = supervisors  # id -> stored hash
-        self._on_failure = on_failure
-        self.max_failures, self.lockout_s = max_failures, lockout_s
-        self._clock = clock
-        self._failures = 0
-        self._locked_until = 0.0
-        self._lock = threading.Lock()  # one check at a time: concurrent guesses cannot pass the limit
+    Wrong PINs are counted per id *at* an address and per address: after ``free`` failures of an id
+    from one address, that pair is locked for ``lockout_s``, doubled at each further failure (up to
+    ``max_lockout_s``); an address that fails ``address_free`` times over any ids is locked the same
+    way. The real supervisor at another screen is never locked out by someone guessing elsewhere, and
+    one id's failures never lock another id unless the address is spraying. An unknown id costs the
+    same PBKDF2 as a known one, so ids cannot be told apart by time. A failure is counted before the
+    PIN is hashed, so concurrent guesses cannot slip past the limit.
 
-    def check(self, supervisor: str, pin: str) -> str:
-        """The supervisor's id, or :class:`PinError` (logged through ``on_failure``)."""
+    Refusals are logged through ``on_refused`` coalesced per address: the first of a window at once,
+    the rest of the window as one record when it ends (``flush``, called by a timer)."""
+
+    def __init__(self, supervisors: dict[str, str] | Callable[[], dict[str, str]],
+                 on_refused: Callable[[dict], None] = lambda data: None, free: int = 5, address_free: int = 20,
+                 lockout_s: float = 30.0, max_lockout_s: float = 900.0, window_s: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic, timers: bool = True):
+        self._source = supervisors if callable(supervisors) else (lambda: supervisors)
+        self._on_refused = on_refused
+        self.free, self.address_free = free, address_free
+        self.lockout_s, self.max_lockout_s, self.window_s = lockout_s, max_lockout_s, window_s
+        self._clock, self._timers = clock, timers
+        self._strikes: dict[tuple[str, str], Strikes] = {}
+        self._windows: dict[str, RefusalWindow] = {}
+        self._lock = threading.Lock()  # the counters only; the slow hash runs outside it
+
+    @property
+    def supervisors(self) -> dict[str, str]:
+        """The configured supervisors as they are now (a changed PIN shows at once)."""
+        return self._source()
+
+    def check(self, supervisor: str, pin: str, address: str = "local") -> str:
+        """The supervisor's id, or :class:`PinError` (logged)."""
+        keys = [("id", f"{supervisor[:ID_LOGGED]}@{address}"), ("address", address)]
         with self._lock:
-            return self._check(supervisor, pin)
-
-    def _check(self, supervisor: str, pin: str) -> str:
-        now = self._clock()
-        if now < self._locked_until:
-            why = f"too many wrong PINs: locked for {self._locked_until - now:.0f} s more"
-            self._on_failure(supervisor, why)
-            raise PinError(why)
+            now = self._clock()
+            locked = max((self._strikes[k].locked_until for k in keys if k in self._strikes), default=0.0)
+            if now < locked:
+                why = f"too many wrong PINs: locked for {locked - now:.0f} s more"
+                self._refused(supervisor, address, why, now)
+                raise PinError(why)
+            for key in keys:  # counted now, forgiven below if the PIN is right
+                self._strike(key, now)
         stored = self.supervisors.get(supervisor)
-        if stored is None or not check_pin(pin, stored):
-            self._failures += 1
+        right = check_pin(pin, stored if stored is not None else _dummy_hash()) and stored is not None
+        with self._lock:
+            now = self._clock()
+            if right:
+                self._strikes.pop(keys[0], None)
+                address_strikes = self._strikes.get(keys[1])
+                if address_strikes is not None:
+                    address_strikes.failures -= 1
+                    address_strikes.locked_until = 0.0 if address_strikes.failures < self.address_free else \
+                        address_strikes.locked_until
+                return supervisor
             why = "unknown supervisor or wrong PIN"
-            if self._failures >= self.max_failures:
-                self._locked_until, self._failures = now + self.lockout_s, 0
-                why += f"; {self.max_failures} failures: locked for {self.lockout_s:.0f} s"
-            self._on_failure(supervisor, why)
-            raise PinError(why)
-        self._failures = 0
-        return supervisor
+            strikes = self._strikes[keys[0]]
+            if strikes.locked_until > now:
+                why += f"; {strikes.failures} failures: locked for {strikes.locked_until - now:.0f} s"
+            self._refused(supervisor, address, why, now)
+        raise PinError(why)
+
+    def stored(self, supervisor: str) -> str | None:
+        """The hash a session was opened with is compared to this: a changed PIN ends the session."""
+        return self.supervisors.get(supervisor)
+
+    def _strike(self, key: tuple[str, str], now: float) -> None:
+        strikes = self._strikes.setdefault(key, Strikes())
+        if now - strikes.last > self.max_lockout_s * 4:
+            strikes.failures = 0  # an old run of failures is forgiven
+        strikes.failures += 1
+        strikes.last = now
+        free = self.free if key[0] == "id" else self.address_free
+        if strikes.failures >= free:
+            strikes.locked_until = now + min(self.lockout_s * 2 ** (strikes.failures - free), self.max_lockout_s)
+        if len(self._strikes) > 10_000:  # a flood of made-up ids: drop the quiet ones
+            for k in [k for k, s in self._strikes.items() if s.locked_until < now][:5_000]:
+                del self._strikes[k]
+
+    def _refused(self, supervisor: str, address: str, why: str, now: float) -> None:
+        """Log the first refusal of a window from ``address`` now; count the rest into the window."""
+        window = self._windows.get(address)
+        if window is not None and now - window.started >= self.window_s:
+            self._close(address)
+            window = None
+        if window is None:
+            self._windows[address] = RefusalWindow(now)
+            self._on_refused({"supervisor": supervisor[:ID_LOGGED], "address": address, "reason": why, "count": 1})
+            if self._timers:
+                timer = threading.Timer(self.window_s + 0.1, self.flush)
+                timer.daemon = True
+                timer.start()
+            return
+        window.count += 1
+        if len(window.ids) < 10 and supervisor[:ID_LOGGED] not in window.ids:
+            window.ids.append(supervisor[:ID_LOGGED])
+        if why not in window.reasons and len(window.reasons) < 5:
+            window.reasons.append(why)
+
+    def flush(self) -> None:
+        """Close the windows that have ended."""
+        with self._lock:
+            now = self._clock()
+            for address in [a for a, w in self._windows.items() if now - w.started >= self.window_s]:
+                self._close(address)
+
+    def _close(self, address: str) -> None:
+        """One record for the refusals of a window after its first (none if there were none)."""
+        window = self._windows.pop(address)
+        if window.count:
+            self._on_refused({"supervisor": window.ids[0] if len(window.ids) == 1 else "(several)",
+                              "ids": window.ids, "address": address, "reason": "; ".join(window.reasons),
+                              "count": window.count, "window_s": self.window_s})

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
 from ..audit.seal import seal_head
+from ..game.banking import BankRound, bank_refusal
 from ..game.rules import HouseRules
+from ..game.start_seat import DEALER
 from .listeners import tell
-from .repeats import Repeats, fault_kind
+from .repeats import Repeats
 from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
 
@@ -24,18 +27,19 @@ log = logging.getLogger(__name__)
 
 
 class Table:
-    def __init__(self, rules: HouseRules, rules_mapping: dict, audit: AuditLog, supervisors: dict[str, str],
+    def __init__(self, rules: HouseRules, rules_mapping: dict, audit: AuditLog,
+                 supervisors: dict[str, str] | Callable[[], dict[str, str]],
                  listeners: list | None = None, repeat_window: float = 60.0):
         self.rules, self.rules_mapping, self.audit = rules, rules_mapping, audit
         self.listeners: list = listeners if listeners is not None else []
         self.lock = threading.RLock()
-        # A fault repeated within the window (a device's garbage, a failing camera tick, PIN guessing)
-        # is recorded once and then counted.
+        # A device's fault repeated within the window (garbage on the line, a failing camera tick) is
+        # recorded once and then counted; refused logins are counted by the gate itself.
         self.repeats = Repeats(self.note, repeat_window)
-        self.gate = SupervisorGate(supervisors, on_failure=lambda who, why: self.repeats.offer(
-            (Events.SUPERVISOR_REFUSED, who, fault_kind(why)), Events.SUPERVISOR_REFUSED,
-            {"supervisor": who, "reason": why}, who=f"supervisor {who}"))
+        self.gate = SupervisorGate(supervisors, on_refused=lambda data: self.log(
+            Events.SUPERVISOR_REFUSED, data, who="supervisor gate"))
         self.current: TableRound | None = None
+        self._banked: list[BankRound] = []  # the rounds settled before the current one
         self._held: str | None = None
         self._unacknowledged: list[dict] = []  # start-up findings about the log: {"problem", "seq"}
         self.notices: list[str] = []  # standing facts the screens show (a simulation's key beside its data)
@@ -78,8 +82,28 @@ class Table:
         with self.lock:
             if self.current is not None and self.current.phase not in (Phase.SETTLED, Phase.VOIDED):
                 raise RoundStateError(f"round {self.current.round_id} is still open: settle or void it first")
+            if self.current is not None and self.current.phase is Phase.SETTLED:
+                self._banked.append(_bank_round(self.current.state))
             self.current = TableRound(round_id, self.rules, self.rules_mapping, self.audit, self.listeners)
             return self.current
+
+    @property
+    def bank_history(self) -> list[BankRound]:
+        """The rounds settled since the appliance started, oldest first, as the bank's rotation rules see them."""
+        with self.lock:
+            settled = self.current is not None and self.current.phase is Phase.SETTLED
+            return [*self._banked, *([_bank_round(self.current.state)] if settled else [])]
+
+    def bank_refused(self, banker, who: str) -> str | None:
+        """Why ``banker`` may not bank the next round under the house's rotation rules (logged), or None.
+        Only the rounds settled since the appliance started are known."""
+        if banker == DEALER:
+            return None
+        refusal = bank_refusal(banker, self.bank_history, self.rules.banking)
+        if refusal is not None:
+            refusal = f"{self.rules.name}: seat {banker} may not bank this round: {refusal}"
+            self.log(Events.BANK_REFUSED, {"seat": banker, "reason": refusal}, who)
+        return refusal
 
     def resume(self, round_id: str) -> TableRound:
         """After a power cut: the interrupted round becomes the current one again, and the table is held
@@ -119,18 +143,20 @@ class Table:
             raise RoundStateError(f"round {round_id} can no longer be changed: the next round has started")
         return self.current
 
-    def _supervisor(self, supervisor: str, pin: str) -> str:
-        """Who acts, once the PIN is checked: slow on purpose, so checked before the table's lock is taken."""
-        return f"supervisor {self.gate.check(supervisor, pin)}"
+    def _supervisor(self, supervisor: str, pin: str, address: str) -> str:
+        """Who acts, once the PIN is checked: slow on purpose, so checked before the table's lock is taken.
+        ``address`` is where the PIN was typed (the gate counts wrong PINs per address)."""
+        return f"supervisor {self.gate.check(supervisor, pin, address)}"
 
     def _acted(self, who: str, action: str) -> None:
         """A supervisor's action at a held table is also its release: the supervisor has seen it."""
         if self.held is not None:
             self._released(who, action)
 
-    def correct(self, round_id: str, supervisor: str, pin: str, reason: str, seat, **cards) -> dict | None:
+    def correct(self, round_id: str, supervisor: str, pin: str, reason: str, seat, *, address: str = "local",
+                **cards) -> dict | None:
         """Correct a read; a settled round is settled again. Returns the new settlement, if any."""
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             table_round = self._round(round_id)
             was_settled = table_round.phase is Phase.SETTLED
@@ -138,40 +164,47 @@ class Table:
             self._acted(who, "correct")
             return table_round.settle(who) if was_settled else None
 
-    def void(self, round_id: str, supervisor: str, pin: str, reason: str) -> None:
-        who = self._supervisor(supervisor, pin)
+    def void(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             self._round(round_id).void(reason, who)
             self._acted(who, "void")
 
-    def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str) -> None:
+    def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
         """Void the round as a misdeal, for one of the reasons the house file lists (Capitol rule 29)."""
         listed = self.rules.misdeal_reason(reason)
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             self._round(round_id).void(f"misdeal: {listed}", who)
             self._acted(who, "misdeal")
 
-    def manual_start(self, round_id: str, supervisor: str, pin: str, value: int) -> object:
+    def manual_start(self, round_id: str, supervisor: str, pin: str, value: int, address: str = "local") -> object:
         """The start value entered by a supervisor while the device is down, marked as manual."""
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             first = self._round(round_id).start_seat("manual", value, who=who)
             self._acted(who, "manual start")
             return first
 
-    def close_shift(self, supervisor: str, pin: str) -> dict:
+    def close_shift(self, supervisor: str, pin: str, address: str = "local") -> dict:
         """The shift's close: the log's head is sealed, for the seal to leave the box."""
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             return seal_head(self.audit, "shift close", who)
 
-    def release(self, supervisor: str, pin: str, reason: str) -> None:
+    def release(self, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
         """The supervisor has dealt with what held the table; the dealer carries on."""
-        who = self._supervisor(supervisor, pin)
+        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             if self.audit.stopped is not None:
                 raise RecordingStopped(self.audit.stopped.reason)
             if self.held is None:
                 raise RoundStateError("the table is not held")
             self._released(who, "release", reason)
+
+
+def _bank_round(state: dict) -> BankRound:
+    """A settled round's banker and the seats that wagered (a Player/Dealer's own seat among them)."""
+    banker = state["banker"]
+    wagered = {b["seat"] for b in state["bets"]} | ({banker} if banker != DEALER else set())
+    return BankRound(banker, frozenset(wagered))

@@ -1,0 +1,236 @@
+"""Taking in a table's records: each verified against the chain the floor already anchors, stored
+once, in order; anything else refused, kept aside and alerted on, never stored as good.
+
+A batch is one transaction holding the table's row lock, so two shippers of one table, or a
+floor killed half-way, leave the anchored head where the last commit put it: a record is
+acknowledged only once it is committed, and a record sent again is acknowledged, not stored
+again (idempotent by table and sequence).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from ..audit.log import AUDIT_GAP, GENESIS, SHIFT_SEALED, canonical, line_hash, signed_by
+from .alerts import raise_alert
+from .pit_events import Observed, observe
+
+
+@dataclass(frozen=True)
+class Refusal:
+    seq: int | None
+    kind: str  # not-a-record, forged, wrong-key, chain-broken, rolled-back
+    problem: str
+
+    def to_json(self) -> dict:
+        return {"seq": self.seq, "kind": self.kind, "problem": self.problem}
+
+
+@dataclass(frozen=True)
+class Incoming:
+    line: bytes
+    gaming_day: str
+
+
+@dataclass
+class IngestResult:
+    head_seq: int
+    head_hash: str
+    accepted: int = 0
+    refused: Refusal | None = None
+    images_wanted: list[str] = field(default_factory=list)
+    table_head: str | None = None  # "shorter" or "differs" when the table's own log is not what the floor holds
+
+    def to_json(self) -> dict:
+        return {"head_seq": self.head_seq, "head_hash": self.head_hash, "accepted": self.accepted,
+                "refused": self.refused.to_json() if self.refused else None, "images_wanted": self.images_wanted,
+                "table_head": self.table_head}
+
+
+@dataclass
+class _Head:
+    seq: int
+    hash: str
+
+
+ROUND_FIGURES = ", ".join(f"{c} = excluded.{c}" for c in (
+    "gaming_day", "dealer", "began", "settled", "misdeal", "voided", "corrections", "unreadable", "wagers",
+    "commission", "collection", "banker_net", "house_net", "fouls", "seats"))
+
+
+def parse(line: bytes) -> dict | None:
+    """The record a line holds, if it is one in the log's canonical form."""
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if not isinstance(record, dict) or not {"seq", "prev", "hmac", "event", "ts", "who", "data"} <= set(record):
+        return None
+    if not isinstance(record["seq"], int) or not isinstance(record["data"], dict) or canonical(record) != line:
+        return None
+    if not all(isinstance(record[k], str) for k in ("event", "who", "prev", "hmac", "ts")):
+        return None
+    try:  # the time it was written, with its zone, as the log writes it (the database stores it as such)
+        if dt.datetime.fromisoformat(record["ts"]).tzinfo is None:
+            return None
+    except ValueError:
+        return None
+    return record
+
+
+def _refuse(conn, table: str, line: bytes, refusal: Refusal) -> Refusal:
+    conn.execute("INSERT INTO floor_refused (table_id, seq, line, line_sha256, kind, problem) "
+                 "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (table_id, line_sha256) DO NOTHING",
+                 (table, refusal.seq, line.decode("utf-8", "replace"), line_hash(line), refusal.kind, refusal.problem))
+    raise_alert(conn, table, refusal.kind, refusal.problem)
+    return refusal
+
+
+def _other_key_owner(conn, table: str, record: dict) -> str | None:
+    """Which other enrolled table's key signed this record, if any (a table shipping another's log)."""
+    for other, key in conn.execute("SELECT table_id, audit_key FROM floor_keys WHERE table_id <> %s", (table,)):
+        if signed_by(bytes(key), record):
+            return other
+    return None
+
+
+def check_table_head(conn, table: str, head: _Head, says: dict | None) -> str | None:
+    """Compare the head the table reports for its own log with what the floor anchored: "shorter" (the same
+    records, fewer of them: alerted here) or "differs" (other records: the shipper then sends its log
+    again so that the first different record is refused, kept aside and alerted on with its sequence)."""
+    seq, digest = (says or {}).get("seq"), (says or {}).get("hash")
+    if not isinstance(seq, int) or not isinstance(digest, str):
+        return None
+    conn.execute("UPDATE floor_tables SET table_says = %s WHERE table_id = %s", (seq, table))
+    if seq > head.seq or seq == 0:
+        return None
+    stored = (head.hash,) if seq == head.seq else conn.execute(
+        "SELECT hash FROM floor_records WHERE table_id = %s AND seq = %s", (table, seq)).fetchone()
+    if stored is None:
+        return None  # pruned (retention): nothing left to compare with
+    if stored[0] != digest:
+        return "differs"
+    if seq < head.seq:
+        raise_alert(conn, table, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence "
+                                                f"{seq + 1}: it ends at {seq}, the floor holds {head.seq}")
+        return "shorter"
+    return None
+
+
+def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: dict | None = None) -> IngestResult:
+    """Store what verifies, in order, up to the first record that does not."""
+    with conn.transaction():
+        row = conn.execute("SELECT t.head_seq, t.head_hash, k.audit_key, t.held, t.phase, t.current_round, "
+                           "t.last_settlement, t.devices FROM floor_tables t JOIN floor_keys k USING (table_id) "
+                           "WHERE t.table_id = %s FOR UPDATE OF t", (table,)).fetchone()
+        head, key = _Head(row[0], row[1]), bytes(row[2])
+        state = Observed(held=row[3], phase=row[4], current_round=row[5], last_settlement=row[6], devices=row[7])
+        conn.execute("UPDATE floor_tables SET last_seen = now() WHERE table_id = %s", (table,))
+        result = IngestResult(head.seq, head.hash, table_head=check_table_head(conn, table, head, says))
+        rows, images = [], []
+        for incoming in batch:
+            record = parse(incoming.line)
+            if record is None:
+                result.refused = _refuse(conn, table, incoming.line, Refusal(
+                    head.seq + 1, "not-a-record", f"table {table}: the record after sequence {head.seq} "
+                    "is not an audit record in canonical form"))
+                break
+            seq = record["seq"]
+            if seq <= head.seq:
+                if _anchored_differs(conn, table, seq, incoming.line):
+                    result.refused = _refuse(conn, table, incoming.line, Refusal(
+                        seq, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence {seq}"))
+                    break
+                continue  # sent again after a lost acknowledgement: already stored
+            gap = _gap(conn, table, head, record)
+            if seq > head.seq + 1 and gap is None:  # shippers send from the head they were told: a hole in the log
+                result.refused = _refuse(conn, table, incoming.line, Refusal(
+                    seq, "chain-broken", f"table {table}: record {seq} comes after record {head.seq}: "
+                                         f"record {head.seq + 1} is missing from the log"))
+                break
+            refusal = _verify(conn, table, key, record, head, gap is not None)
+            if refusal:
+                result.refused = _refuse(conn, table, incoming.line, refusal)
+                break
+            rows.append((table, seq, record["ts"], incoming.gaming_day, record["event"], record["who"],
+                         record["data"].get("round"), line_hash(incoming.line), incoming.line.decode("utf-8")))
+            images += [d for d in record["data"].get("images", []) if isinstance(d, str)]
+            if gap:
+                raise_alert(conn, table, "log-gap", f"table {table}'s log lost records {gap[0]} to {gap[1]} (found "
+                            f"at its start-up); the floor holds {max(0, min(head.seq, gap[1]) - gap[0] + 1)} of them")
+            head = _Head(seq, line_hash(incoming.line))
+            observe(state, record, table, conn)
+        if rows:
+            _store(conn, table, rows, images, head, state)
+        result.head_seq, result.head_hash, result.accepted = head.seq, head.hash, len(rows)
+        result.images_wanted = [r[0] for r in conn.execute(
+            "SELECT sha256 FROM floor_images_wanted WHERE table_id = %s ORDER BY sha256 LIMIT 20", (table,))]
+    return result
+
+
+def _store(conn, table: str, rows: list[tuple], images: list[str], head: _Head, state: Observed) -> None:
+    """The verified records, the images they cite that the floor lacks, their rounds' figures, the new head."""
+    with conn.cursor() as cur:
+        cur.executemany("INSERT INTO floor_records (table_id, seq, ts, gaming_day, event, who, round, hash, line) "
+                        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", rows)
+    if images:
+        conn.execute("INSERT INTO floor_images_wanted (table_id, sha256) SELECT %s, d FROM unnest(%s::text[]) d "
+                     "WHERE NOT EXISTS (SELECT 1 FROM floor_images i WHERE i.sha256 = d) ON CONFLICT DO NOTHING",
+                     (table, images))
+    # The figures of the rounds these records touched, again from all their records (migration 002).
+    conn.execute("INSERT INTO floor_rounds SELECT * FROM floor_round_figures WHERE table_id = %s AND round = ANY(%s) "
+                 "ON CONFLICT (table_id, round) DO UPDATE SET " + ROUND_FIGURES,
+                 (table, sorted({r[6] for r in rows if r[6] is not None})))
+    conn.execute("UPDATE floor_tables SET head_seq = %s, head_hash = %s, records = records + %s, held = %s, "
+                 "phase = %s, current_round = %s, last_settlement = %s, devices = %s WHERE table_id = %s",
+                 (head.seq, head.hash, len(rows), state.held, state.phase, state.current_round,
+                  Jsonb(state.last_settlement), Jsonb(state.devices), table))
+
+
+def _anchored_differs(conn, table: str, seq: int, line: bytes) -> bool:
+    stored = conn.execute("SELECT hash FROM floor_records WHERE table_id = %s AND seq = %s", (table, seq)).fetchone()
+    return stored is not None and stored[0] != line_hash(line)
+
+
+def _gap(conn, table: str, head: _Head, record: dict) -> tuple[int, int] | None:
+    """The records an ``AuditGap`` record says its log lost (found at the table's start-up), if it follows the
+    record before them: the floor may hold some or all of them already, which it keeps."""
+    data = record["data"]
+    first, last = data.get("from_seq"), data.get("to_seq")
+    if record["event"] != AUDIT_GAP or not isinstance(first, int) or not isinstance(last, int):
+        return None
+    if record["seq"] != last + 1 or not 1 <= first <= head.seq + 1 <= last + 1:
+        return None
+    if first - 1 == head.seq:
+        before = head.hash
+    elif first == 1:
+        before = GENESIS
+    else:
+        row = conn.execute("SELECT hash FROM floor_records WHERE table_id = %s AND seq = %s", (table, first - 1)).fetchone()
+        before = row[0] if row else None
+    return (first, last) if record["prev"] == before else None
+
+
+def _verify(conn, table: str, key: bytes, record: dict, head: _Head, after_gap: bool) -> Refusal | None:
+    seq = record["seq"]
+    if not signed_by(key, record):
+        other = _other_key_owner(conn, table, record)
+        if other:
+            return Refusal(seq, "wrong-key", f"table {table}: record {seq} is signed with table {other}'s key")
+        return Refusal(seq, "forged", f"table {table}: record {seq}'s signature does not verify "
+                                      "(edited, or signed with a key the floor does not hold)")
+    if record["prev"] != head.hash and not after_gap:
+        return Refusal(seq, "chain-broken", f"table {table}: record {seq} does not follow record {head.seq} "
+                                            "(the chain is broken: a record missing, moved or changed)")
+    if record["event"] == SHIFT_SEALED:
+        seal = record["data"].get("seal")
+        if not (isinstance(seal, dict) and seal.get("seq") == head.seq and seal.get("hash") == head.hash
+                and isinstance(seal.get("hmac"), str) and signed_by(key, seal)):
+            return Refusal(seq, "seal-mismatch", f"table {table}: the shift seal in record {seq} does not seal "
+                                                 f"record {head.seq} as the floor holds it")
+    return None

@@ -1,0 +1,149 @@
+"""What the pit view shows, read from the floor's database: every table's state, the open alerts,
+the gaming day's figures per table, dealer or shift, and the recall of a table's last rounds."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+OFFLINE_AFTER = dt.timedelta(seconds=15)  # a shipper says hello every few seconds, even with nothing to send
+SHIFTS = ("day", "swing", "grave")  # eight hours each from the start of the gaming day
+GROUPS = {"table": "table_id", "dealer": "dealer", "shift": "shift"}
+CENTS = Decimal("0.01")
+
+
+class StatsError(ValueError):
+    """A figures request that names no known grouping or no valid day."""
+
+
+def gaming_day(now: dt.datetime, starts: dt.time) -> dt.date:
+    """The gaming day a local time belongs to (it runs from ``starts`` to the next day's).
+
+    >>> gaming_day(dt.datetime(2026, 12, 1, 5, 59), dt.time(6, 0)), gaming_day(dt.datetime(2026, 12, 1, 6, 0), dt.time(6, 0))
+    (datetime.date(2026, 11, 30), datetime.date(2026, 12, 1))
+    """
+    return now.date() if now.time() >= starts else now.date() - dt.timedelta(days=1)
+
+
+def status_of(last_seen: dt.datetime | None, held: bool, recording: bool | None, now: dt.datetime) -> str:
+    """Offline once the table has been silent too long, whatever it last said; then what it said.
+
+    >>> now = dt.datetime(2026, 12, 1, 12, 0)
+    >>> [status_of(now - dt.timedelta(seconds=s), held, rec, now) for s, held, rec in
+    ...  ((16, False, True), (1, True, True), (1, True, False), (1, False, None))]
+    ['offline', 'held', 'recording-stopped', 'online']
+    """
+    if last_seen is None or now - last_seen > OFFLINE_AFTER:
+        return "offline"
+    if recording is False:
+        return "recording-stopped"
+    return "held" if held else "online"
+
+
+def tables(conn) -> list[dict]:
+    now = conn.execute("SELECT now()").fetchone()[0]
+    rows = conn.execute("SELECT table_id, records, head_seq, last_seen, held, recording, phase, current_round, "
+                        "last_settlement, devices, table_says FROM floor_tables ORDER BY table_id").fetchall()
+    return [{"table": r[0], "records": r[1], "head_seq": r[2],
+             "status": status_of(r[3], r[4], r[5], now),
+             "last_seen": r[3].isoformat() if r[3] else None, "phase": r[6], "round": r[7],
+             "last_settlement": r[8], "devices": r[9],
+             "behind": max(0, (r[10] or 0) - r[2])} for r in rows]
+
+
+def alerts(conn, day: dt.date) -> list[dict]:
+    """The open alerts, newest first, then the day's rates out of line."""
+    rows = conn.execute("SELECT id, table_id, kind, message, at FROM floor_alerts WHERE closed_at IS NULL "
+                        "ORDER BY at DESC, id DESC").fetchall()
+    return [*({"id": r[0], "table": r[1], "kind": r[2], "message": r[3], "at": r[4].isoformat()} for r in rows),
+            *rates_out_of_line(conn, day)]
+
+
+RATE_FACTOR = 3  # a table's rate this many times the rest of the floor's is out of line
+RATE_LEAST = 5  # ... once it has at least this many (fouls or unreadable cards): a few are chance
+RATES = {"foul-rate": ("fouls", "seats", "fouled hands"), "unreadable-rate": ("unreadable", "cards", "unreadable cards")}
+
+
+def rates_out_of_line(conn, day: dt.date) -> list[dict]:
+    """Tables whose foul or unreadable-card rate today is far above the rest of the floor's: a dealer to
+    watch, or a camera, deck or light to look at. Computed when asked, not stored."""
+    rows = conn.execute("SELECT table_id, sum(fouls), sum(seats), sum(unreadable), sum(seats + 1) * 7, max(began) "
+                        "FROM floor_rounds WHERE gaming_day = %s AND settled GROUP BY table_id", (day,)).fetchall()
+    figures = {r[0]: {"fouls": r[1], "seats": r[2], "unreadable": r[3], "cards": r[4], "at": r[5]} for r in rows}
+    out = []
+    for kind, (count, base, what) in RATES.items():
+        for table, f in figures.items():
+            others = [g for t, g in figures.items() if t != table]
+            rest = sum(g[count] for g in others), sum(g[base] for g in others)
+            if f[count] < RATE_LEAST or not f[base] or not rest[1]:
+                continue
+            mine, theirs = f[count] / f[base], rest[0] / rest[1]
+            if mine > RATE_FACTOR * theirs:
+                out.append({"id": None, "table": table, "kind": kind, "at": f["at"].isoformat(), "message": (
+                    f"table {table}: {f[count]} {what} in {f[base]} today ({mine:.1%}), "
+                    f"the rest of the floor {theirs:.1%}")})
+    return out
+
+
+STATS = """
+SELECT {key} AS key, count(*) FILTER (WHERE settled) AS rounds, min(began) AS first, max(began) AS last,
+    sum(wagers) AS wagers, sum(commission) AS commission, sum(collection) AS collection,
+    sum(banker_net) AS banker_net, sum(house_net) AS house_net, sum(fouls) AS fouls, sum(seats) AS seats,
+    count(*) FILTER (WHERE misdeal) AS misdeals, count(*) FILTER (WHERE voided) AS voids,
+    sum(corrections) AS corrections, sum(unreadable) AS unreadable
+FROM (SELECT *, floor(extract(epoch FROM began - (gaming_day + %(starts)s::time)) / 28800)::int AS shift
+      FROM floor_rounds WHERE gaming_day = %(day)s) per_round
+GROUP BY {key} ORDER BY {key}
+"""
+
+
+def money(value) -> str:
+    return str(Decimal(value or 0).quantize(CENTS))
+
+
+def stats(conn, day: dt.date, by: str = "table", day_starts_at: dt.time = dt.time(6, 0)) -> list[dict]:
+    """The gaming day's figures, one row per table, dealer or shift (the hold is the bank's result over wagers)."""
+    if by not in GROUPS:
+        raise StatsError(f"by: expected one of {', '.join(GROUPS)}, got {by!r}")
+    rows = conn.execute(STATS.format(key=GROUPS[by]), {"day": day, "starts": day_starts_at}).fetchall()
+    out = []
+    for (key, rounds, first, last, wagers, commission, collection, banker_net, house_net, fouls, seats, misdeals,
+         voids, corrections, unreadable) in rows:
+        hours = (last - first).total_seconds() / 3600 if first and last else 0
+        out.append({
+            by: SHIFTS[key] if by == "shift" and 0 <= key < 3 else key, "rounds": rounds,
+            "rounds_per_hour": round(rounds / hours, 1) if hours >= 0.25 else None,
+            "wagers": money(wagers), "commission": money(commission), "collection": money(collection),
+            "banker_result": money(banker_net), "house_result": money(house_net),
+            "hold": f"{Decimal(banker_net) / Decimal(wagers) * 100:.2f}%" if wagers else None,
+            "fouls": int(fouls), "seats": int(seats), "misdeals": misdeals, "voids": voids,
+            "corrections": int(corrections), "unreadable_cards": int(unreadable)})
+    return out
+
+
+def recall(conn, table: str, last: int = 10) -> list[dict]:
+    """The table's last rounds, newest first, each with its records' events, cards and settlement."""
+    rounds = [r[0] for r in conn.execute(
+        "SELECT round FROM floor_records WHERE table_id = %s AND event = 'RoundOpened' ORDER BY seq DESC LIMIT %s",
+        (table, last))]
+    out = []
+    for round_id in rounds:
+        records = conn.execute("SELECT seq, ts, event, who, line::jsonb -> 'data' FROM floor_records "
+                               "WHERE table_id = %s AND round = %s ORDER BY seq", (table, round_id)).fetchall()
+        out.append({"round": round_id, "records": [
+            {"seq": seq, "ts": ts.isoformat(), "event": event, "who": who, "detail": _detail(event, data)}
+            for seq, ts, event, who, data in records]})
+    return out
+
+
+def _detail(event: str, data: dict) -> dict:
+    """What a pit boss looks for in each record (the rules and the reads' confidences stay in the record)."""
+    if event == "RoundOpened":
+        return {"banker": data.get("banker"), "bets": data.get("bets")}
+    if event in ("BankerCards", "SeatCards"):
+        return {k: data.get(k) for k in ("seat", "front", "back", "images") if k in data}
+    if event == "RoundSettled":
+        s = data.get("settlement", {})
+        return {"totals": s.get("totals"), "seats": [{k: x.get(k) for k in ("seat", "wager", "result", "net")}
+                                                     for x in s.get("seats", [])]}
+    return {k: v for k, v in data.items() if k not in ("round", "rules")}

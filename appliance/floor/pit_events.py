@@ -1,0 +1,56 @@
+"""What the pit sees change as a table's records arrive: its round's phase, the last settlement, a
+hold, device faults; and the alerts those raise and close. Event names are the audit log's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .alerts import close_alert, raise_alert
+
+PHASES = {"RoundOpened": "bets_open", "StartSeat": "start_seat", "BankerCards": "banker", "SeatCards": "players",
+          "RoundSettled": "settled", "RoundVoided": "voided"}
+
+
+@dataclass
+class Observed:
+    held: bool = False
+    phase: str | None = None
+    current_round: str | None = None
+    last_settlement: dict | None = None
+    devices: dict = field(default_factory=dict)
+
+
+def observe(state: Observed, record: dict, table: str, conn) -> None:
+    """Fold one verified record into the table's live state, raising or closing its alerts."""
+    event, data = record["event"], record["data"]
+    if event in PHASES:
+        state.phase, state.current_round = PHASES[event], data.get("round")
+    if event == "RoundSettled":
+        totals = data.get("settlement", {}).get("totals", {})
+        state.last_settlement = {"round": data.get("round"), "at": record["ts"], **totals}
+    elif event == "TableHeld":
+        state.held = True
+        raise_alert(conn, table, "held", f"table {table} is held: {data.get('reason', 'no reason given')}")
+    elif event == "TableReleased":
+        state.held = False
+        close_alert(conn, table, "held")
+    elif event == "DeviceHealthWarning":
+        raise_alert(conn, table, "rng-health", f"table {table}: {data.get('message', 'start-seat device health warning')}")
+    elif event == "DeviceStatus":
+        device, status = str(data.get("device")), str(data.get("status"))
+        state.devices = {**state.devices, device: status}
+        if status == "online":
+            if all(s == "online" for s in state.devices.values()):
+                close_alert(conn, table, "device-fault")
+        else:
+            detail = f" ({data['detail']})" if data.get("detail") else ""
+            raise_alert(conn, table, "device-fault", f"table {table}: {device} {status}{detail}")
+    elif event == "RecordingResumed":
+        raise_alert(conn, table, "recording-was-stopped", f"table {table} recorded nothing for {data.get('seconds')} s "
+                                                          f"from {data.get('stopped_at')}: {data.get('reason')}")
+    elif event == "ClockStepped":
+        raise_alert(conn, table, "clock-stepped", f"table {table}'s clock stepped from {data.get('from')} to "
+                                                  f"{data.get('to')}")
+    elif event == "AuditRecovered":
+        raise_alert(conn, table, "log-recovered", f"table {table}'s log was cut back after a power cut "
+                                                  f"({data.get('cut_bytes')} bytes kept aside as {data.get('kept_as')})")

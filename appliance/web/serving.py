@@ -1,0 +1,90 @@
+"""The dashboard served: the front (:mod:`.front`) on the dashboard's address and port, waitress with
+the Flask app behind it on a Unix socket in a private folder, the front subscribed to the live table.
+
+Plain HTTP is served to loopback only; any other address (``0.0.0.0``, ``::``, a LAN address) is
+served over TLS, or over plain HTTP only when ``insecure_http`` is given, and then every page says so.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import ssl
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import waitress
+from flask import Flask
+
+from ..table.live import LiveTable
+from .front import HEAD_LIMIT, Front, FrontLimits
+from .request_body import BODY_LIMIT
+from .site_guard import Site, bracketed, check_bind
+
+
+@dataclass
+class Dashboard:
+    url: str
+    site: Site
+    front: Front
+    _server: object
+    _thread: threading.Thread
+    _stopping: threading.Event
+    _folder: Path
+    _live: LiveTable
+
+    def stop(self) -> None:
+        self._live.unsubscribe(self.front)
+        self.front.stop()
+        self._stopping.set()
+        self._server.task_dispatcher.shutdown()  # its workers finish before their sockets close
+        for channel in list(self._server._map.values()):
+            channel.close()
+        self._server.close()
+        self._thread.join(5)
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def tls_context(cert: Path, key: Path) -> ssl.SSLContext:
+    """A server context from a PEM certificate and key: TLS 1.2 at least, Python's defaults otherwise."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.load_cert_chain(cert, key)
+    return context
+
+
+def serve_dashboard(make_app: Callable[[Site], Flask], live: LiveTable, host: str = "127.0.0.1", port: int = 0,
+                    names: tuple[str, ...] = (), tls: ssl.SSLContext | None = None, insecure_http: bool = False,
+                    threads: int = 8, limits: FrontLimits = FrontLimits()) -> Dashboard:
+    """Bind, build the app for the bound site, and serve until :meth:`Dashboard.stop`."""
+    check_bind(host, tls is not None, insecure_http)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.create_server((host.strip("[]"), port), family=family, backlog=1024)
+    site = Site(host, sock.getsockname()[1], tuple(names), tls=tls is not None, insecure_http=insecure_http)
+    folder = Path(tempfile.mkdtemp(prefix="appliance-dashboard-"))  # mode 700: only this user reaches the socket
+    upstream = str(folder / "flask.sock")
+    server = waitress.create_server(
+        make_app(site), unix_socket=upstream, unix_socket_perms="600", threads=threads,
+        # Only the front connects here; the client's address and scheme come from the headers it sets.
+        trusted_proxy="localhost", trusted_proxy_headers={"x-forwarded-for", "x-forwarded-proto"},
+        clear_untrusted_proxy_headers=True, max_request_body_size=BODY_LIMIT, max_request_header_size=HEAD_LIMIT,
+        channel_timeout=30, ident="appliance")
+    stopping = threading.Event()
+
+    def run():
+        try:
+            server.run()
+        except OSError:
+            if not stopping.is_set():
+                raise
+
+    thread = threading.Thread(target=run, name="dashboard-waitress", daemon=True)
+    thread.start()
+    front = Front(site, upstream, tls, limits)
+    front.start(sock)
+    live.subscribe(front)
+    shown = "localhost" if host in ("0.0.0.0", "::", "") else bracketed(host)
+    return Dashboard(f"{site.scheme}://{shown}:{site.port}", site, front, server, thread, stopping, folder, live)

@@ -1,0 +1,225 @@
+"""The dashboard under a floor's worth of viewers, on loopback, in one run:
+
+- baseline: the table plays --rounds simulated rounds flat out (the simulated dealer through the real
+  dealer loop, round engine and fsynced audit log) with nobody watching: rounds per second, measured
+  before and after the loaded run (their mean is the baseline: a shared machine's load drifts).
+- loaded: the same with --streams open event streams (/events) and --pollers clients polling
+  /api/state (each every --poll-interval seconds), all in a separate client process (asyncio): the table's rate against the
+  baseline, every stream's delay from each RoundSettled record being on disk (the table's listener
+  stamps it) to that stream reading its event (same wall clock, same machine), events missed, and the
+  /api/state latency (each poll a new connection, as the front answers one request per connection).
+- slow: one client that reads its stream at one byte a second while the table plays again: the rate
+  against the baseline, how long until the front drops it and what it held (its queue is bounded).
+
+Goal (issue 12): every stream gets every RoundSettled within 1 s, /api/state p99 < 100 ms, the rate
+within 10% of the baseline.
+Run: python bench/dashboard_load.py [--rounds 50] [--streams 300] [--pollers 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import random
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from appliance.audit.log import AuditLog
+from appliance.config import load_house
+from appliance.table.live import LiveTable
+from appliance.table.round import Events
+from appliance.table.simulation import play_rounds
+from appliance.web.app import create_app
+from appliance.web.serving import serve_dashboard
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+# --- the client process -----------------------------------------------------------------------------
+
+async def stream(port: int, settled: list, ready: asyncio.Event, opened: list) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 20)
+    writer.write(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+    await writer.drain()
+    await reader.readuntil(b"\r\n\r\n")
+    opened.append(1)
+    event = None
+    while True:
+        line = await reader.readline()
+        if not line:
+            return
+        if line.startswith(b"event: "):
+            event = line[7:].strip()
+        elif line.startswith(b"data: ") and event == b"RoundSettled":
+            settled.append((json.loads(line[6:])["round"], time.time()))
+
+
+async def poll(port: int, latencies: list, stop: asyncio.Event, interval: float) -> None:
+    request = f"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    await asyncio.sleep(interval * random.random())  # the pollers out of step, as real screens are
+    while not stop.is_set():
+        await asyncio.sleep(interval)
+        start = time.perf_counter()
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(request)
+        answer = await reader.read()
+        writer.close()
+        assert answer.startswith(b"HTTP/1.1 200"), answer[:80]
+        latencies.append(time.perf_counter() - start)
+
+
+async def clients(port: int, streams: int, pollers: int, interval: float, conn) -> None:
+    settled: list[list] = [[] for _ in range(streams)]
+    opened: list = []
+    latencies: list[float] = []
+    stop = asyncio.Event()
+    ready = asyncio.Event()
+    tasks = [asyncio.create_task(stream(port, settled[i], ready, opened)) for i in range(streams)]
+    while len(opened) < streams:
+        await asyncio.sleep(0.05)
+    pollers_tasks = [asyncio.create_task(poll(port, latencies, stop, interval)) for _ in range(pollers)]
+    conn.send("open")
+    await asyncio.get_running_loop().run_in_executor(None, conn.recv)  # the table has played
+    await asyncio.sleep(1.5)  # the last events on their way
+    stop.set()
+    await asyncio.gather(*pollers_tasks)
+    for task in tasks:
+        task.cancel()
+    conn.send({"settled": settled, "latencies": latencies})
+
+
+def client_process(port: int, streams: int, pollers: int, interval: float, conn) -> None:
+    asyncio.run(clients(port, streams, pollers, interval, conn))
+
+
+# --- the table's side -------------------------------------------------------------------------------
+
+def play(rules, live: LiveTable, rounds: int) -> tuple[float, dict[str, float]]:
+    """Rounds per second on a fresh log (the simulation reads the log it goes on from), and when each
+    RoundSettled record was on disk (time.time())."""
+    stamps: dict[str, float] = {}
+
+    def stamp(record: dict) -> None:
+        if record["event"] == Events.ROUND_SETTLED:
+            stamps[record["data"]["round"]] = time.time()
+
+    with tempfile.TemporaryDirectory() as folder:
+        audit = AuditLog(Path(folder), b"k" * 64)
+        start = time.perf_counter()
+        played = play_rounds(rules, audit, rounds, seed=int(time.time()), listeners=[live, stamp])["rounds"]
+        return played / (time.perf_counter() - start), stamps
+
+
+def slow_reader(port: int, stop: threading.Event) -> None:
+    """Reads its stream at one byte a second, from the smallest receive buffer the kernel allows."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+    sock.settimeout(1.0)
+    while not stop.is_set():
+        try:
+            if sock.recv(1) == b"":
+                break
+        except (TimeoutError, ConnectionError):
+            pass
+        time.sleep(1.0)
+    sock.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=50)
+    parser.add_argument("--streams", type=int, default=300)
+    parser.add_argument("--pollers", type=int, default=20)
+    parser.add_argument("--poll-interval", type=float, default=0.5, help="seconds between one poller's requests")
+    args = parser.parse_args()
+    began = time.perf_counter()
+    rules = load_house("general")
+    live = LiveTable()
+    dashboard = serve_dashboard(lambda site: create_app(live, rules, site=site), live, threads=16)
+    port = dashboard.site.port
+    out: dict = {"rounds": args.rounds, "streams": args.streams, "pollers": args.pollers,
+                 "poll_interval_s": args.poll_interval, "load_average_at_start": os.getloadavg()[0]}
+    play(rules, live, 5)  # warm up (imports, caches)
+    baseline, _ = play(rules, live, args.rounds)
+
+    ours, theirs = multiprocessing.Pipe()
+    client = multiprocessing.get_context("spawn").Process(
+        target=client_process, args=(port, args.streams, args.pollers, args.poll_interval, theirs), daemon=True)
+    client.start()
+    assert ours.recv() == "open"
+    viewers = len(dashboard.front.viewers)
+    loaded, stamps = play(rules, live, args.rounds)
+    ours.send("played")
+    report = ours.recv()
+    client.join(10)
+    after, _ = play(rules, live, args.rounds)  # the baseline again: the machine's load drifts
+    baseline = (baseline + after) / 2
+
+    delays, missed = [], 0
+    for received in report["settled"]:
+        got = dict(received)
+        for round_id, on_disk in stamps.items():
+            if round_id in got:
+                delays.append(got[round_id] - on_disk)
+            else:
+                missed += 1
+    latencies = report["latencies"]
+    out.update({
+        "baseline_rounds_per_s": round(baseline, 1),
+        "loaded_rounds_per_s": round(loaded, 1),
+        "loaded_rate_vs_baseline": round(loaded / baseline, 3),
+        "viewers_connected": viewers,
+        "round_settled_events_expected": len(stamps) * args.streams,
+        "round_settled_events_missed": missed,
+        "settled_to_stream_ms": {"median": round(statistics.median(delays) * 1000, 1),
+                                 "p99": round(percentile(delays, 0.99) * 1000, 1),
+                                 "max": round(max(delays) * 1000, 1)},
+        "within_1s": sum(d <= 1.0 for d in delays) == len(stamps) * args.streams,
+        "state_polls": len(latencies),
+        "state_ms": {"median": round(statistics.median(latencies) * 1000, 1),
+                     "p99": round(percentile(latencies, 0.99) * 1000, 1),
+                     "max": round(max(latencies) * 1000, 1)},
+        "viewers_dropped_as_slow": dashboard.front.dropped,
+    })
+
+    dropped_before = dashboard.front.dropped
+    stop = threading.Event()
+    reader = threading.Thread(target=slow_reader, args=(port, stop), daemon=True)
+    reader.start()
+    time.sleep(0.5)
+    began_slow, rates = time.monotonic(), []
+    while dashboard.front.dropped == dropped_before and time.monotonic() - began_slow < 120:
+        rate, _ = play(rules, live, args.rounds)
+        rates.append(rate)
+    dropped = dashboard.front.dropped > dropped_before
+    stop.set()
+    reader.join(5)
+    out["slow_client"] = {
+        "rounds_per_s_while_connected": round(statistics.median(rates), 1),
+        "baseline_rounds_per_s_after": round(play(rules, live, args.rounds)[0], 1),
+        "rate_vs_baseline": round(statistics.median(rates) / baseline, 3),
+        "dropped": dropped,
+        "dropped_after_s": round(time.monotonic() - began_slow, 1) if dropped else None,
+        "rounds_played_until_dropped": args.rounds * len(rates),
+        "held_at_most_bytes": dashboard.front.limits.backlog + 2 * dashboard.front.limits.send_buffer,
+    }
+    dashboard.stop()
+    out["run_s"] = round(time.perf_counter() - began, 1)
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

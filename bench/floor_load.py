@@ -1,0 +1,226 @@
+"""The floor under load: simulated tables playing and shipping to one floor service and one PostgreSQL
+on this machine, as fast as the simulation goes and at a real pace (one round a minute) sped up.
+
+Prints, for each run: records per second ingested, the ingest lag (written at the table to committed
+in PostgreSQL) median and p99, the pit view's refresh time (its three JSON calls), the database's
+size per 1,000 rounds, and records lost (must be 0); and the ratio of the floor's ingest rate to the
+rate the tables wrote at in the same run (1.0: the floor kept up).
+
+A third run writes every table's log while the floor is unreachable, then ships all the backlogs
+at once: the floor's ingest capacity in records per second.
+
+Run: python bench/floor_load.py [--tables 60] [--speedup 10] [--paced-seconds 90] [--fast-rounds 5]
+     [--backlog-rounds 20]
+     [--db DSN]   (default: a PostgreSQL server of its own in a temporary folder, as the tests start)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import psycopg
+
+from appliance.audit.log import AuditLog
+from appliance.config import load_house
+from appliance.floor.enroll import Credentials, enroll, table_key
+from appliance.floor.migrate import migrate
+from appliance.floor.shipper import Shipper
+from appliance.table.simulation import play_rounds
+
+STEPS_PER_ROUND = 9  # the simulated dealer's moves in a round (pace() runs between them)
+
+
+def table_worker(folder: str, url: str, tables: list[str], rounds: int, round_every: float, out) -> None:
+    """Some of the tables, each a thread that plays and a thread that ships (as run --floor does)."""
+    def one(table: str) -> None:
+        credentials = Credentials.read(Path(folder) / f"{table}.credentials")
+        audit_dir = Path(folder) / table
+        audit = AuditLog(audit_dir, table_key(Path(folder) / f"{table}.key", credentials, audit_dir))
+        shipper = Shipper(audit_dir, url, credentials)
+        thread, stop = shipper.start()
+        pause = round_every / STEPS_PER_ROUND
+        play_rounds(load_house("general"), audit, rounds, seed=hash(table) % 1000,
+                    pace=(lambda: time.sleep(pause)) if pause else (lambda: None))
+        deadline = time.monotonic() + 120
+        while shipper.log.read_to < audit.seq and time.monotonic() < deadline:
+            time.sleep(0.2)
+        stop.set()
+        thread.join()
+        out.put((table, audit.seq))
+
+    threads = [threading.Thread(target=one, args=(t,)) for t in tables]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def write_worker(folder: str, rounds: int, tables: list[str]) -> None:
+    """Logs written while the floor is unreachable (the backlog of a floor outage)."""
+    for table in tables:
+        credentials = Credentials.read(Path(folder) / f"{table}.credentials")
+        audit_dir = Path(folder) / table
+        audit = AuditLog(audit_dir, table_key(Path(folder) / f"{table}.key", credentials, audit_dir))
+        play_rounds(load_house("general"), audit, rounds, seed=hash(table) % 1000)
+
+
+def ship_worker(folder: str, url: str, tables: list[str]) -> None:
+    """Every table of the group ships its whole backlog at once, each from its own thread."""
+    def one(table: str) -> None:
+        with Shipper(Path(folder) / table, url, Credentials.read(Path(folder) / f"{table}.credentials")) as shipper:
+            shipper.ship_pending()
+
+    threads = [threading.Thread(target=one, args=(t,)) for t in tables]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def in_processes(target, groups: list[list[str]], *args) -> float:
+    """Seconds for ``target(*args, group)`` to finish in one process per group."""
+    start = time.perf_counter()
+    procs = [multiprocessing.Process(target=target, args=(*args, group)) for group in groups]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join()
+    return time.perf_counter() - start
+
+
+def backlog(dsn: str, url: str, tables: list[str], rounds: int, workers: int) -> dict:
+    """The floor's ingest capacity: every table's backlog shipped at once after an outage, against the rate
+    the same tables wrote it at in this run."""
+    folder = tempfile.mkdtemp(prefix="floor-bench-backlog-")
+    for table in tables:
+        enroll(dsn, table, Path(folder) / f"{table}.credentials")
+    groups = [tables[i::workers] for i in range(workers)]
+    wrote = in_processes(write_worker, groups, folder, rounds)
+    shipped = in_processes(ship_worker, groups, folder, url)
+    with psycopg.connect(dsn) as conn:
+        records = conn.execute("SELECT count(*) FROM floor_records WHERE table_id = ANY(%s)", (tables,)).fetchone()[0]
+    written = sum(len(p.read_bytes().splitlines()) for t in tables for p in (Path(folder) / t).glob("*.jsonl"))
+    return {"run": "backlog-after-outage", "tables": len(tables), "records": records,
+            "records_per_s_written_by_the_tables": round(written / wrote, 1),
+            "records_per_s_ingested": round(records / shipped, 1),
+            "ingest_over_write_ratio": round(wrote / shipped, 2), "records_lost": written - records}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pit_refresh(url: str, stop: threading.Event, times: list[float]) -> None:
+    while not stop.wait(1.0):
+        start = time.perf_counter()
+        for path in ("/api/floor/tables", "/api/floor/alerts", "/api/floor/stats?by=table"):
+            with urllib.request.urlopen(url + path, timeout=30) as response:
+                response.read()
+        times.append(time.perf_counter() - start)
+
+
+def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_every: float, workers: int) -> dict:
+    folder = tempfile.mkdtemp(prefix=f"floor-bench-{name}-")
+    for table in tables:
+        enroll(dsn, table, Path(folder) / f"{table}.credentials")
+    with psycopg.connect(dsn) as conn:
+        before_size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+    out = multiprocessing.Queue()
+    groups = [tables[i::workers] for i in range(workers)]
+    stop, pit_times = threading.Event(), []
+    watcher = threading.Thread(target=pit_refresh, args=(url, stop, pit_times))
+    watcher.start()
+    start = time.perf_counter()
+    procs = [multiprocessing.Process(target=table_worker, args=(folder, url, g, rounds, round_every, out))
+             for g in groups]
+    for proc in procs:
+        proc.start()
+    written = dict(out.get() for _ in tables)
+    for proc in procs:
+        proc.join()
+    seconds = time.perf_counter() - start
+    stop.set()
+    watcher.join()
+    with psycopg.connect(dsn) as conn:
+        conn.execute("CHECKPOINT")
+        after_size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
+        held = dict(conn.execute("SELECT table_id, count(*) FROM floor_records WHERE table_id = ANY(%s) "
+                                 "GROUP BY table_id", (tables,)).fetchall())
+        lag = conn.execute("SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY received_at - ts), "
+                           "percentile_cont(0.99) WITHIN GROUP (ORDER BY received_at - ts), "
+                           "min(ts), max(received_at) FROM floor_records WHERE table_id = ANY(%s)",
+                           (tables,)).fetchone()
+        settled = conn.execute("SELECT count(*) FROM floor_records WHERE table_id = ANY(%s) "
+                               "AND event = 'RoundSettled'", (tables,)).fetchone()[0]
+    records = sum(written.values())
+    span = (lag[3] - lag[2]).total_seconds()
+    return {
+        "run": name, "tables": len(tables), "rounds": settled, "records": records, "seconds": round(seconds, 1),
+        "records_per_s_written": round(records / span, 1), "records_per_s_ingested": round(sum(held.values()) / span, 1),
+        "ingest_keeps_up_ratio": round(sum(held.values()) / records, 4),
+        "lag_median_s": round(lag[0].total_seconds(), 3), "lag_p99_s": round(lag[1].total_seconds(), 3),
+        "pit_refresh_median_ms": round(statistics.median(pit_times) * 1000, 1) if pit_times else None,
+        "pit_refresh_max_ms": round(max(pit_times) * 1000, 1) if pit_times else None,
+        "db_bytes_per_1000_rounds": round((after_size - before_size) / settled * 1000) if settled else None,
+        "records_lost": sum(max(0, written[t] - held.get(t, 0)) for t in tables),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--tables", type=int, default=60)
+    parser.add_argument("--speedup", type=float, default=10.0, help="real pace (a round a minute) times this")
+    parser.add_argument("--paced-seconds", type=float, default=90.0)
+    parser.add_argument("--fast-rounds", type=int, default=5, help="rounds per table in the as-fast-as-possible run")
+    parser.add_argument("--backlog-rounds", type=int, default=20, help="rounds per table written during an outage")
+    parser.add_argument("--workers", type=int, default=4, help="processes the tables are spread over")
+    parser.add_argument("--db", help="a floor database (default: a PostgreSQL server of its own)")
+    args = parser.parse_args()
+    server = None
+    if args.db:
+        dsn = args.db
+    else:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+        from postgres_server import PostgresServer
+
+        server = PostgresServer()
+        dsn = server.create_database("floor_bench")
+    migrate(dsn)
+    port = free_port()
+    floor = subprocess.Popen([sys.executable, "-m", "appliance", "floor", "serve", "--db", dsn, "--port", str(port)],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    floor.stdout.readline()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        round_every = 60.0 / args.speedup
+        paced = run(dsn, url, f"paced-x{args.speedup:g}", [f"P{i}" for i in range(1, args.tables + 1)],
+                    max(1, int(args.paced_seconds / round_every)), round_every, args.workers)
+        print(json.dumps(paced), flush=True)
+        fast = run(dsn, url, "as-fast-as-simulated", [f"F{i}" for i in range(1, args.tables + 1)],
+                   args.fast_rounds, 0.0, args.workers)
+        print(json.dumps(fast), flush=True)
+        print(json.dumps(backlog(dsn, url, [f"B{i}" for i in range(1, args.tables + 1)], args.backlog_rounds,
+                                 args.workers)), flush=True)
+    finally:
+        floor.terminate()
+        floor.wait(10)
+        floor.stdout.close()
+        if server:
+            server.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Every seat of a house wagered, the dealer's loop and the dashboard served on loopback as appliance run serves it:
+the dealer's screen as a browser meets it. Used by the screen's browser tests and by
+docs/screenshots.py. The camera is the simulated layout (tests/dealer_table.py)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from dealer_table import Dealer
+
+from appliance.audit.index import Index
+from appliance.config import load_house
+from appliance.devices.protocol import RngResult
+from appliance.game.cards import CARDS, format_cards
+from appliance.game.house_ways import set_by_house_way
+from appliance.game.start_seat import DEALER
+from appliance.game.values import evaluator
+from appliance.web.app import create_app
+from appliance.web.serving import serve_dashboard
+
+#: (house, banker): six players with a house dealer; seven seats at a California table, where the
+#: Player/Dealer banks from one of them.
+TABLES = {"house-dealer": ("general", DEALER), "california": ("capitol", 4)}
+
+
+class ServedTable:
+    def __init__(self, folder: Path, kind: str = "house-dealer"):
+        house, self.banker = TABLES[kind]
+        self.rules = load_house(house)
+        self.d = Dealer(folder / "log", rules=self.rules)
+        self.index = Index(folder / "index.sqlite")
+        self.d.table.listeners.append(self.index.add)
+        self.ev = evaluator(self.rules.joker, self.rules.wheel)
+        self.seats = [n for n in range(1, self.rules.start.player_seats + 1) if n != self.banker]
+        self.rounds = 0
+        # Served as appliance run serves it: the front streams /events, waitress answers the rest.
+        self.dashboard = serve_dashboard(lambda site: create_app(self.d.live, self.rules, self.d.table, index=self.index,
+                                                                 audit=self.d.audit, dealer=self.d.loop, site=site),
+                                         self.d.live)
+        self.base = self.dashboard.url
+
+    def close(self) -> None:
+        self.dashboard.stop()
+        self.index.close()
+
+    def wager_everyone(self, wager: str = "25") -> None:
+        banker_wager = None if self.banker == DEALER else "500"
+        self.d.loop.set_bets([{"seat": n, "wager": wager} for n in self.seats], self.banker, banker_wager)
+
+    def deal(self) -> dict[str, list[str]]:
+        """This round's hands, each set by the house way, by zone (the banker's seven as dealt)."""
+        deck = list(CARDS)
+        random.Random(self.rounds).shuffle(deck)
+        hands = {}
+        for n, position in enumerate([self.banker, *self.seats]):
+            seven = deck[7 * n:7 * n + 7]
+            if position == DEALER:
+                hands["banker"] = format_cards(seven)
+                continue
+            setting = set_by_house_way(seven, self.rules.house_way, self.ev)
+            hands[f"seat{position}.front"] = format_cards(setting.front)
+            hands[f"seat{position}.back"] = format_cards(setting.back)
+        return hands
+
+    def start_value(self) -> None:
+        """The RNG answers NEXT's request."""
+        self.rounds += 1
+        self.d.loop.start_value("rng", RngResult(self.rounds, 1 + self.rounds % 7))
+
+    def lay_banker(self, hands: dict, unreadable: int | None = None) -> None:
+        zones = {z: c for z, c in hands.items() if z == "banker" or z.startswith(f"seat{self.banker}.")}
+        if unreadable is not None:
+            first = sorted(zones)[0]
+            zones[first] = [None if i == unreadable else c for i, c in enumerate(zones[first])]
+        self.d.look(zones)
+
+    def lay_seats(self, hands: dict, unreadable: tuple[str, int] | None = None, unseen: str | None = None) -> None:
+        zones = {z: list(c) for z, c in hands.items() if z != "banker" and not z.startswith(f"seat{self.banker}.")}
+        if unreadable:
+            zones[unreadable[0]][unreadable[1]] = None
+        if unseen:
+            del zones[unseen]
+        self.d.look(zones)
+
+    def play_round(self) -> None:
+        """A whole round as the rail's buttons play it (no screen)."""
+        hands = self.deal()
+        assert self.d.loop.press("next") == ""
+        self.start_value()
+        self.lay_banker(hands)
+        assert self.d.loop.press("confirm") == ""
+        self.lay_seats(hands)
+        assert self.d.loop.press("confirm") == "", self.d.loop.prompt()

@@ -1,0 +1,76 @@
+"""What a page looks like to the person in front of it, measured in the browser from the rendered
+page: scrolling, elements covering text or controls, touch target sizes, and text contrast (WCAG 2:
+relative luminance of the rendered colours; large text is 24 px, or 18.66 px bold)."""
+
+AUDIT_JS = r"""
+(within) => {
+  const root = document.querySelector(within);
+  const out = {scroll: null, covered: [], small: [], lowContrast: [], minTarget: Infinity, minContrast: Infinity,
+               minLargeContrast: Infinity, texts: 0, targets: 0};
+  const d = document.documentElement;
+  out.scroll = {width: d.scrollWidth, height: d.scrollHeight, innerWidth, innerHeight};
+  const name = e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
+    (e.className && typeof e.className === "string" ? "." + e.className.trim().split(/\s+/).join(".") : "") +
+    ` "${(e.innerText || e.value || "").trim().slice(0, 30)}"`;
+  const shown = e => {
+    const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+    return r.width > 0 && r.height > 0 && cs.visibility !== "hidden" && !e.closest("dialog:not([open])");
+  };
+  const texts = [...root.querySelectorAll("*")].filter(e => shown(e) && e.tagName !== "SCRIPT" &&
+    [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()));
+  const controls = [...root.querySelectorAll("button, [role=button], input, select, a[href]")].filter(shown);
+  // Covered: at points across each text and control, the topmost element is itself or inside it. Cards of
+  // one spread hand may cover part of each other (the index corner stays in view).
+  for (const e of new Set([...texts, ...controls])) {
+    const r = e.getBoundingClientRect();
+    for (const [fx, fy] of [[0.5, 0.5], [0.15, 0.25], [0.85, 0.25], [0.15, 0.75], [0.85, 0.75]]) {
+      const x = r.left + r.width * fx, y = r.top + r.height * fy;
+      if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) { out.covered.push(name(e) + " is off the screen"); break; }
+      const top = document.elementFromPoint(x, y);
+      if (!top || top === e || e.contains(top)) continue;
+      const card = e.closest(".card"), over = top.closest(".card");
+      if (card && over && card.parentElement === over.parentElement) continue;
+      out.covered.push(`${name(e)} under ${name(top)}`);
+      break;
+    }
+  }
+  for (const e of controls) {
+    const r = e.getBoundingClientRect();
+    out.targets++;
+    out.minTarget = Math.min(out.minTarget, r.width, r.height);
+    if (r.width < 44 || r.height < 44) out.small.push(`${name(e)} ${r.width.toFixed(0)}x${r.height.toFixed(0)}`);
+  }
+  const rgba = text => { const m = text.match(/[\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+  const over = (top, under) => top.slice(0, 3).map((c, i) => c * top[3] + under[i] * (1 - top[3])).concat(1);
+  const background = e => {  // the colours behind e, blended from the page up
+    const layers = [];
+    for (let p = e; p; p = p.parentElement) layers.push(rgba(getComputedStyle(p).backgroundColor));
+    return layers.reverse().reduce((under, top) => over(top, under), [255, 255, 255, 1]);
+  };
+  const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+                     return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  for (const e of texts) {
+    if (e.closest(":disabled")) continue;  // disabled controls are exempt
+    const cs = getComputedStyle(e), bg = background(e), fg = over(rgba(cs.color), bg);
+    const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a), ratio = (hi + 0.05) / (lo + 0.05);
+    const size = parseFloat(cs.fontSize), large = size >= 24 || (size >= 18.66 && Number(cs.fontWeight) >= 700);
+    out.texts++;
+    if (large) out.minLargeContrast = Math.min(out.minLargeContrast, ratio); else out.minContrast = Math.min(out.minContrast, ratio);
+    if (ratio < (large ? 3 : 4.5)) out.lowContrast.push(`${name(e)} ${ratio.toFixed(2)}:1 at ${size}px`);
+  }
+  return out;
+}
+"""
+
+
+def audit(page, within: str = "body") -> dict:
+    """The page's measures, over what ``within`` holds (an open modal dialog: what the person can reach)."""
+    return page.evaluate(AUDIT_JS, within)
+
+
+def problems(found: dict) -> list[str]:
+    s = found["scroll"]
+    scrolls = [f"scrolls: page {s['width']}x{s['height']} in {s['innerWidth']}x{s['innerHeight']}"] \
+        if s["width"] > s["innerWidth"] or s["height"] > s["innerHeight"] else []
+    return scrolls + found["covered"] + [f"small target {x}" for x in found["small"]] + \
+        [f"low contrast {x}" for x in found["lowContrast"]]

@@ -1,0 +1,71 @@
+"""The pit view in a real headless Chromium following a simulated floor live: tables appear and
+play, a table's recall opens on a click, a refused record shows as an alert."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+
+import pytest
+
+from appliance.audit.log import AuditLog
+from appliance.config import load_house
+from appliance.floor.enroll import table_key
+from appliance.floor.shipper import Shipper
+from appliance.table.simulation import play_rounds
+from floor_helpers import enrolled, floor_service, migrated
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        pytest.fail("chromium is not installed: .ci/run installs it", pytrace=False)
+    pytest.skip("chromium is not installed here", allow_module_level=True)
+
+
+def test_the_pit_view_follows_a_simulated_floor_live(floor_dsn, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    migrated(floor_dsn)
+    tables = {}
+    for table in ("T1", "T2"):
+        credentials = enrolled(floor_dsn, table, tmp_path)
+        audit_dir = tmp_path / table
+        tables[table] = (credentials, audit_dir, AuditLog(audit_dir, table_key(tmp_path / f"{table}.key", credentials, audit_dir)))
+    with floor_service(floor_dsn) as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(url + "/")
+        expect(page.locator("#summary")).to_have_text("2 tables: 0 online, 0 held, 2 offline, 0 recording stopped")
+        shippers, players = [], []
+        for number, (credentials, audit_dir, audit) in enumerate(tables.values(), 1):
+            shipper = Shipper(audit_dir, url, credentials)
+            shippers.append((shipper, *shipper.start()))
+            players.append(threading.Thread(target=play_rounds, args=(load_house("general"), audit, 6),
+                                            kwargs={"seed": number, "pace": lambda: time.sleep(0.05)}))
+            players[-1].start()
+        try:
+            t1 = page.locator('.table[data-table="T1"]')
+            expect(t1).to_have_class("table online", timeout=15_000)
+            expect(page.locator("#summary")).to_have_text("2 tables: 2 online, 0 held, 0 offline, 0 recording stopped")
+            expect(t1).to_contain_text("last: ", timeout=15_000)  # a round settled, on the page without a reload
+            for player in players:
+                player.join()
+            expect(page.locator("#stats tr")).to_have_count(3, timeout=10_000)  # the header, T1 and T2
+            expect(page.locator("#stats")).to_contain_text("T2")
+            t1.click()
+            expect(page.locator("#recall .round")).to_have_count(6, timeout=10_000)
+            page.locator('.tabs button[data-by="shift"]').click()
+            expect(page.locator("#stats th").first).to_have_text("shift")
+            # T1 ships a forged record: refused, and the alert is on the page.
+            tables["T1"][2].append("RoundOpened", {"round": "x"})
+            path = sorted(tables["T1"][1].glob("*.jsonl"))[-1]
+            path.write_bytes(path.read_bytes().replace(b'"round":"x"', b'"round":"y"'))
+            expect(page.locator("#alerts .alert")).to_contain_text("T1: table T1: record", timeout=20_000)
+        finally:
+            for shipper, thread, stop in shippers:
+                stop.set()
+                thread.join(10)
+                shipper.client.close()
+            browser.close()

@@ -1,0 +1,275 @@
+"""Shipping a table's log to the floor: stored once, in order, verified; forged, wrong-key, out-of-chain
+and rolled-back records refused, kept aside and alerted on. Real PostgreSQL, real floor service."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import threading
+import urllib.request
+
+import psycopg
+import pytest
+
+from appliance.audit.log import AuditLog, canonical, sign
+from appliance.config import load_house
+from appliance.floor.enroll import Credentials, table_key
+from appliance.floor.shipper import FloorRefused, Shipper
+from appliance.table.simulation import play_rounds
+from floor_helpers import enrolled, ship, floor_lines, floor_service, log_lines, migrated, table_log
+
+
+def get(url: str):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def refused_rows(dsn: str, table: str) -> list[tuple]:
+    with psycopg.connect(dsn) as conn:
+        return conn.execute("SELECT seq, kind, line FROM floor_refused WHERE table_id = %s ORDER BY id",
+                            (table,)).fetchall()
+
+
+@pytest.fixture
+def floor(floor_dsn):
+    migrated(floor_dsn)
+    with floor_service(floor_dsn) as url:
+        yield floor_dsn, url
+
+
+def test_a_log_is_stored_once_in_order_and_the_pit_sees_it(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=4)
+    shipped = ship(audit_dir, url, credentials, batch=7)  # several batches
+    lines = log_lines(audit_dir)
+    assert shipped.to_json() == {"head_seq": len(lines), "sent": len(lines), "pending": 0}
+    assert floor_lines(dsn, "T1") == lines
+    again = ship(audit_dir, url, credentials)  # a restarted shipper sends nothing twice
+    assert again.sent == 0 and floor_lines(dsn, "T1") == lines
+    [table] = get(f"{url}/api/floor/tables")
+    assert {k: table[k] for k in ("table", "records", "head_seq", "status")} == {
+        "table": "T1", "records": len(lines), "head_seq": len(lines), "status": "online"}
+    assert table["phase"] == "settled" and table["last_settlement"]["round"]
+    assert get(f"{url}/api/floor/alerts") == []
+
+
+def test_two_shippers_of_one_table_at_once_store_each_record_once(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=6)
+    shippers = [Shipper(audit_dir, url, credentials, batch=5) for _ in range(3)]
+    threads = [threading.Thread(target=s.ship_pending) for s in shippers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for shipper in shippers:
+        shipper.client.close()
+    assert floor_lines(dsn, "T1") == log_lines(audit_dir)
+
+
+def test_an_unknown_table_or_a_wrong_token_is_refused(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=1)
+    for stranger in (Credentials("T9", credentials.token, credentials.audit_key),
+                     Credentials("T1", "not-the-token", credentials.audit_key)):
+        with pytest.raises(FloorRefused, match="not enrolled here, or its token is wrong"):
+            ship(audit_dir, url, stranger)
+    assert floor_lines(dsn, "T1") == []
+
+
+def _rewrite(audit_dir, number: int, change) -> None:
+    """Change record ``number`` (1-based, across the log) in place, keeping its old signature."""
+    [path] = sorted(audit_dir.glob("*.jsonl"))
+    lines = path.read_bytes().splitlines()
+    record = json.loads(lines[number - 1])
+    change(record)
+    lines[number - 1] = canonical(record)
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+
+def test_a_forged_record_is_refused_kept_aside_and_alerted(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=3)
+    good = log_lines(audit_dir)
+    forged_at = next(i for i, line in enumerate(good, 1) if json.loads(line)["event"] == "RoundOpened" and i > 5)
+    _rewrite(audit_dir, forged_at, lambda r: r["data"]["bets"][0].update(wager="5000.00"))
+    with pytest.raises(FloorRefused, match=f"refused record {forged_at}"):
+        ship(audit_dir, url, credentials)
+    assert floor_lines(dsn, "T1") == good[: forged_at - 1]  # nothing after it stored either
+    [(seq, kind, line)] = refused_rows(dsn, "T1")
+    assert (seq, kind) == (forged_at, "forged") and "5000.00" in line
+    [alert] = get(f"{url}/api/floor/alerts")
+    assert alert["table"] == "T1" and alert["kind"] == "forged" and f"record {forged_at}" in alert["message"]
+    with pytest.raises(FloorRefused):  # a retry is refused again, but kept and alerted once
+        ship(audit_dir, url, credentials)
+    assert len(refused_rows(dsn, "T1")) == 1 and len(get(f"{url}/api/floor/alerts")) == 1
+
+
+def test_a_record_under_another_tables_key_is_refused_naming_that_table(floor, tmp_path):
+    dsn, url = floor
+    t1, t2 = enrolled(dsn, "T1", tmp_path), enrolled(dsn, "T2", tmp_path)
+    t2_log = table_log(tmp_path, t2, rounds=1)
+    with pytest.raises(FloorRefused, match="signed with table T2's key"):
+        ship(t2_log, url, t1)  # T1's credentials, T2's log
+    assert floor_lines(dsn, "T1") == [] and [r[1] for r in refused_rows(dsn, "T1")] == ["wrong-key"]
+    assert [(a["table"], a["kind"]) for a in get(f"{url}/api/floor/alerts")] == [("T1", "wrong-key")]
+
+
+def test_a_record_missing_from_the_middle_breaks_the_chain(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=2)
+    [path] = sorted(audit_dir.glob("*.jsonl"))
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:5] + lines[6:]))  # record 6 deleted: record 7 follows record 5
+    with pytest.raises(FloorRefused, match="record 6 is missing"):
+        ship(audit_dir, url, credentials)
+    assert len(floor_lines(dsn, "T1")) == 5 and get(f"{url}/api/floor/tables")[0]["head_seq"] == 5
+    assert [(seq, kind) for seq, kind, _ in refused_rows(dsn, "T1")] == [(7, "chain-broken")]
+    assert [a["kind"] for a in get(f"{url}/api/floor/alerts")] == ["chain-broken"]
+
+
+def test_a_signed_record_that_does_not_follow_the_chain_is_refused(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=1)
+    # Someone holding the key rewrites record 4 and signs it again: it verifies alone, not in the chain.
+    _rewrite(audit_dir, 4, lambda r: (r.update(prev="f" * 64), r.update(hmac=sign(credentials.audit_key, r))))
+    with pytest.raises(FloorRefused, match="does not follow record 3"):
+        ship(audit_dir, url, credentials)
+    assert len(floor_lines(dsn, "T1")) == 3 and [r[1] for r in refused_rows(dsn, "T1")] == ["chain-broken"]
+
+
+def test_a_rolled_back_log_is_refused_kept_aside_and_alerted(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T12", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=3)
+    ship(audit_dir, url, credentials)
+    shipped = floor_lines(dsn, "T12")
+    # The SD card is put back as it was after record 12 (an older copy: it verifies on its own) and play goes on.
+    [path] = sorted(audit_dir.glob("*.jsonl"))
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:12]))
+    (audit_dir / "HEAD.json").unlink()
+    key = (tmp_path / "T12.key").read_bytes().strip()
+    play_rounds(load_house("general"), AuditLog(audit_dir, key), 1, seed=99)
+    with pytest.raises(FloorRefused, match="rolled back or replaced at sequence 13"):
+        ship(audit_dir, url, credentials)
+    assert floor_lines(dsn, "T12") == shipped  # the anchored records stay as they were
+    kinds = {a["kind"]: a["message"] for a in get(f"{url}/api/floor/alerts")}
+    assert "table T12's log was rolled back or replaced at sequence 13" in kinds["rolled-back"]
+    assert [(seq, kind) for seq, kind, _ in refused_rows(dsn, "T12")] == [(13, "rolled-back")]
+
+
+def test_a_shorter_log_alone_is_alerted_as_rolled_back(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T3", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=2)
+    ship(audit_dir, url, credentials)
+    [path] = sorted(audit_dir.glob("*.jsonl"))
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:8]))
+    with pytest.raises(FloorRefused, match="rolled back"):
+        ship(audit_dir, url, credentials)
+    [alert] = get(f"{url}/api/floor/alerts")
+    assert alert["kind"] == "rolled-back" and "at sequence 9: it ends at 8" in alert["message"]
+
+
+def test_bad_requests_get_a_400_naming_what_was_wrong(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    for body, expected in ((b"[]", "JSON object with a list of records"),
+                           (json.dumps({"records": [{"line": 5}]}).encode(), "records[0]"),
+                           (json.dumps({"records": [{"line": "{}", "gaming_day": "May"}]}).encode(),
+                            "records[0].gaming_day")):
+        request = urllib.request.Request(f"{url}/api/floor/ingest", data=body, method="POST", headers={
+            "X-Floor-Table": "T1", "Authorization": f"Bearer {credentials.token}", "Content-Type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(request, timeout=10)
+        assert err.value.code == 400 and expected in json.loads(err.value.read())["error"]
+
+
+def test_zone_images_follow_the_records_by_hash(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = tmp_path / "audit"
+    audit = AuditLog(audit_dir, table_key(tmp_path / "t1.key", credentials, audit_dir))
+    good, bad = b"\x89PNG banker zone", b"\x89PNG seat 1 zone"
+    digests = [audit.store_image(good), audit.store_image(bad)]
+    audit.append("BankerCards", {"round": "r1", "images": digests})
+    bad_path = audit_dir / "images" / digests[1][:2] / f"{digests[1]}.png"
+    bad_path.write_bytes(b"changed on the SD card")  # the table cannot prove this one: it is not sent
+    ship(audit_dir, url, credentials)
+    with psycopg.connect(dsn) as conn:
+        held = conn.execute("SELECT sha256, png FROM floor_images").fetchall()
+        wanted = [r[0] for r in conn.execute("SELECT sha256 FROM floor_images_wanted")]
+    assert [(d, bytes(png)) for d, png in held] == [(digests[0], good)] and wanted == [digests[1]]
+    bad_path.write_bytes(bad)  # put right: the next pass sends it
+    ship(audit_dir, url, credentials)
+    with psycopg.connect(dsn) as conn:
+        assert conn.execute("SELECT count(*) FROM floor_images").fetchone()[0] == 2
+        assert conn.execute("SELECT count(*) FROM floor_images_wanted").fetchone()[0] == 0
+
+
+def test_a_signed_record_the_database_could_not_hold_is_refused_not_a_500(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = tmp_path / "audit"
+    audit = AuditLog(audit_dir, table_key(tmp_path / "t1.key", credentials, audit_dir),
+                     clock=lambda: dt.datetime(2026, 12, 1, 12, 0))  # a time without a zone
+    audit.append("DeviceStatus", {"device": "rng", "status": "online"})
+    with pytest.raises(FloorRefused, match="not an audit record in canonical form"):
+        ship(audit_dir, url, credentials)
+    assert [r[1] for r in refused_rows(dsn, "T1")] == ["not-a-record"]
+
+
+def test_shift_seals_are_stored_with_the_records_and_checked_against_the_chain(floor, tmp_path):
+    from appliance.audit.seal import seal_head
+
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=1)
+    key = (tmp_path / "T1.key").read_bytes().strip()
+    log = AuditLog(audit_dir, key)
+    seal_head(log, "swing shift closed", "supervisor 1042")
+    ship(audit_dir, url, credentials)
+    stored = [json.loads(line) for line in floor_lines(dsn, "T1")]
+    assert stored[-1]["event"] == "ShiftSealed" and stored[-1]["data"]["seal"]["seq"] == stored[-2]["seq"]
+    # A seal signed with the key but naming another head (only the key's holder can make one) is refused.
+    log.append("DeviceStatus", {"device": "rng", "status": "online"})
+    bogus = {"seal": 1, "seq": 2, "hash": "a" * 64, "ts": "2026-12-01T10:00:00+00:00", "gaming_day": "2026-12-01",
+             "reason": "forged"}
+    bogus["hmac"] = sign(key, bogus)
+    log.append("ShiftSealed", {"seal": bogus}, "supervisor 1042")
+    with pytest.raises(FloorRefused, match="does not seal record"):
+        ship(audit_dir, url, credentials)
+    assert [r[1] for r in refused_rows(dsn, "T1")] == ["seal-mismatch"]
+
+
+def _lose_the_end(audit_dir, records: int) -> None:
+    """A power cut that lost the last records of the log (HEAD.json still names the last one)."""
+    [path] = sorted(audit_dir.glob("*.jsonl"))
+    path.write_bytes(b"".join(path.read_bytes().splitlines(keepends=True)[:-records]))
+
+
+@pytest.mark.parametrize("shipped_first", [True, False])
+def test_records_lost_from_a_tables_log_are_a_gap_the_floor_accepts_and_alerts(floor, tmp_path, shipped_first):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=2)
+    before = log_lines(audit_dir)
+    if shipped_first:
+        ship(audit_dir, url, credentials)
+    _lose_the_end(audit_dir, 3)
+    log = AuditLog(audit_dir, (tmp_path / "T1.key").read_bytes().strip())  # start-up: finds the gap, records it
+    log.append("DeviceStatus", {"device": "rng", "status": "online"})
+    ship(audit_dir, url, credentials)
+    held = floor_lines(dsn, "T1")
+    assert [json.loads(line)["event"] for line in held[-2:]] == ["AuditGap", "DeviceStatus"]
+    lost = f"lost records {len(before) - 2} to {len(before)}"
+    kept = before if shipped_first else before[:-3]  # what the floor had, it keeps
+    assert held[: len(kept)] == kept and len(held) == len(kept) + 2
+    [alert] = [a for a in get(f"{url}/api/floor/alerts") if a["kind"] == "log-gap"]
+    assert lost in alert["message"] and f"the floor holds {3 if shipped_first else 0} of them" in alert["message"]

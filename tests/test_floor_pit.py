@@ -1,0 +1,129 @@
+"""The pit view's JSON (figures per table, dealer and shift; game recall), and the gaming day's report
+for accounting reconciled with each table's own export."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import json
+import urllib.request
+from decimal import Decimal
+
+import pytest
+
+from appliance.audit.log import load_key
+from appliance.audit.replay import export_csv
+from floor_helpers import enrolled, floor_service, migrated, ship, table_log
+
+
+def fetch(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read()
+
+
+@pytest.fixture(scope="module")
+def pit(postgres, tmp_path_factory):
+    """Two tables that played and shipped: T1 30 rounds, T2 12 rounds."""
+    dsn = migrated(postgres.create_database("floor_pit"))
+    folder = tmp_path_factory.mktemp("pit")
+    logs = {}
+    with floor_service(dsn) as url:
+        for table, rounds, seed in (("T1", 30, 11), ("T2", 12, 12)):
+            credentials = enrolled(dsn, table, folder)
+            logs[table] = table_log(folder, credentials, rounds, seed)
+            ship(logs[table], url, credentials)
+        day = dt.date.fromisoformat(sorted(logs["T1"].glob("*.jsonl"))[0].stem)
+        yield url, day, logs, folder
+
+
+def own_export(folder, audit_dir, table: str, day: dt.date) -> list[dict]:
+    """The table's own export of the gaming day: its seat rows (the shift seals follow a blank line)."""
+    text = export_csv(audit_dir, load_key(folder / f"{table}.key"), day, day).text
+    return list(csv.DictReader(io.StringIO(text.split("\n\n")[0])))
+
+
+def test_the_report_reconciles_with_each_tables_own_export(pit):
+    url, day, logs, folder = pit
+    report = {row["table"]: row for row in csv.DictReader(io.StringIO(fetch(f"{url}/api/floor/report/{day}.csv").decode()))}
+    assert set(report) == {"T1", "T2", "FLOOR"}
+    floor_total = Decimal(0)
+    for table, audit_dir in logs.items():
+        rows = own_export(folder, audit_dir, table, day)
+        total = lambda column: sum((Decimal(r[column]) for r in rows), Decimal(0))  # noqa: E731
+        bank = sum((Decimal(r["banker_net"]) for r in {r["round"]: r for r in rows}.values()), Decimal(0))
+        line = report[table]
+        assert int(line["rounds"]) == len({r["round"] for r in rows})
+        assert Decimal(line["wagers"]) == total("wager")
+        assert Decimal(line["commission"]) == total("commission")
+        assert Decimal(line["collection"]) == total("collection")
+        assert Decimal(line["banker_result"]) == bank
+        assert int(line["fouls"]) == sum(r["result"] == "foul" for r in rows)
+        assert line["hold"] == f"{bank / total('wager') * 100:.2f}%"
+        floor_total += total("wager")
+    assert Decimal(report["FLOOR"]["wagers"]) == floor_total
+    assert int(report["FLOOR"]["rounds"]) == int(report["T1"]["rounds"]) + int(report["T2"]["rounds"]) == 42
+
+
+def test_the_printable_report_shows_the_same_figures(pit):
+    url, day, _, _ = pit
+    page = fetch(f"{url}/floor/report/{day}").decode()
+    rows = list(csv.DictReader(io.StringIO(fetch(f"{url}/api/floor/report/{day}.csv").decode())))
+    assert f"gaming day {day}" in page
+    for row in rows:
+        assert f"<td>{row['table']}</td><td>{row['rounds']}</td><td>{row['wagers']}</td>" in page
+
+
+def test_figures_per_table_dealer_and_shift_add_up(pit):
+    url, day, _, _ = pit
+    per = {by: json.loads(fetch(f"{url}/api/floor/stats?day={day}&by={by}")) for by in ("table", "dealer", "shift")}
+    assert [r["table"] for r in per["table"]] == ["T1", "T2"]
+    for by in ("dealer", "shift"):
+        for figure in ("rounds", "fouls", "voids", "misdeals", "corrections"):
+            assert sum(r[figure] for r in per[by]) == sum(r[figure] for r in per["table"])
+        assert sum(Decimal(r["wagers"]) for r in per[by]) == sum(Decimal(r["wagers"]) for r in per["table"])
+    assert {r["shift"] for r in per["shift"]} <= {"day", "swing", "grave"}
+    assert json.loads(fetch(f"{url}/api/floor/stats?day={day + dt.timedelta(days=3)}")) == []
+
+
+def test_a_bad_figures_request_is_a_400(pit):
+    url, _, _, _ = pit
+    for query, expected in (("by=croupier", "by: expected one of table, dealer, shift"),
+                            ("day=yesterday", "day: 'yesterday' is not a date")):
+        with pytest.raises(urllib.error.HTTPError) as err:
+            fetch(f"{url}/api/floor/stats?{query}")
+        assert err.value.code == 400 and expected in json.loads(err.value.read())["error"]
+
+
+def test_game_recall_gives_the_last_ten_rounds_newest_first(pit):
+    url, _, logs, _ = pit
+    rounds = json.loads(fetch(f"{url}/api/floor/tables/T2/recall"))
+    opened = [json.loads(line)["data"]["round"] for path in sorted(logs["T2"].glob("*.jsonl"))
+              for line in path.read_text().splitlines() if json.loads(line)["event"] == "RoundOpened"]
+    assert [r["round"] for r in rounds] == opened[::-1][:10]
+    settled = [x for x in rounds[0]["records"] if x["event"] == "RoundSettled"]
+    assert settled and settled[0]["detail"]["totals"]["banker_net"]
+    assert all("rules" not in x["detail"] for r in rounds for x in r["records"])
+
+
+def test_the_pit_page_is_served(pit):
+    url, _, _, _ = pit
+    page = fetch(f"{url}/").decode()
+    assert "<title>Pit view</title>" in page and "/api/floor/tables" in page
+
+
+def test_a_foul_or_unreadable_rate_out_of_line_is_an_alert(floor_dsn, tmp_path):
+    import psycopg
+
+    migrated(floor_dsn)
+    with floor_service(floor_dsn) as url:
+        for table, seed in (("T1", 1), ("T2", 2), ("T3", 3)):
+            credentials = enrolled(floor_dsn, table, tmp_path)
+            ship(table_log(tmp_path, credentials, 3, seed), url, credentials)
+        assert json.loads(fetch(f"{url}/api/floor/alerts")) == []
+        with psycopg.connect(floor_dsn) as conn:  # T1's dealer fouls every hand; T3's camera misses cards
+            conn.execute("UPDATE floor_rounds SET fouls = seats WHERE table_id = 'T1'")
+            conn.execute("UPDATE floor_rounds SET unreadable = 2 WHERE table_id = 'T3'")
+        found = {(a["table"], a["kind"]): a["message"] for a in json.loads(fetch(f"{url}/api/floor/alerts"))}
+    assert set(found) == {("T1", "foul-rate"), ("T3", "unreadable-rate")}
+    assert "fouled hands in" in found["T1", "foul-rate"] and "(100.0%), the rest of the floor 0.0%" in found["T1", "foul-rate"]

@@ -1,0 +1,147 @@
+"""The table side of the floor: appliance floor ship, simulate-table --floor, the background shipper
+(store-and-forward: the table never waits, a floor that was down is caught up) and [floor] in devices.toml."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from appliance.audit.log import AuditLog
+from appliance.config import DeviceConfigError, load_devices, load_house, shipped_config_dir
+from appliance.floor.enroll import table_key
+from appliance.floor.shipper import Shipper
+from appliance.table.simulation import play_rounds
+from floor_helpers import enrolled, floor_lines, floor_service, log_lines, migrated, table_log
+
+
+def appliance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "appliance", *args], capture_output=True, text=True, timeout=timeout)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_floor_ship_exits_0_when_all_is_acknowledged(floor_dsn, tmp_path):
+    migrated(floor_dsn)
+    credentials = enrolled(floor_dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=2)
+    with floor_service(floor_dsn) as url:
+        done = appliance("floor", "ship", "--audit", str(audit_dir), "--floor", url,
+                         "--floor-credentials", str(tmp_path / "T1.credentials"))
+    assert done.returncode == 0, done.stderr
+    lines = log_lines(audit_dir)
+    assert json.loads(done.stdout) == {"head_seq": len(lines), "sent": len(lines), "pending": 0}
+    assert floor_lines(floor_dsn, "T1") == lines
+
+
+def test_floor_ship_to_a_floor_that_is_down_exits_1_saying_so(floor_dsn, tmp_path):
+    migrated(floor_dsn)
+    credentials = enrolled(floor_dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=1)
+    done = appliance("floor", "ship", "--audit", str(audit_dir), "--floor", f"http://127.0.0.1:{free_port()}",
+                     "--floor-credentials", str(tmp_path / "T1.credentials"), "--wait", "1")
+    assert done.returncode == 1 and "appliance floor ship: floor 127.0.0.1:" in done.stderr
+
+
+def test_simulate_table_ships_while_it_plays_and_catches_up_after_the_floor_was_down(floor_dsn, tmp_path):
+    migrated(floor_dsn)
+    enrolled(floor_dsn, "T7", tmp_path)
+    audit_dir, creds = tmp_path / "audit", str(tmp_path / "T7.credentials")
+    port = free_port()
+    # The floor is down: the table plays all the same, and its log keeps what it could not ship.
+    down = appliance("simulate-table", "--rounds", "3", "--audit", str(audit_dir), "--floor",
+                     f"http://127.0.0.1:{port}", "--floor-credentials", creds)
+    assert down.returncode == 0, down.stderr
+    report = json.loads(down.stdout)
+    assert report["rounds"] == 3 and "error" in report["floor"]
+    with floor_service(floor_dsn, port) as url:
+        up = appliance("simulate-table", "--rounds", "2", "--seed", "2", "--audit", str(audit_dir), "--floor", url,
+                       "--floor-credentials", creds)
+        assert up.returncode == 0, up.stderr
+    lines = log_lines(audit_dir)
+    floor = json.loads(up.stdout)["floor"]  # what the last pass sent depends on what the thread had sent
+    assert (floor["head_seq"], floor["pending"]) == (len(lines), 0)
+    assert floor_lines(floor_dsn, "T7") == lines  # the backlog first, then the new rounds
+
+
+def test_the_background_shipper_follows_a_table_as_it_writes(floor_dsn, tmp_path):
+    migrated(floor_dsn)
+    credentials = enrolled(floor_dsn, "T2", tmp_path)
+    audit_dir = tmp_path / "audit"
+    audit = AuditLog(audit_dir, table_key(tmp_path / "t2.key", credentials, audit_dir))
+    with floor_service(floor_dsn) as url:
+        with Shipper(audit_dir, url, credentials) as shipper:
+            thread, stop = shipper.start()
+            play_rounds(load_house("general"), audit, 5, seed=4)
+            for _ in range(100):
+                if len(floor_lines(floor_dsn, "T2")) == audit.seq:
+                    break
+                stop.wait(0.1)
+            stop.set()
+            thread.join(10)
+    assert floor_lines(floor_dsn, "T2") == log_lines(audit_dir)
+
+
+def test_devices_toml_names_the_floor(tmp_path):
+    path = tmp_path / "devices.toml"
+    text = (shipped_config_dir() / "devices.toml").read_text()
+    path.write_text(text + '\n[floor]\nurl = "http://floor:8090"\ncredentials = "t1.credentials"\n')
+    floor = load_devices(path).floor
+    assert floor.url == "http://floor:8090" and floor.credentials == tmp_path / "t1.credentials"
+    assert load_devices().floor is None
+    path.write_text(text + '\n[floor]\nurl = "http://floor:8090"\n')
+    with pytest.raises(DeviceConfigError, match="floor.credentials"):
+        load_devices(path)
+
+
+def test_a_table_whose_log_stopped_recording_shows_so_in_the_pit(floor_dsn, tmp_path):
+    import urllib.request
+
+    migrated(floor_dsn)
+    credentials = enrolled(floor_dsn, "T4", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=1)
+    recording = [False]
+    with floor_service(floor_dsn) as url, Shipper(audit_dir, url, credentials) as shipper:
+        shipper.recording = lambda: recording[0]  # as run sets it: the audit log's own stoppage
+        shipper.ship_pending()
+
+        def pit(path):
+            with urllib.request.urlopen(url + path, timeout=10) as response:
+                return json.loads(response.read())
+
+        assert pit("/api/floor/tables")[0]["status"] == "recording-stopped"
+        assert [a["kind"] for a in pit("/api/floor/alerts")] == ["recording-stopped"]
+        recording[0] = True
+        shipper.ship_pending()
+        assert pit("/api/floor/tables")[0]["status"] == "online" and pit("/api/floor/alerts") == []
+
+
+def test_appliance_run_ships_its_records_as_it_plays(floor_dsn, tmp_path):
+    import time
+
+    migrated(floor_dsn)
+    enrolled(floor_dsn, "T9", tmp_path)
+    data = tmp_path / "data"
+    with floor_service(floor_dsn) as url:
+        proc = subprocess.Popen([sys.executable, "-m", "appliance", "run", "--simulate", "--rounds", "1", "--pace",
+                                 "0.05", "--port", str(free_port()), "--data", str(data), "--floor", url,
+                                 "--floor-credentials", str(tmp_path / "T9.credentials")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not any(
+                    '"event":"RoundSettled"' in line for line in floor_lines(floor_dsn, "T9")):
+                time.sleep(0.2)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    held = floor_lines(floor_dsn, "T9")
+    assert any('"event":"RoundSettled"' in line for line in held)
+    assert held == log_lines(data / "audit")[: len(held)]  # the table's own records, in order

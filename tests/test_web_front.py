@@ -1,0 +1,146 @@
+"""The dashboard's front under load and abuse: open event streams cost no request thread, a viewer
+that stops reading is dropped without slowing the table, idle connections are closed, and a client
+cannot pass itself off as the appliance's own screen."""
+
+import http.client
+import socket
+import threading
+import time
+
+import pytest
+from served import dashboard_serving
+
+from appliance.audit.log import AuditLog, records
+from appliance.config import load_house, read_toml
+from appliance.table.live import LiveTable
+from appliance.table.round import Events
+from appliance.table.table import Table
+from appliance.web.app import create_app
+from appliance.web.front import FrontLimits
+from appliance.web.serving import serve_dashboard
+
+RULES = load_house("general")
+
+
+def open_stream(port):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    connection.request("GET", "/events")
+    response = connection.getresponse()
+    assert response.status == 200 and response.fp.readline() == b"retry: 2000\n"
+    response.fp.readline()
+    return connection, response
+
+
+def next_event(response):
+    while True:
+        line = response.fp.readline()
+        if line.startswith(b"event: ") and line != b"event: heartbeat\n":
+            return line[7:].strip().decode()
+
+
+def held(live, n):
+    live({"seq": n, "event": Events.TABLE_HELD, "data": {"round": None, "reason": f"test {n}"}})
+
+
+def test_fifty_open_streams_do_not_stop_the_state_from_answering():
+    live = LiveTable()
+    with dashboard_serving(lambda site: create_app(live, RULES, site=site), live) as base:
+        port = int(base.rsplit(":", 1)[1])
+        streams = [open_stream(port) for _ in range(50)]
+        times = []
+        for _ in range(20):
+            start = time.perf_counter()
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", "/api/state")
+            assert connection.getresponse().status == 200
+            connection.close()
+            times.append(time.perf_counter() - start)
+        assert max(times) < 1.0, times
+        held(live, 1)
+        assert {next_event(response) for _, response in streams} == {Events.TABLE_HELD}
+        for connection, _ in streams:
+            connection.close()
+
+
+def test_a_heartbeat_event_comes_at_least_every_second():
+    live = LiveTable()
+    with dashboard_serving(lambda site: create_app(live, RULES, site=site), live) as base:
+        connection, response = open_stream(int(base.rsplit(":", 1)[1]))
+        start = time.monotonic()
+        assert response.fp.readline() == b"event: heartbeat\n"
+        assert time.monotonic() - start <= 1.2
+        connection.close()
+
+
+def test_a_viewer_that_stops_reading_is_dropped_and_the_table_never_waits():
+    live = LiveTable()
+    dashboard = serve_dashboard(lambda site: create_app(live, RULES, site=site), live)
+    slow = reader = None
+    try:
+        slow = socket.create_connection(("127.0.0.1", dashboard.site.port))
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        slow.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % dashboard.site.port)
+        reader, response = open_stream(dashboard.site.port)
+        received = []
+
+        def listen():
+            while not received or received[-1] != "Last":
+                received.append(next_event(response))
+
+        listening = threading.Thread(target=listen)
+        listening.start()
+        time.sleep(0.3)
+        handing = 0.0
+        for n in range(3000):  # the slow viewer reads nothing: its buffers and queue fill up
+            start = time.perf_counter()
+            dashboard.front.put_nowait({"seq": n, "event": "Flood", "round": "x" * 500})
+            handing = max(handing, time.perf_counter() - start)
+            if n % 16 == 15:
+                time.sleep(0.003)
+        dashboard.front.put_nowait({"seq": None, "event": "Last", "round": None})
+        assert handing < 0.05  # the table's side only hands events over, whoever is slow
+        listening.join(10)
+        assert dashboard.front.dropped == 1 and len(dashboard.front.viewers) == 1
+        assert received == ["Flood"] * 3000 + ["Last"]  # a viewer that keeps up keeps its stream
+    finally:
+        for sock in (slow, reader):
+            if sock is not None:
+                sock.close()
+        dashboard.stop()
+
+
+def test_a_connection_that_sends_no_request_is_closed():
+    live = LiveTable()
+    dashboard = serve_dashboard(lambda site: create_app(live, RULES, site=site), live,
+                                limits=FrontLimits(head_timeout_s=0.5))
+    try:
+        idle = socket.create_connection(("127.0.0.1", dashboard.site.port))
+        idle.settimeout(5)
+        idle.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the blank line
+        start = time.monotonic()
+        assert idle.recv(100) == b""
+        assert time.monotonic() - start < 2
+        idle.close()
+    finally:
+        dashboard.stop()
+
+
+def test_a_forwarded_for_header_from_a_client_is_not_believed(tmp_path):
+    live = LiveTable()
+    table = Table(RULES, read_toml(RULES.source), AuditLog(tmp_path / "log", b"f" * 64), {}, listeners=[live])
+    with dashboard_serving(lambda site: create_app(live, RULES, table, site=site), live) as base:
+        host, port = base.removeprefix("http://").split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        connection.request("POST", "/login", body=b'{"supervisor": "x", "pin": "1"}',
+                           headers={"Content-Type": "application/json", "X-Forwarded-For": "10.9.9.9",
+                                    "Forwarded": "for=10.9.9.9"})
+        assert connection.getresponse().status == 401
+        connection.close()
+    refused = [r for r in records(tmp_path / "log") if r["event"] == Events.SUPERVISOR_REFUSED]
+    assert refused[0]["data"]["address"] == "127.0.0.1"
+
+
+def test_plain_http_off_loopback_is_refused_without_insecure_http():
+    live = LiveTable()
+    with pytest.raises(ValueError, match="HTTPS"):
+        serve_dashboard(lambda site: create_app(live, RULES, site=site), live, host="0.0.0.0")
