@@ -464,8 +464,6 @@ def _check_amounts(where: str, wager: Decimal, fortune: Decimal | None, rules: H
     """A wager in one betting circle: Capitol rules 5-6, at least the table minimum in each circle."""
     if wager < rules.limits.minimum:
         raise RoundError(f"{where}.wager: {wager} is under the table minimum {rules.limits.minimum}")
-    if wager > rules.limits.maximum:
-        raise RoundError(f"{where}.wager: {wager} is over the table maximum {rules.limits.maximum}")
     if fortune:
         if rules.fortune is None:
             raise RoundError(f"{where}.bonus.fortune: {rules.name} offers no Fortune bonus")

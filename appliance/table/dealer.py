@@ -413,6 +413,8 @@ AMOUNT = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?")
 
 
 def _amount(value, what: str) -> str:
+    if isinstance(value, Decimal):  # from the simulated dealer; the screen sends strings (JSON has no decimals)
+        value = str(value)
     if not isinstance(value, str) or not AMOUNT.fullmatch(value):
         raise DealerInputError(f"{what}: {value!r:.40} is not an amount (a decimal string such as \"25\" or \"12.50\")")
     amount = Decimal(value)
