@@ -1,14 +1,12 @@
-"""Every seat of a house wagered, the dealer's loop and the dashboard served by waitress on loopback:
+"""Every seat of a house wagered, the dealer's loop and the dashboard served on loopback as `appliance run` serves it:
 the dealer's screen as a browser meets it. Used by the screen's browser tests and by
 docs/screenshots.py. The camera is the simulated layout (tests/dealer_table.py)."""
 
 from __future__ import annotations
 
 import random
-import threading
 from pathlib import Path
 
-import waitress.server
 from dealer_table import Dealer
 
 from appliance.audit.index import Index
@@ -19,6 +17,7 @@ from appliance.game.house_ways import set_by_house_way
 from appliance.game.start_seat import DEALER
 from appliance.game.values import evaluator
 from appliance.web.app import create_app
+from appliance.web.serving import serve_dashboard
 
 #: (house, banker): six players with a house dealer; seven seats at a California table, where the
 #: Player/Dealer banks from one of them.
@@ -35,14 +34,13 @@ class ServedTable:
         self.ev = evaluator(self.rules.joker, self.rules.wheel)
         self.seats = [n for n in range(1, self.rules.start.player_seats + 1) if n != self.banker]
         self.rounds = 0
-        app = create_app(self.d.live, self.rules, self.d.table, index=self.index, audit=self.d.audit,
-                         dealer=self.d.loop)
-        self.server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=8)
-        threading.Thread(target=self.server.run, daemon=True).start()
-        self.base = f"http://127.0.0.1:{self.server.effective_port}"
+        self.dashboard = serve_dashboard(lambda site: create_app(
+            self.d.live, self.rules, self.d.table, index=self.index, audit=self.d.audit, dealer=self.d.loop, site=site),
+            self.d.live)
+        self.base = self.dashboard.url
 
     def close(self) -> None:
-        self.server.close()
+        self.dashboard.stop()
         self.index.close()
 
     def wager_everyone(self, wager: str = "25") -> None:

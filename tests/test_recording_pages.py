@@ -3,7 +3,6 @@ headless Chromium against the dashboard on loopback."""
 
 import os
 import shutil
-import threading
 
 import pytest
 
@@ -24,17 +23,16 @@ if CHROMIUM is None:
 
 
 def test_both_pages_say_recording_stopped_and_the_supervisor_seals_the_shift(tmp_path):
-    import waitress.server
     from playwright.sync_api import sync_playwright
 
     from appliance.web.app import create_app
+    from appliance.web.serving import serve_dashboard
 
     disk = FillingDisk()
     d = Dealer(tmp_path / "log", audit=AuditLog(tmp_path / "log", KEY, write=disk.write))
-    server = waitress.server.create_server(create_app(d.live, d.table.rules, d.table, audit=d.audit, dealer=d.loop),
-                                           host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=server.run, daemon=True).start()
-    base = f"http://127.0.0.1:{server.effective_port}"
+    dashboard = serve_dashboard(lambda site: create_app(d.live, d.table.rules, d.table, audit=d.audit, dealer=d.loop,
+                                                        site=site), d.live)
+    base = dashboard.url
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", *FLAGS])
@@ -65,7 +63,7 @@ def test_both_pages_say_recording_stopped_and_the_supervisor_seals_the_shift(tmp
             text = supervisor.inner_text("#seal-text")
             browser.close()
     finally:
-        server.close()
+        dashboard.stop()
     sealed = [r for r in records(tmp_path / "log") if r["event"] == "ShiftSealed"]
     assert len(sealed) == 1 and sealed[0]["who"] == "supervisor 1042"
     assert f'"seq":{sealed[0]["data"]["seal"]["seq"]}' in text
