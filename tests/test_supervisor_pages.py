@@ -4,7 +4,6 @@ report with each hand's zone image beside its reads, a placeholder where an imag
 
 import os
 import shutil
-import threading
 
 import pytest
 
@@ -20,8 +19,6 @@ from settled_table import PIN, RULES, SUPERVISOR  # noqa: E402
 
 @pytest.fixture
 def served(tmp_path):
-    import waitress.server
-
     from appliance.audit.index import Index
     from appliance.audit.log import AuditLog
     from appliance.config import read_toml
@@ -30,6 +27,7 @@ def served(tmp_path):
     from appliance.table.supervisor import hash_pin
     from appliance.table.table import Table
     from appliance.web.app import create_app
+    from appliance.web.serving import serve_dashboard
 
     audit_log = AuditLog(tmp_path / "log", b"s" * 64)
     live, index = LiveTable(), Index(tmp_path / "index.sqlite")
@@ -38,11 +36,10 @@ def served(tmp_path):
     audit_log.append("DeviceStatus", {"device": "rng", "status": "offline", "detail": "no heartbeat for 3 s"}, "device")
     index.catch_up(tmp_path / "log")
     table = Table(RULES, read_toml(RULES.source), audit_log, {SUPERVISOR: hash_pin(PIN)})
-    server = waitress.server.create_server(create_app(live, RULES, table, index=index, audit=audit_log),
-                                           host="127.0.0.1", port=0, threads=8)
-    threading.Thread(target=server.run, daemon=True).start()
-    yield f"http://127.0.0.1:{server.effective_port}", tmp_path / "log"
-    server.close()
+    dashboard = serve_dashboard(lambda site: create_app(live, RULES, table, index=index, audit=audit_log, site=site),
+                                live)
+    yield dashboard.url, tmp_path / "log"
+    dashboard.stop()
     index.close()
 
 

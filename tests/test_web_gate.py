@@ -75,17 +75,18 @@ def test_the_back_off_grows_and_a_spraying_address_is_locked():
 def test_an_unknown_id_costs_the_same_time_as_a_known_one(app):
     gate = app.table.gate
 
-    def cost(supervisor):
-        times = []
-        for n in range(3):
-            start = time.perf_counter()
-            with pytest.raises(PinError):
-                gate.check(supervisor, "000000", f"10.1.{n}.{len(supervisor)}")
-            times.append(time.perf_counter() - start)
-        return statistics.median(times)
+    def cost(supervisor, n):
+        start = time.perf_counter()
+        with pytest.raises(PinError):
+            gate.check(supervisor, "000000", f"10.1.{n}.{len(supervisor)}")
+        return time.perf_counter() - start
 
-    known, unknown = cost(SUPERVISOR), cost("no-such-supervisor")
-    assert 0.75 < unknown / known < 1.33, (known, unknown)
+    known, unknown = [], []
+    for n in range(4):  # interleaved: the machine's load drifts alike for both
+        known.append(cost(SUPERVISOR, n))
+        unknown.append(cost("no-such-supervisor", n))
+    ratio = statistics.median(unknown) / statistics.median(known)
+    assert 0.6 < ratio < 1.6, (known, unknown)  # it was 24 ms against 275 ms
 
 
 def test_a_new_supervisor_pin_has_6_to_8_digits(tmp_path):

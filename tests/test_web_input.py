@@ -77,13 +77,6 @@ def test_an_amount_is_a_decimal_string_within_the_table_limits(dealer, wager):
     assert dealer.loop.bets == []
 
 
-def test_a_wager_over_the_table_maximum_is_refused(dealer):
-    post = screen(dealer.app.test_client())
-    maximum = dealer.table.rules.limits.maximum
-    assert refused(post("/api/dealer/bets", {"bets": [{"seat": 2, "wager": str(maximum + 1)}]}), 409, "maximum")
-    assert post("/api/dealer/bets", {"bets": [{"seat": 2, "wager": str(maximum)}]}).status_code == 200
-
-
 @pytest.mark.parametrize("body, field", [({"seat": [1]}, "seat"), ({"seat": 2, "cards": 5}, "front"),
                                          ({"seat": 2, "back": ["7c"] * 5}, "front"),
                                          ({"seat": "banker", "cards": 5}, "cards"),
