@@ -130,7 +130,20 @@ class Line:
     problem: str | None = None
 
 
-def _file_lines(path: Path) -> Iterator[Line]:
+def _cheap_seq(raw: bytes) -> int | None:
+    """A canonical record's seq read without parsing it: keys are sorted, so the top-level "seq" comes
+    after "data" and every nested object, and a quote inside a string is escaped: the last ``"seq":``
+    in the line is the record's own."""
+    at = raw.rfind(b'"seq":')
+    if at < 0:
+        return None
+    digits = raw[at + 6:at + 26].split(b",", 1)[0]
+    return int(digits) if digits.isdigit() else None
+
+
+def _file_lines(path: Path, skip_below: int = 0) -> Iterator[Line]:
+    """The file's lines; with ``skip_below``, whole records numbered below it are passed over unparsed
+    (catching up with the end of a long day file costs what is new)."""
     last = 0
     with open(path, "rb") as handle:
         for number, raw in enumerate(handle, 1):
@@ -138,6 +151,11 @@ def _file_lines(path: Path) -> Iterator[Line]:
                 yield Line(last, path.name, number, raw, None, "the last record is cut short (no line end)")
                 return
             raw = raw[:-1]
+            if skip_below:
+                seq = _cheap_seq(raw)
+                if seq is not None and seq < skip_below:
+                    last = seq
+                    continue
             try:
                 record = json.loads(raw)
             except (json.JSONDecodeError, UnicodeDecodeError):
@@ -630,7 +648,8 @@ def records_from(folder: str | Path, seq: int) -> Iterator[dict]:
     them only (a file's last line tells whether it does), so that catching up with the end of a long
     log costs what is new, not what is old."""
     files = [p for p in day_files(Path(folder)) if (_last_seq(p) or 0) >= seq]
-    return (line.record for line in lines_in_order(files) if line.record is not None and line.seq >= seq)
+    lines = heapq.merge(*(_file_lines(p, seq) for p in files), key=lambda line: line.seq)
+    return (line.record for line in lines if line.record is not None and line.seq >= seq)
 
 
 def _backwards(path: Path, block: int) -> Iterator[dict]:
