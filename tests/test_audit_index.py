@@ -50,7 +50,8 @@ def test_search_by_round_time_and_status_newest_first(tmp_path):
     index.rebuild(tmp_path / "log")
     rows = index.search()
     assert rows[0] == {"round": "4-99", "status": "voided", "opened_at": rows[0]["opened_at"], "settled_at": None,
-                       "seat": None, "wager": None, "result": "voided", "net": None}
+                       "seat": None, "wager": None, "result": "voided", "net": None,
+                       "gaming_day": records(tmp_path / "log")[-1]["gaming_day"]}
     assert [r["round"] for r in rows[1:]] == sorted((r["round"] for r in rows[1:]), reverse=True)
     assert index.search(result="voided") == rows[:1] and index.search(seat=1, result="voided") == []
     third = index.search(round_id="4-3")
@@ -161,3 +162,35 @@ def test_the_shift_hour_by_hour_adds_up_to_the_shift_totals(tmp_path):
     assert sum(h["named"] for h in hours["hours"]) == named
     assert len(hours["bank"]) == 12 and hours["bank"][-1]["bank"] == totals["banker_net"]
     assert all(h["hour"].endswith(":00:00+00:00") for h in hours["hours"])
+
+
+def test_history_and_shift_go_by_the_gaming_day_not_the_utc_date(tmp_path):
+    """In a UTC-8 room a round at 02:00 UTC on the 2nd is on the gaming day of the 1st (18:00 local)."""
+    import datetime as dt
+
+    from appliance.audit.gaming_day import GamingDay
+
+    times = iter([dt.datetime(2026, 12, 2, 2, 0, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=n) for n in range(500)])
+    audit = AuditLog(tmp_path / "log", KEY, day=GamingDay("America/Los_Angeles", dt.time(6)), clock=lambda: next(times))
+    index = Index(tmp_path / "index.sqlite")
+    table = TableRound("day-1", load_house("general"), {"house": {}}, audit, [index.add])
+    table.open("dealer", [{"seat": 1, "wager": "20"}])
+    assert [r["round"] for r in index.search(day="2026-12-01")] == ["day-1"]
+    assert index.search(day="2026-12-02") == []
+    assert index.search(round_id="day-1")[0]["gaming_day"] == "2026-12-01"
+    assert index.shift(day="2026-12-01")["rounds_voided"] == 0 and index.shift(day="2026-12-02")["gaming_day"] == "2026-12-02"
+
+
+def test_an_index_of_an_older_layout_is_built_again(tmp_path):
+    import sqlite3
+
+    audit = AuditLog(tmp_path / "log", KEY)
+    play_rounds(load_house("general"), audit, 2, seed=4)
+    old = sqlite3.connect(tmp_path / "index.sqlite")
+    old.executescript("CREATE TABLE rounds (round TEXT PRIMARY KEY, house TEXT);"
+                      "CREATE TABLE indexed (one INTEGER PRIMARY KEY, seq INTEGER, hmac TEXT);")
+    old.commit()
+    old.close()
+    index = Index(tmp_path / "index.sqlite")
+    index.catch_up(tmp_path / "log")
+    assert [r["round"] for r in index.recent(2)] == ["4-2", "4-1"] and index.recent(1)[0]["gaming_day"]

@@ -137,11 +137,15 @@ def test_shift_totals_add_up_the_logged_settlements(rendered):
     fouls = sum(s["result"] == "foul" for r in records(folder) if r["event"] == Events.ROUND_SETTLED
                 for s in r["data"]["settlement"]["seats"])
     assert client.get("/api/shift").get_json() == {
-        "since": None, "rounds_settled": 2, "rounds_voided": 0, "misdeals": {}, "fouls": fouls,
+        "since": None, "gaming_day": None, "rounds_settled": 2, "rounds_voided": 0, "misdeals": {}, "fouls": fouls,
         "commission": str(sum(Decimal(t["commission"]) for t in totals)),
         "collection": str(sum(Decimal(t["collection"]) for t in totals)),
         "banker_net": str(sum(Decimal(t["banker_net"]) for t in totals))}
     assert client.get("/api/shift?since=2999-01-01T06:00Z").get_json()["rounds_settled"] == 0
+    day = records(folder)[-1]["gaming_day"]
+    assert client.get(f"/api/shift?day={day}").get_json()["rounds_settled"] == 2
+    assert client.get("/api/shift?day=1999-01-01").get_json()["rounds_settled"] == 0
+    assert client.get("/api/shift?day=tuesday").status_code == 400
     response = client.get("/api/shift?since=06:00")
     assert response.status_code == 400 and response.get_json()["error"].startswith("since:")
 

@@ -20,10 +20,13 @@ from pathlib import Path
 from ..game.settlement import Result
 from .log import records_from
 
+SCHEMA_VERSION = 2  # rounds carry their gaming day
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rounds (
     round TEXT PRIMARY KEY, house TEXT, banker TEXT, opened_at TEXT, settled_at TEXT,
-    status TEXT NOT NULL, reason TEXT, banker_net TEXT, commission TEXT, collection TEXT, seq INTEGER);
+    status TEXT NOT NULL, reason TEXT, banker_net TEXT, commission TEXT, collection TEXT, seq INTEGER,
+    gaming_day TEXT);
+CREATE INDEX IF NOT EXISTS rounds_day ON rounds (gaming_day);
 CREATE TABLE IF NOT EXISTS seats (
     round TEXT, seat INTEGER, wager TEXT, result TEXT, front TEXT, back TEXT, won TEXT, lost TEXT,
     commission TEXT, collection TEXT, net TEXT, PRIMARY KEY (round, seat));
@@ -61,6 +64,11 @@ class Index:
         self.db = sqlite3.connect(str(path), check_same_thread=False)
         self.lock = threading.RLock()
         with self.lock:
+            if self.db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                # Only a cache of the log: an index of another layout is dropped and built again.
+                for (table,) in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+                    self.db.execute(f'DROP TABLE "{table}"')
+                self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.executescript(SCHEMA)
 
     def close(self) -> None:
@@ -87,9 +95,10 @@ class Index:
         self.db.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?)",
                         (record["seq"], record["ts"], event, record.get("who"), round_id))
         if event == "RoundOpened":
-            self.db.execute("INSERT OR REPLACE INTO rounds (round, house, banker, opened_at, status, seq) "
-                            "VALUES (?, ?, ?, ?, 'open', ?)",
-                            (round_id, data["house"], str(data["banker"]), record["ts"], record["seq"]))
+            self.db.execute("INSERT OR REPLACE INTO rounds (round, house, banker, opened_at, status, seq, gaming_day) "
+                            "VALUES (?, ?, ?, ?, 'open', ?, ?)",
+                            (round_id, data["house"], str(data["banker"]), record["ts"], record["seq"],
+                             record.get("gaming_day")))
         elif event == "RoundSettled":
             totals = data["settlement"]["totals"]
             self.db.execute("UPDATE rounds SET status = 'settled', settled_at = ?, banker_net = ?, commission = ?, "
@@ -153,20 +162,22 @@ class Index:
         numbers = [int(r[0][len(prefix) + 1:]) for r in rows if r[0][len(prefix) + 1:].isdigit()]
         return max(numbers, default=0)
 
-    def shift(self, since: dt.datetime | None = None) -> dict:
-        """Totals of the rounds opened since a time: rounds settled and voided, misdeals by reason,
-        commission, collection, fouls, bank."""
-        start = log_time(since) or ""
+    def shift(self, since: dt.datetime | None = None, day: str | None = None) -> dict:
+        """Totals of the rounds opened since a time (and, with ``day``, of that gaming day): rounds
+        settled and voided, misdeals by reason, commission, collection, fouls, bank."""
+        where, args = "rounds.opened_at >= ?", [log_time(since) or ""]
+        if day is not None:
+            where, args = f"{where} AND rounds.gaming_day = ?", [*args, day]
         with self.lock:
             rounds = self.db.execute("SELECT status, banker_net, commission, collection FROM rounds "
-                                     "WHERE opened_at >= ?", (start,)).fetchall()
+                                     f"WHERE {where}", args).fetchall()
             fouls = self.db.execute("SELECT COUNT(*) FROM seats JOIN rounds USING (round) "
-                                    "WHERE seats.result = 'foul' AND rounds.opened_at >= ?", (start,)).fetchone()[0]
+                                    f"WHERE seats.result = 'foul' AND {where}", args).fetchone()[0]
             misdeals = self.db.execute("SELECT substr(reason, 10), COUNT(*) FROM rounds WHERE status = 'voided' "
-                                       "AND reason LIKE 'misdeal: %' AND opened_at >= ? GROUP BY reason",
-                                       (start,)).fetchall()
+                                       f"AND reason LIKE 'misdeal: %' AND {where} GROUP BY reason", args).fetchall()
         settled = [r for r in rounds if r[0] == "settled"]
-        return {"misdeals": dict(misdeals),"since": log_time(since), "rounds_settled": len(settled),
+        return {"misdeals": dict(misdeals), "since": log_time(since), "gaming_day": day,
+                "rounds_settled": len(settled),
                 "rounds_voided": sum(1 for r in rounds if r[0] == "voided"),
                 "commission": str(sum((Decimal(r[2]) for r in settled), Decimal("0.00"))),
                 "collection": str(sum((Decimal(r[3]) for r in settled), Decimal("0.00"))),
@@ -211,20 +222,23 @@ class Index:
         """The last ``n`` rounds, newest first (game recall: the current one and the nine before)."""
         with self.lock:
             rows = self.db.execute("SELECT round, house, banker, opened_at, settled_at, status, reason, banker_net, "
-                                   "commission, collection FROM rounds ORDER BY seq DESC LIMIT ?", (n,)).fetchall()
+                                   "commission, collection, gaming_day FROM rounds ORDER BY seq DESC LIMIT ?",
+                                   (n,)).fetchall()
         keys = ("round", "house", "banker", "opened_at", "settled_at", "status", "reason", "banker_net",
-                "commission", "collection")
+                "commission", "collection", "gaming_day")
         return [dict(zip(keys, row)) for row in rows]
 
     def search(self, round_id: str | None = None, seat: int | None = None, result: str | None = None,
-               start: dt.datetime | None = None, end: dt.datetime | None = None, limit: int = 200) -> list[dict]:
+               start: dt.datetime | None = None, end: dt.datetime | None = None, limit: int = 200,
+               day: str | None = None) -> list[dict]:
         """History rows, newest round first: one per settled seat, and one (seat null, result its status)
         for a round with no settled seats, so an open or voided round can be found too. The time is
-        the settlement's, else the opening's; ``start`` and ``end`` are inclusive."""
+        the settlement's, else the opening's; ``start`` and ``end`` are inclusive; ``day`` is the
+        gaming day the round was opened in."""
         query = ("SELECT r.round, r.status, r.opened_at, r.settled_at, s.seat, s.wager, COALESCE(s.result, r.status), "
-                 "s.net FROM rounds r LEFT JOIN seats s USING (round) WHERE 1 = 1")
+                 "s.net, r.gaming_day FROM rounds r LEFT JOIN seats s USING (round) WHERE 1 = 1")
         args: list = []
-        for clause, value in (("r.round = ?", round_id), ("s.seat = ?", seat),
+        for clause, value in (("r.round = ?", round_id), ("s.seat = ?", seat), ("r.gaming_day = ?", day),
                               ("COALESCE(s.result, r.status) = ?", result),
                               ("COALESCE(r.settled_at, r.opened_at) >= ?", log_time(start)),
                               ("COALESCE(r.settled_at, r.opened_at) <= ?", log_time(end))):
@@ -232,7 +246,7 @@ class Index:
                 query, args = f"{query} AND {clause}", [*args, value]
         with self.lock:
             rows = self.db.execute(query + " ORDER BY r.seq DESC, s.seat LIMIT ?", [*args, limit]).fetchall()
-        keys = ("round", "status", "opened_at", "settled_at", "seat", "wager", "result", "net")
+        keys = ("round", "status", "opened_at", "settled_at", "seat", "wager", "result", "net", "gaming_day")
         return [dict(zip(keys, row)) for row in rows]
 
     def events_of(self, round_id: str) -> list[dict]:

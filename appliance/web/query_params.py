@@ -34,6 +34,11 @@ def date_param(name: str) -> dt.date:
         raise ParameterError(f"{name}: {text!r} is not a date") from None
 
 
+def day_param(name: str) -> str | None:
+    """A gaming day (YYYY-MM-DD) if one is asked for: reports and searches go by the house's gaming day."""
+    return date_param(name).isoformat() if request.args.get(name, "").strip() else None
+
+
 def int_param(name: str, low: int, high: int, default: int | None = None) -> int | None:
     text = request.args.get(name, "").strip()
     if not text:

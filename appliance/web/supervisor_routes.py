@@ -24,7 +24,7 @@ from . import request_body
 from .request_body import BODY_LIMIT, ID_LIMIT, BodyError, json_object, text, whole
 from .screen_pairing import PairingError, ScreenPairings
 from .supervisor_sessions import SessionStore, SupervisorSession
-from .query_params import HISTORY_LIMIT, ParameterError, date_param, int_param, time_param
+from .query_params import HISTORY_LIMIT, ParameterError, date_param, day_param, int_param, time_param
 
 
 PIN_LIMIT = 8  # digits of a PIN at most
@@ -105,13 +105,13 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
             raise ParameterError(f"result: {result!r} is not one of {', '.join(RESULTS)}")
         return jsonify(index.search(round_id=request.args.get("round", "").strip() or None,
                                     seat=int_param("seat", 1, rules.start.player_seats), result=result,
-                                    start=time_param("from"), end=time_param("to"),
+                                    start=time_param("from"), end=time_param("to"), day=day_param("day"),
                                     limit=int_param("limit", 1, HISTORY_LIMIT, default=200)))
 
     @bp.get("/api/shift")
     @supervisor_read("index")
     def shift():
-        return jsonify(index.shift(time_param("since")))
+        return jsonify(index.shift(time_param("since"), day_param("day")))
 
     @bp.get("/api/shift/hours")
     @supervisor_read("index")
