@@ -89,6 +89,11 @@ fi
 # The deck: `appliance deck learn --faces FACES --out /etc/paigow-appliance/deck` (devices.toml: deck = "deck").
 run install -d -m 2750 -o root -g paigow "$conf/deck"
 if [ ! -e "$conf/audit.key" ]; then
+  # A new key never signs on after an old log: the log would verify under neither.
+  if ls /var/lib/paigow-appliance/audit/*.jsonl >/dev/null 2>&1; then
+    echo "install.sh: $conf/audit.key is missing but /var/lib/paigow-appliance/audit holds a log: put back the key that signed it" >&2
+    exit 2
+  fi
   run "$venv/bin/appliance" audit keygen "$conf/audit.key"
   run chown paigow:paigow "$conf/audit.key"
   run chmod 0400 "$conf/audit.key"

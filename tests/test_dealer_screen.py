@@ -22,7 +22,8 @@ if CHROMIUM is None:
 from dealer_screen import ServedTable  # noqa: E402
 from screen_audit import audit, problems  # noqa: E402
 
-SIZES = [(800, 480), (1024, 600), (1280, 800), (1920, 1080)]
+# the original 7-inch display, 7-inch tablets, Touch Display 2 in landscape, 10-inch tablets, a 1080p monitor
+SIZES = [(800, 480), (1024, 600), (1280, 720), (1280, 800), (1920, 1080)]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 

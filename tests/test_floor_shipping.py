@@ -121,3 +121,27 @@ def test_a_table_whose_log_stopped_recording_shows_so_in_the_pit(floor_dsn, tmp_
         recording[0] = True
         shipper.ship_pending()
         assert pit("/api/floor/tables")[0]["status"] == "online" and pit("/api/floor/alerts") == []
+
+
+def test_appliance_run_ships_its_records_as_it_plays(floor_dsn, tmp_path):
+    import time
+
+    migrated(floor_dsn)
+    enrolled(floor_dsn, "T9", tmp_path)
+    data = tmp_path / "data"
+    with floor_service(floor_dsn) as url:
+        proc = subprocess.Popen([sys.executable, "-m", "appliance", "run", "--simulate", "--rounds", "1", "--pace",
+                                 "0.05", "--port", str(free_port()), "--data", str(data), "--floor", url,
+                                 "--floor-credentials", str(tmp_path / "T9.credentials")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not any(
+                    '"event":"RoundSettled"' in line for line in floor_lines(floor_dsn, "T9")):
+                time.sleep(0.2)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    held = floor_lines(floor_dsn, "T9")
+    assert any('"event":"RoundSettled"' in line for line in held)
+    assert held == log_lines(data / "audit")[: len(held)]  # the table's own records, in order

@@ -150,6 +150,12 @@ class DealerLoop:
                                                                 Decimal(b.get("fortune", 0)) or None) for b in checked])
             except RoundError as err:
                 raise DealerInputError(str(err)) from None
+            # The settlement gives a wager over the maximum no action on the excess (a disputed round
+            # settles); at the table such a wager is not taken at all.
+            over = [b for b in checked if Decimal(b["wager"]) > self.table.rules.limits.maximum]
+            if over:
+                raise DealerInputError(f"seat {over[0]['seat']} wager: {over[0]['wager']} is over the table maximum "
+                                       f"{self.table.rules.limits.maximum}")
             refused = self.table.bank_refused(banker, who)
             if refused:
                 raise DealerInputError(refused)
@@ -413,7 +419,7 @@ AMOUNT = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?")
 
 
 def _amount(value, what: str) -> str:
-    if isinstance(value, Decimal):  # from the simulated dealer; the screen sends strings (JSON has no decimals)
+    if isinstance(value, Decimal) and value.is_finite():  # from Python callers; JSON gives strings
         value = str(value)
     if not isinstance(value, str) or not AMOUNT.fullmatch(value):
         raise DealerInputError(f"{what}: {value!r:.40} is not an amount (a decimal string such as \"25\" or \"12.50\")")

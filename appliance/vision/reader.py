@@ -13,7 +13,7 @@ all is judged over many cards (:mod:`.deck_match`): a frame's, or what the calle
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -21,7 +21,7 @@ import numpy as np
 from .calibrate import Calibration
 from .cards import Glyph, card_quads, index_corners, index_glyphs
 from .deck import Deck, Templates
-from .deck_match import DECK_MISMATCH, DeckMatch, Verdict
+from .deck_match import DECK_MISMATCH, JUDGED_FROM_PX_PER_MM, DeckMatch, Verdict
 from .layout import Layout, Zone
 from .spread import spread_corners
 
@@ -200,7 +200,18 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
         for corners, centre in spread:  # a hand spread with overlap: each card's index corners in view
             reads.append(CardRead(*_read_corners(corners, deck, t), mm(centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
+    if _px_per_mm(calibration, zone) < JUDGED_FROM_PX_PER_MM:
+        reads = [replace(r, match=None) for r in reads]  # too coarse a view to tell one deck from another
     return reads
+
+
+def _px_per_mm(calibration: Calibration, zone: Zone) -> float:
+    """How many frame pixels the camera gives a millimetre of the layout at the zone's centre."""
+    centre = (zone.x + zone.width / 2, zone.y + zone.height / 2)
+    points = np.array([[centre, (centre[0] + 1, centre[1]), (centre[0], centre[1] + 1)]], np.float64)
+    seen = cv2.perspectiveTransform(points, calibration.homography)[0]
+    (dx1, dy1), (dx2, dy2) = seen[1:] - seen[0]
+    return float(np.sqrt(abs(dx1 * dy2 - dy1 * dx2)))  # the square root of the area a square mm covers
 
 
 def read_frame(frame: np.ndarray, layout: Layout, deck: Deck, calibration: Calibration,
