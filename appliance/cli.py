@@ -444,6 +444,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .audit.keys import key_path
     from .audit.log import AuditLog
     from .config import load_devices, supervisors_as_saved
+    from .heartbeats import Probe, http_probe
     from .service import notify, start_watchdog
     from .station import Station
     from .table.live import LiveTable
@@ -487,7 +488,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     os.chmod(data / "index.sqlite", 0o640)
     # The log is the truth; the index catches up with what was written since it last saw the log
     # (the first start after an upgrade builds it once), so a start does not grow with history.
-    catch_up(index, data / "audit")
+    catch_up(index, data / "audit", on_batch=lambda done: notify(  # the first build may be long: not a hang
+        f"EXTEND_TIMEOUT_USEC=60000000\nSTATUS=indexing the audit history: {done} records"))
     feed = IndexFeed(index.add, audit)  # an index that cannot be written stops recording too
     table = Table(rules, rules_mapping, audit, supervisors, listeners=[live, feed])
     if beside_data:
@@ -510,12 +512,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
                                          "dashboard": f"{args.host}:{dashboard.site.port}", "tls": tls is not None,
                                          "insecure_http": dashboard.site.insecure_http}, "appliance")
+    probe_host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(
+        args.host, f"[{args.host}]" if ":" in args.host else args.host)  # the server answers itself on loopback
+    web_probe = Probe("web", http_probe(f"{'https' if tls else 'http'}://{probe_host}:{dashboard.site.port}/healthz",
+                                        timeout=2.0), every=min(1.0, devices.stale_after / 4))
+    web_probe.on_beat = station.hearts.watch("web")
+    station.workers.append(web_probe)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     shipped = shipper.start() if shipper else None  # the backlog first, then each record as it is written
     station.start()
     notify("READY=1")
-    start_watchdog(stop=stop)
+    start_watchdog(healthy=station.hearts.healthy, stop=stop)
     try:
         while not stop.wait(1.0):
             pass

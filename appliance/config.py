@@ -114,6 +114,7 @@ class DeviceConfig:
     warn_free_mb: float = 100  # free space on the audit disk below which the screens warn
     refuse_free_mb: float = 20  # ... and below which no new round is opened
     floor: FloorConfig | None = None  # where this table ships its records (docs/floor.md)
+    stale_after: float = 10.0  # seconds without progress from a watched thread before the watchdog stops
 
 
 def load_devices(path: Path | None = None) -> DeviceConfig:
@@ -132,6 +133,7 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
         ports[kind] = SerialSettings(
             kind, t.string("port"), baudrate=t.integer("baudrate", 300, 115200),
             offline_after=t.number("offline_after_s", 0.1, 60), reconnect_every=t.number("reconnect_every_s", 0.01, 60),
+            write_timeout=t.number("write_timeout_s", 0.01, 10, default=1.0),
         )
         t.done()
     serial_t.done()
@@ -176,8 +178,13 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
     if floor_t is not None:
         floor = FloorConfig(floor_t.string("url"), path.parent / floor_t.string("credentials"))
         floor_t.done()
+    watchdog = top.table("watchdog", optional=True)
+    stale_after = watchdog.number("stale_after_s", 0.5, 120, default=10.0) if watchdog else 10.0
+    if watchdog:
+        watchdog.done()
     top.done()
-    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), warn, refuse, floor)
+    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), warn, refuse, floor,
+                        stale_after)
 
 
 SUPERVISORS_HEADER = """# Supervisors allowed to correct, void and settle disputes: id = the salted hash of the PIN.

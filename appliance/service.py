@@ -5,9 +5,12 @@ Outside systemd (no $NOTIFY_SOCKET) every call does nothing.
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import threading
+
+log = logging.getLogger(__name__)
 
 
 def notify(message: str) -> bool:
@@ -34,7 +37,10 @@ def start_watchdog(healthy=lambda: True, stop: threading.Event | None = None) ->
     def ping() -> None:
         while not stop.wait(interval):
             if healthy():
-                notify("WATCHDOG=1")
+                try:
+                    notify("WATCHDOG=1")
+                except OSError as err:  # systemd's socket gone for a moment: the next ping tries again
+                    log.warning("watchdog ping not sent: %s", err)
 
     thread = threading.Thread(target=ping, name="watchdog", daemon=True)
     thread.start()

@@ -24,9 +24,11 @@ from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator
 from .devices.start_source import HealthTracker
 from .devices.worker import Worker
+from .heartbeats import Heartbeats, Probe, lock_probe
 from .table.dealer import DealerLoop
 from .table.eye import CameraEye
 from .table.recording import RecordingProbe, SpaceLimits
+from .table.repeats import fault_kind
 from .table.round import Events, RoundIds, interrupted, void_interrupted
 from .table.simulation import SimulatedDealer, simulated_eye
 from .table.table import Table
@@ -45,6 +47,7 @@ class Watcher(Worker):
 
     def _work(self) -> None:
         while not self._stop.is_set():
+            self.on_beat()
             started = time.monotonic()
             self._tick()
             self._stop.wait(max(0.0, self.every - (time.monotonic() - started)))
@@ -66,6 +69,7 @@ class Station:
         self.table = table
         self.workers: list[Worker] = []
         self.camera: Camera | None = None  # a real camera, closed when the station stops
+        self.hearts = Heartbeats(devices.stale_after)  # what the watchdog's pings rest on
         status = self._status_logger()
         health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.note(
             Events.DEVICE_HEALTH, {"device": "start-seat", "source": w.source, "message": w.message(),
@@ -84,7 +88,10 @@ class Station:
         # Recording stopped holds the table at once; the probe lights the lamp and tries to record again.
         self.probe = RecordingProbe(table.resume_recording, lambda: table.audit.stopped is not None,
                                     self.loop.announce, ready=ready_to_record)
-        self.workers += [self.panel, Watcher(every, self._guarded("camera", self.loop.tick)), self.probe]
+        camera_reader = Watcher(every, self._guarded("camera", self.loop.tick))
+        table_probe = Probe("table", lock_probe(table.lock), min(1.0, devices.stale_after / 4))
+        camera_reader.on_beat, table_probe.on_beat = self.hearts.watch("camera"), self.hearts.watch("table")
+        self.workers += [self.panel, camera_reader, self.probe, table_probe]
         if simulate:
             def press(name: str) -> None:  # a finger on the rail's button: held past the debounce time
                 pin = devices.panel.buttons[name]
@@ -107,9 +114,10 @@ class Station:
             except RecordingStopped as err:  # the table is held by it; the probe reports it
                 log.error("%s: %s", part, err)
             except Exception as err:  # noqa: BLE001 - whatever it was, the thread must survive it
-                log.exception("%s: %s", part, err)
-                self.table.note(Events.DEVICE_STATUS, {"device": part, "status": "fault",
-                                                      "detail": f"{type(err).__name__}: {err}"}, "appliance")
+                detail = f"{type(err).__name__}: {err}"
+                if self.table.repeats.offer((Events.DEVICE_STATUS, part, fault_kind(detail)), Events.DEVICE_STATUS,
+                                            {"device": part, "status": "fault", "detail": detail}, "appliance"):
+                    log.exception("%s: %s", part, err)  # the journal too hears of it once a window
         return run
 
     def _status_logger(self):
@@ -139,9 +147,11 @@ class Station:
             name = kind
         device = StartSeatDevice(
             settings, on_result=self._guarded(name, lambda result: self.loop.start_value(name, result)),
-            on_reject=lambda rejection: self.table.note(Events.DEVICE_REJECTED, {"device": name, **rejection.to_json()},
-                                                       "device"),
+            on_reject=lambda rejection: self.table.repeats.offer(
+                (Events.DEVICE_REJECTED, name, fault_kind(rejection.reason)), Events.DEVICE_REJECTED,
+                {"device": name, **rejection.to_json()}, "device"),
             on_status=lambda state, why: status(name, state.value, why))
+        device.on_beat = self.hearts.watch("device")
         self.workers.append(device)
         return device.roll, name
 
@@ -185,4 +195,5 @@ class Station:
             worker.stop()
         if self.camera is not None:
             self.camera.close()  # after its thread has stopped: no read can come in between
+        self.table.repeats.flush()  # the counts of faults still being counted
 

@@ -130,6 +130,17 @@ def test_round_ids_go_on_from_the_index(tmp_path):
     assert RoundIds(index.last_number, lambda: "d7", digits=4)() == "d7-0001"
 
 
+def test_a_long_catch_up_reports_each_committed_batch(tmp_path, monkeypatch):
+    import appliance.audit.index as index_module
+
+    audit = days_of_log(tmp_path / "log", days=2, per_day=20)
+    monkeypatch.setattr(index_module, "BATCH", 10)
+    index = Index(tmp_path / "index.sqlite")
+    done = []
+    assert index.catch_up(tmp_path / "log", on_batch=done.append) == audit.seq
+    assert done == list(range(10, audit.seq + 1, 10)) and index.last_indexed()[0] == audit.seq
+
+
 def test_the_shift_hour_by_hour_adds_up_to_the_shift_totals(tmp_path):
     from decimal import Decimal
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import sqlite3
 import threading
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
@@ -105,9 +106,10 @@ class Index:
                             (record["seq"], record["ts"], data.get("device") or data.get("source"),
                              data.get("detail") or data.get("message") or data.get("reason", "")))
 
-    def catch_up(self, folder: str | Path) -> int:
+    def catch_up(self, folder: str | Path, on_batch: Callable[[int], None] = lambda done: None) -> int:
         """Index what the log holds beyond the last record indexed; returns how many records that was.
-        An index whose last record is not in the log as it was indexed is rebuilt from the start."""
+        An index whose last record is not in the log as it was indexed is rebuilt from the start.
+        ``on_batch(records so far)`` hears of each batch committed (a long first build tells systemd)."""
         logged = any(Path(folder).glob("*.jsonl"))
         with self.lock:
             seq, signature = self.last_indexed()
@@ -126,6 +128,7 @@ class Index:
                 if len(batch) == BATCH:
                     count += self._add_batch(batch)
                     batch = []
+                    on_batch(count)
             return count + self._add_batch(batch)
 
     def _add_batch(self, batch: list[dict]) -> int:

@@ -45,6 +45,7 @@ class SerialSettings:
     offline_after: float = 3.0  # seconds without a valid message
     reconnect_every: float = 0.5  # seconds between attempts to reopen a lost port
     read_timeout: float = 0.1
+    write_timeout: float = 1.0  # a port that takes no more (a wedged adapter) fails the write, never hangs it
 
 
 Result = RngResult | DiceResult
@@ -93,6 +94,7 @@ class StartSeatDevice(Worker):
     def _work(self) -> None:
         self._last_valid = self._clock()  # silence is counted from the start, not from construction
         while not self._stop.is_set():
+            self.on_beat()
             if self._port is None and not self._open():
                 self._check_silence()
                 self._stop.wait(self.settings.reconnect_every)
@@ -111,7 +113,7 @@ class StartSeatDevice(Worker):
     def _open(self) -> bool:
         try:
             port = self._opener(self.settings.port, baudrate=self.settings.baudrate,
-                                timeout=self.settings.read_timeout)
+                                timeout=self.settings.read_timeout, write_timeout=self.settings.write_timeout)
         except (serial.SerialException, OSError, ValueError) as err:
             log.debug("%s: cannot open: %s", self.settings.port, err)
             return False

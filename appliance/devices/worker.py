@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from abc import ABC, abstractmethod
 
 
 class Worker(ABC):
     """Runs ``_work()`` on a daemon thread from ``start()`` until ``stop()``; usable in a ``with`` block.
 
-    ``_work`` watches ``self._stop``; ``_stopped()`` releases what the worker held."""
+    ``_work`` watches ``self._stop``; ``_stopped()`` releases what the worker held. A worker that the
+    watchdog watches calls ``on_beat()`` each time round its loop (set by whoever watches it)."""
 
     thread_name = "worker"
 
     def __init__(self) -> None:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self.on_beat: Callable[[], None] = lambda: None
 
     @abstractmethod
     def _work(self) -> None:

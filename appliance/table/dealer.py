@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 BUTTONS = ("next", "confirm", "supervisor")
 HAND = 7
+NOT_CONNECTED = "the start-seat device is not connected: reconnect it, or a supervisor enters the value"
 
 
 class Step(enum.Enum):
@@ -171,6 +172,7 @@ class DealerLoop:
             raise DealerInputError(f"unknown button {button!r}: expected one of {', '.join(BUTTONS)}")
         with self.table.lock:
             self.message = ""
+            ask_device = False
             try:
                 if button == "confirm" and version is not None and version != self.version:
                     self.message = "the reads changed since the screen showed them: check them and CONFIRM again"
@@ -182,7 +184,7 @@ class DealerLoop:
                 elif self.step is Step.HELD:
                     self.message = "the table is held: only a supervisor can release it"
                 elif button == "next":
-                    self._next(who)
+                    ask_device = self._next(who)
                 else:
                     self._confirm(who)
             except HeldForSupervisor as err:
@@ -190,7 +192,13 @@ class DealerLoop:
             except ValueError as err:
                 self.message = str(err)
             self.announce()
-            return self.message
+        # The device is asked outside the table's lock: a serial write can block (up to its timeout),
+        # and the camera, the other buttons and the supervisor must not wait on it.
+        if ask_device and not self._request_start():
+            with self.table.lock:
+                self.message = NOT_CONNECTED
+                self.announce()
+        return self.message
 
     def start_value(self, source: str, result: RngResult | DiceResult) -> None:
         """A value from the start-seat device (any thread). Used when a round waits for one, else logged."""
@@ -305,7 +313,8 @@ class DealerLoop:
     def _round_or_none(self) -> str | None:
         return self.table.current.round_id if self.table.current is not None else None
 
-    def _next(self, who: str) -> None:
+    def _next(self, who: str) -> bool:
+        """Opens the round if none is open; True when the device is to be asked for the start value."""
         step = self.step
         if step is Step.IDLE:
             if not self.bets:
@@ -317,16 +326,10 @@ class DealerLoop:
             table_round.open(self.banker, self.bets, self.banker_wager, who=who,
                              previous_rounds=self.table.bank_history if self.banker != DEALER else None)
             self.zones = {}
-            self._ask_for_start()
-        elif step is Step.START:
-            self._ask_for_start()
-        else:
-            raise RoundStateError("NEXT does nothing now: the hands are being read (CONFIRM accepts them)")
-
-    def _ask_for_start(self) -> None:
-        if not self._request_start():
-            raise RoundStateError("the start-seat device is not connected: reconnect it, or a supervisor enters "
-                                  "the value")
+            return True
+        if step is Step.START:
+            return True
+        raise RoundStateError("NEXT does nothing now: the hands are being read (CONFIRM accepts them)")
 
     def _confirm(self, who: str) -> None:
         step, current = self.step, self.table.current

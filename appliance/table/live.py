@@ -113,5 +113,8 @@ def _fault(event: str, data: dict) -> str | None:
     """What a device record says went wrong, if anything: a device offline or faulty, a rejected line,
     values that fail the uniformity check."""
     if event == Events.DEVICE_STATUS:
-        return data["detail"] if data["status"] in ("offline", "fault") else None
-    return data.get("message") or data.get("reason", "")
+        fault = data["detail"] if data["status"] in ("offline", "fault") else None
+    else:
+        fault = data.get("message") or data.get("reason", "")
+    count = data.get("count", 1)
+    return f"{fault} ({count} more like it)" if fault and count > 1 else fault

@@ -52,11 +52,11 @@ def index_reason(err: sqlite3.Error) -> str:
     return f"The history index cannot be written ({err}): nothing can be recorded"
 
 
-def catch_up(index, folder) -> int:
+def catch_up(index, folder, on_batch: Callable[[int], None] = lambda done: None) -> int:
     """The index brought up to the log's end at start-up; an index that cannot be written is recording
     stopped, said in the same words."""
     try:
-        return index.catch_up(folder)
+        return index.catch_up(folder, on_batch=on_batch)
     except sqlite3.Error as err:
         raise RecordingStopped(index_reason(err)) from None
 

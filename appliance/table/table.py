@@ -19,6 +19,7 @@ from ..game.banking import BankRound, bank_refusal
 from ..game.rules import HouseRules
 from ..game.start_seat import DEALER
 from .listeners import tell
+from .repeats import Repeats
 from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
 
@@ -28,10 +29,13 @@ log = logging.getLogger(__name__)
 class Table:
     def __init__(self, rules: HouseRules, rules_mapping: dict, audit: AuditLog,
                  supervisors: dict[str, str] | Callable[[], dict[str, str]],
-                 listeners: list | None = None):
+                 listeners: list | None = None, repeat_window: float = 60.0):
         self.rules, self.rules_mapping, self.audit = rules, rules_mapping, audit
         self.listeners: list = listeners if listeners is not None else []
         self.lock = threading.RLock()
+        # A device's fault repeated within the window (garbage on the line, a failing camera tick) is
+        # recorded once and then counted; refused logins are counted by the gate itself.
+        self.repeats = Repeats(self.note, repeat_window)
         self.gate = SupervisorGate(supervisors, on_refused=lambda data: self.log(
             Events.SUPERVISOR_REFUSED, data, who="supervisor gate"))
         self.current: TableRound | None = None

@@ -147,6 +147,11 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
         response.headers["Cache-Control"] = "public, max-age=86400"
         return response
 
+    @app.get("/healthz")
+    def healthz():
+        """The watchdog's probe: an answer shows the web server still takes requests."""
+        return Response("ok\n", mimetype="text/plain")
+
     @app.get("/api/state")
     def state():
         return jsonify(live.snapshot())
