@@ -1,4 +1,4 @@
-"""Every seat of a house wagered, the dealer's loop and the dashboard served on loopback as appliance run serves it:
+"""Every seat of a house wagered, the dealer's loop and the dashboard served on loopback as `appliance run` serves it:
 the dealer's screen as a browser meets it. Used by the screen's browser tests and by
 docs/screenshots.py. The camera is the simulated layout (tests/dealer_table.py)."""
 
@@ -34,10 +34,9 @@ class ServedTable:
         self.ev = evaluator(self.rules.joker, self.rules.wheel)
         self.seats = [n for n in range(1, self.rules.start.player_seats + 1) if n != self.banker]
         self.rounds = 0
-        # Served as appliance run serves it: the front streams /events, waitress answers the rest.
-        self.dashboard = serve_dashboard(lambda site: create_app(self.d.live, self.rules, self.d.table, index=self.index,
-                                                                 audit=self.d.audit, dealer=self.d.loop, site=site),
-                                         self.d.live)
+        self.dashboard = serve_dashboard(lambda site: create_app(
+            self.d.live, self.rules, self.d.table, index=self.index, audit=self.d.audit, dealer=self.d.loop, site=site),
+            self.d.live)
         self.base = self.dashboard.url
 
     def close(self) -> None:

@@ -98,7 +98,7 @@ def test_a_dealer_override_of_a_camera_read_needs_the_supervisors_pin(tmp_path):
             page = browser.new_page(viewport={"width": 800, "height": 480})
             page.goto(dashboard.url + "/")
             page.wait_for_selector("[data-zone=banker] [data-card='As']")
-            page.click("[data-zone=banker] .enter-hand")
+            page.click("[data-zone=banker].override")
             for code in typed:
                 page.click(f"#picker button[data-code='{code}']")
             page.click("#picker-done")
