@@ -77,6 +77,13 @@ def test_an_amount_is_a_decimal_string_within_the_table_limits(dealer, wager):
     assert dealer.loop.bets == []
 
 
+def test_a_wager_over_the_table_maximum_is_refused(dealer):
+    post = screen(dealer.app.test_client())
+    maximum = dealer.table.rules.limits.maximum
+    assert refused(post("/api/dealer/bets", {"bets": [{"seat": 2, "wager": str(maximum + 1)}]}), 409, "maximum")
+    assert post("/api/dealer/bets", {"bets": [{"seat": 2, "wager": str(maximum)}]}).status_code == 200
+
+
 @pytest.mark.parametrize("body, field", [({"seat": [1]}, "seat"), ({"seat": 2, "cards": 5}, "front"),
                                          ({"seat": 2, "back": ["7c"] * 5}, "front"),
                                          ({"seat": "banker", "cards": 5}, "cards"),
@@ -102,10 +109,12 @@ def test_a_body_over_64_kb_is_refused_before_it_is_read_and_never_logged(dealer,
             connection.putrequest("POST", path)
             connection.putheader("Content-Type", "application/json")
             connection.putheader("Content-Length", str(10 * 1024 * 1024))
-            connection.endheaders(b'{"supervisor": "' + b"x" * 60_000)
-            response = connection.getresponse()
-            assert response.status == 413 and "at most 65536" in json.loads(response.read())["error"]
-            connection.close()
+            connection.endheaders()  # the length alone is refused: no byte of the body is waited for
+            try:
+                response = connection.getresponse()
+                assert response.status == 413 and "at most 65536" in json.loads(response.read())["error"]
+            finally:
+                connection.close()
         connection = http.client.HTTPConnection(host, int(port), timeout=10)
         connection.request("POST", "/login", body=iter([b'{"supervisor": "', b"x" * 100_000, b'"}']),
                            headers={"Content-Type": "application/json"}, encode_chunked=True)
