@@ -214,10 +214,12 @@ def cmd_vision_render(args: argparse.Namespace) -> int:
 def cmd_deck_learn(args: argparse.Namespace) -> int:
     from .vision.deck import learn
 
-    deck = learn(args.faces)
+    deck = learn(args.faces, Path(args.out))
     deck.save(Path(args.out))
     _print({"deck": args.out, "ranks": sorted(deck.ranks), "suits": sorted(deck.suits),
-            "templates": sum(map(len, deck.ranks.values())) + sum(map(len, deck.suits.values()))})
+            "templates": sum(map(len, deck.ranks.values())) + sum(map(len, deck.suits.values())),
+            "index_mm": deck.index.to_json(), "faces_learned": len(deck.corners),
+            "refused": deck.refused, **({} if "JK" in deck.ranks else {"note": "no joker face: a joker reads as unreadable"})})
     return 0
 
 
@@ -526,7 +528,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     deck = sub.add_parser("deck", help="teach the reader a deck design").add_subparsers(
         dest="deck_command", required=True)
-    p = deck.add_parser("learn", help="rank and suit templates from one face image per card")
+    p = deck.add_parser("learn", help="rank and suit templates from one photo per card (any camera, angle, background)")
     p.add_argument("--faces", required=True, help="folder of faces named by card code: As.png ... Jk.png")
     p.add_argument("--out", required=True, help="the deck directory to write")
     p.set_defaults(func=cmd_deck_learn)

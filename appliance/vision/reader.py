@@ -18,8 +18,9 @@ import cv2
 import numpy as np
 
 from .calibrate import Calibration
-from .cards import Glyph, card_quads, index_corners, index_glyphs
+from .cards import Glyph, card_quads, index_corners
 from .deck import Deck, Templates
+from .index import index_glyphs
 from .layout import Layout, Zone
 from .spread import spread_corners
 
@@ -128,14 +129,14 @@ def _decide(looks: list[_Look], deck: Deck, t: Thresholds, ratio: float) -> tupl
 
 def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
     """The card at ``quad`` (frame pixels), from both its index corners."""
-    return _read_corners(index_corners(frame, quad), deck, t)
+    return _read_corners(index_corners(frame, quad, deck.index.box_mm), deck, t)
 
 
 def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
     """(code, confidence, reason) from a card's index corners in view. With two, their scores are
     averaged (two looks at the same symbols) under the looser test, unless each corner alone
     clearly names a different card; with one, the strict test."""
-    looks = [_Look.of(g, deck) for g in map(index_glyphs, corners) if g is not None]
+    looks = [_Look.of(g, deck) for g in (index_glyphs(c, deck.index) for c in corners) if g is not None]
     if not looks:
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(corners) > 1 else "")
     if len(looks) == 2:
@@ -182,7 +183,7 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
         frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
         reads.append(CardRead(*read_card(frame, frame_quad, deck, t), mm(quad.mean(axis=0))))
     for quad in odd:
-        spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM)
+        spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM, deck.index)
         if spread is None:
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
                                   mm(quad.mean(axis=0))))
