@@ -25,6 +25,7 @@ class Glyph:
     raw: np.ndarray  # uint8 ink intensity at the template size (what a deck stores)
     aspect: float  # width / height of its ink
     redness: float  # mean (R - max(G, B)) over its ink, in grey levels
+    px_per_mm: float = CANON_PX_PER_MM  # the resolution the card was seen at (a template's, for matching alike)
 
     @property
     def image(self) -> np.ndarray:
@@ -44,6 +45,13 @@ def _unit(images: np.ndarray) -> np.ndarray:
     rows = rows - rows.mean(axis=1, keepdims=True)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return rows / np.where(norms > 1e-6, norms, 1.0)
+
+
+def quad_px_per_mm(quad: np.ndarray) -> float:
+    """The resolution a card outline was seen at: its mean side lengths against the card's."""
+    q = order_quad(quad)
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    return float(((sides[0] + sides[2]) / CARD_W_MM + (sides[1] + sides[3]) / CARD_H_MM) / 4)
 
 
 def order_quad(points: np.ndarray) -> np.ndarray:
@@ -130,7 +138,10 @@ def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np
         return None
     top, bottom, left, right = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
     mask = full[top:bottom, left:right]
-    patch = np.where(mask, 255 - grey[top:bottom, left:right].astype(np.float32), 0)
+    # ink measured from the paper's own shade: under dim light the paper is far from white, and
+    # the halo a soft lens leaves round a symbol would otherwise fatten it (a club into a spade)
+    paper = float(np.percentile(grey, 90))
+    patch = np.where(mask, np.clip(paper - grey[top:bottom, left:right].astype(np.float32), 0, None), 0)
     colour = corner[top:bottom, left:right].astype(np.float32)
     red = colour[..., 2] - np.maximum(colour[..., 0], colour[..., 1])
     return Glyph(_resize(patch, size), (right - left) / max(1, bottom - top), float(red[mask].mean()))

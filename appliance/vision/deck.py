@@ -8,7 +8,7 @@ look at them. Casinos change deck designs: teach the appliance each design in pl
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -19,7 +19,7 @@ from .cards import CANON_PX_PER_MM, CANON_SIZE, RANK_SIZE, SUIT_SIZE, Glyph, fla
 from .index import IndexGeometry, IndexNotFound, index_glyphs, index_maps, index_patch, locate_index
 from .photo import find_cards
 
-FORMAT = 3  # 2: symbols cut by the darkest channel; 3: the index's place learned from the faces
+FORMAT = 3  # 2: symbols cut by the darkest channel; 3: the index's place learned, templates' resolutions
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
 
@@ -43,6 +43,7 @@ class Templates:
     starts: np.ndarray  # where each key's rows begin
     images: np.ndarray  # rows: zero-mean, unit-norm template images
     log_aspects: np.ndarray  # of each row's ink (width / height)
+    log_px_per_mm: np.ndarray  # the resolution each row was learned at
 
     @classmethod
     def of(cls, table: dict[str, list[Glyph]]) -> Templates:
@@ -50,7 +51,7 @@ class Templates:
         rows = [g for k in keys for g in table[k]]
         starts = np.cumsum([0] + [len(table[k]) for k in keys[:-1]])
         return cls(keys, starts, np.stack([g.image for g in rows]),
-                   np.log(np.maximum([g.aspect for g in rows], 1e-3)))
+                   np.log(np.maximum([g.aspect for g in rows], 1e-3)), np.log([g.px_per_mm for g in rows]))
 
 
 @dataclass
@@ -81,9 +82,9 @@ class Deck:
             "format": FORMAT, "canonical_size": CANON_SIZE, "index": self.index.to_json(),
             "rank_size": RANK_SIZE, "suit_size": SUIT_SIZE, "refused": self.refused,
             "ranks": {k: [{"file": f"ranks/{'joker' if k == 'JK' else k}-{n}.png", "aspect": g.aspect,
-                           "redness": g.redness} for n, g in enumerate(v)] for k, v in self.ranks.items()},
+                           "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.ranks.items()},
             "suits": {k: [{"file": f"suits/{'joker' if k == '*' else k}-{n}.png", "aspect": g.aspect,
-                           "redness": g.redness} for n, g in enumerate(v)] for k, v in self.suits.items()},
+                           "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.suits.items()},
         }
         (folder / "deck.json").write_text(json.dumps(meta, indent=1))
 
@@ -109,7 +110,7 @@ class Deck:
                     raw = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE) if path.is_file() else None
                     if raw is None:
                         raise DeckError(f"{path}: template missing or unreadable")
-                    glyphs.append(Glyph(raw, float(item["aspect"]), float(item["redness"])))
+                    glyphs.append(Glyph(raw, float(item["aspect"]), float(item["redness"]), float(item["px_per_mm"])))
                 table[key] = glyphs
             tables[kind] = table
         # a deck taught without a joker reports a joker as unreadable
@@ -199,11 +200,11 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     refused: dict[str, str] = {}
     corners = {code: index_patch(face, geometry) for code, face in flat.items()}
     for code, face in flat.items():
-        views = [index_glyphs(index_patch(seen, geometry), geometry) for seen in _as_the_camera_sees(face)]
-        if views[0] is None:
+        views = [(px, index_glyphs(index_patch(seen, geometry), geometry)) for px, seen in _as_the_camera_sees(face)]
+        if views[0][1] is None:
             refused[files[code].name] = "no rank and suit ink in the index region " + _box(geometry.box_mm)
         else:
-            glyphs[code] = [v for v in views if v is not None]
+            glyphs[code] = [(replace(v[0], px_per_mm=px), replace(v[1], px_per_mm=px)) for px, v in views if v is not None]
     for code, why in _misfits(glyphs).items():
         refused[files[code].name] = why
         del glyphs[code]
@@ -264,7 +265,8 @@ SAME_TEMPLATE = 0.99
 def _distinct(glyphs: list[Glyph]) -> list[Glyph]:
     kept: list[Glyph] = []
     for glyph in glyphs:
-        if all(float(glyph.image @ k.image) < SAME_TEMPLATE or abs(glyph.aspect - k.aspect) > 0.05 for k in kept):
+        if all(float(glyph.image @ k.image) < SAME_TEMPLATE or abs(glyph.aspect - k.aspect) > 0.05
+               or glyph.px_per_mm != k.px_per_mm for k in kept):
             kept.append(glyph)
     return kept
 
@@ -280,14 +282,14 @@ BLURRED_AT_PX_PER_MM = (1.6, 2.0, 2.6)
 CAMERA_BLUR_PX = 1.0
 
 
-def _as_the_camera_sees(face: np.ndarray) -> list[np.ndarray]:
+def _as_the_camera_sees(face: np.ndarray) -> list[tuple[float, np.ndarray]]:
     """The face as learned, and as it looks flattened from a frame at each camera resolution,
-    sharp and blurred."""
-    views = [face]
+    sharp and blurred, each with its resolution (px/mm)."""
+    views = [(CANON_PX_PER_MM, face)]
     for px, blur in [(px, 0.0) for px in CAMERA_PX_PER_MM] + [(px, CAMERA_BLUR_PX) for px in BLURRED_AT_PX_PER_MM]:
         small = cv2.resize(face, (round(CANON_SIZE[0] * px / CANON_PX_PER_MM), round(CANON_SIZE[1] * px / CANON_PX_PER_MM)),
                            interpolation=cv2.INTER_AREA)
         if blur:
             small = cv2.GaussianBlur(small, (0, 0), blur)
-        views.append(cv2.resize(small, CANON_SIZE, interpolation=cv2.INTER_LINEAR))
+        views.append((px, cv2.resize(small, CANON_SIZE, interpolation=cv2.INTER_LINEAR)))
     return views

@@ -18,10 +18,11 @@ import cv2
 import numpy as np
 
 from .calibrate import Calibration
-from .cards import Glyph, card_quads, index_corners
+from .cards import CARD_H_MM, Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import Deck, Templates
 from .index import index_glyphs
 from .layout import Layout, Zone
+from .photo import CardOutline, find_cards, image_aspect
 from .spread import spread_corners
 
 ZONE_PX_PER_MM = 3.0  # the zone image the audit log keeps
@@ -81,17 +82,25 @@ class _Look:
     redness: float
 
     @classmethod
-    def of(cls, glyphs: tuple[Glyph, Glyph], deck: Deck) -> _Look:
-        return cls(_key_scores(glyphs[0], deck.rank_templates), _key_scores(glyphs[1], deck.suit_templates),
-                   glyphs[1].redness)
+    def of(cls, glyphs: tuple[Glyph, Glyph], deck: Deck, px_per_mm: float) -> _Look:
+        return cls(_key_scores(glyphs[0], deck.rank_templates, px_per_mm),
+                   _key_scores(glyphs[1], deck.suit_templates, px_per_mm), glyphs[1].redness)
 
 
-def _key_scores(glyph: Glyph, templates: Templates) -> np.ndarray:
-    """Each key's best score (in ``templates.keys`` order) over the glyph's one-pixel shifts; a
+#: Templates learned at a resolution within this factor of the card's are compared with it: a
+#: club seen at 3 px/mm is a blob much like a spade learned at 3, not like a sharp club.
+RESOLUTION_SPAN = 1.6
+
+
+def _key_scores(glyph: Glyph, templates: Templates, px_per_mm: float) -> np.ndarray:
+    """Each key's best score (in ``templates.keys`` order) over the glyph's one-pixel shifts, among
+    the templates learned at about the card's resolution (the nearest, if none is near); a
     template of another shape (aspect) loses 0.2."""
     scores = (templates.images @ glyph.shifted().T).max(axis=1)
     off_shape = np.abs(np.log(max(glyph.aspect, 1e-3)) - templates.log_aspects) > 0.35
-    return np.maximum.reduceat(scores - 0.2 * off_shape, templates.starts)
+    distance = np.abs(templates.log_px_per_mm - np.log(px_per_mm))
+    usable = distance <= max(np.log(RESOLUTION_SPAN), float(distance.min()) + 1e-6)
+    return np.maximum.reduceat(np.where(usable, scores - 0.2 * off_shape, -1.0), templates.starts)
 
 
 def _colour(redness: float, t: Thresholds) -> set[str] | None:
@@ -129,14 +138,15 @@ def _decide(looks: list[_Look], deck: Deck, t: Thresholds, ratio: float) -> tupl
 
 def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
     """The card at ``quad`` (frame pixels), from both its index corners."""
-    return _read_corners(index_corners(frame, quad, deck.index.box_mm), deck, t)
+    return _read_corners(index_corners(frame, quad, deck.index.box_mm), deck, t, quad_px_per_mm(quad))
 
 
-def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
+def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds,
+                  px_per_mm: float) -> tuple[str | None, float, str | None]:
     """(code, confidence, reason) from a card's index corners in view. With two, their scores are
     averaged (two looks at the same symbols) under the looser test, unless each corner alone
     clearly names a different card; with one, the strict test."""
-    looks = [_Look.of(g, deck) for g in (index_glyphs(c, deck.index) for c in corners) if g is not None]
+    looks = [_Look.of(g, deck, px_per_mm) for g in (index_glyphs(c, deck.index) for c in corners) if g is not None]
     if not looks:
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(corners) > 1 else "")
     if len(looks) == 2:
@@ -188,8 +198,11 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
                                   mm(quad.mean(axis=0))))
             continue
+        frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
+        sides = np.linalg.norm(frame_quad - np.roll(frame_quad, -1, axis=0), axis=1)
+        spread_px = float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2 / CARD_H_MM)  # its short side: a card's height
         for corner, centre in spread:  # a hand spread with overlap: one index corner per card
-            reads.append(CardRead(*_read_corners([corner], deck, t), mm(centre)))
+            reads.append(CardRead(*_read_corners([corner], deck, t, spread_px), mm(centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads
 
@@ -212,3 +225,60 @@ def read_frame(frame: np.ndarray, layout: Layout, deck: Deck, calibration: Calib
     return result
 
 
+
+
+# --- cards in a photo, without a layout -------------------------------------------------------
+
+#: Outlines closer to square than this in the photo may be a card seen end-on in a steep
+#: perspective: the card is read both ways round.
+AMBIGUOUS_ASPECT = (0.8, 1.25)
+
+
+@dataclass(frozen=True)
+class PhotoCard:
+    card: str | None
+    confidence: float
+    reason: str | None
+    outline: CardOutline
+
+    def to_json(self) -> dict:
+        x, y = self.outline.center
+        return {"card": self.card, "confidence": round(self.confidence, 3), "reason": self.reason,
+                "center": [round(x, 1), round(y, 1)], "outline": [[round(float(a), 1), round(float(b), 1)]
+                                                                  for a, b in self.outline.corners]}
+
+
+@dataclass
+class PhotoRead:
+    cards: list[PhotoCard]
+    elapsed_ms: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"elapsed_ms": round(self.elapsed_ms, 1), "cards": [c.to_json() for c in self.cards]}
+
+
+def _read_outline(photo: np.ndarray, outline: CardOutline, deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
+    """One card of a photo from both its index corners, the card taken portrait as the photo
+    shows it and, where the outline is near square, also the other way round."""
+    box = deck.index.box_mm
+    turns = (0, 1) if AMBIGUOUS_ASPECT[0] <= image_aspect(outline.corners) <= AMBIGUOUS_ASPECT[1] else (0,)
+    reads = []
+    for turn in turns:
+        quad = np.roll(outline.corners, turn, axis=0)
+        corners = [flatten(photo, np.roll(quad, half, axis=0), box, ordered=True) for half in (0, 2)]
+        reads.append(_read_corners(corners, deck, t, quad_px_per_mm(outline.corners)))
+    named = {code for code, _, _ in reads if code is not None}
+    if len(named) > 1:
+        return None, 0.0, f"unreadable: the card reads {' or '.join(sorted(named))} as it is turned"
+    best = max(reads, key=lambda r: (r[0] is not None, r[1]))
+    if best[0] is None and outline.cut:
+        return None, 0.0, best[2] + " (the card is cut by the photo's edge)"
+    return best
+
+
+def read_photo(photo: np.ndarray, deck: Deck, t: Thresholds = Thresholds()) -> PhotoRead:
+    """Every card in a photo (no layout, any background, in perspective), each named from its
+    index corners or reported unreadable with the reason."""
+    start = time.perf_counter()
+    cards = [PhotoCard(*_read_outline(photo, outline, deck, t), outline) for outline in find_cards(photo)]
+    return PhotoRead(cards, (time.perf_counter() - start) * 1000)
