@@ -242,13 +242,14 @@ def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph]]]) -> dict[str, str]:
     with the other faces, each as learned sharp) than like its own."""
     out = {}
     for part, key in ((0, rank_key), (1, suit_key)):
-        sharp = {code: views[0][part].image for code, views in glyphs.items()}
-        for code, image in sharp.items():
+        sharp = {code: views[0][part] for code, views in glyphs.items()}
+        for code, glyph in sharp.items():
             best: dict[str, float] = {}
-            for other, other_image in sharp.items():
+            shifted = glyph.shifted()  # as the reader compares: a pixel off either way
+            for other, other_glyph in sharp.items():
                 if other != code:
                     k = key(other)
-                    best[k] = max(best.get(k, -1.0), float(image @ other_image))
+                    best[k] = max(best.get(k, -1.0), float((shifted @ other_glyph.image).max()))
             own = best.get(key(code))
             rival = max((k for k in best if k != key(code)), key=best.get, default=None)
             if own is not None and rival is not None and best[rival] > own + MISFIT_MARGIN:

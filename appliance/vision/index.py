@@ -29,9 +29,10 @@ INKED = 0.5
 STEADY = 0.03  # variance of ink (0..1) within a suit (or rank) at most this
 MIN_SYMBOL_MM2 = 3.0
 MAX_RANK_WIDTH = 2.0  # times the suit symbol's larger side
+GROWN_INK = 0.12  # see _grown
 DIFFERS = 0.02  # variance between the suits' (ranks') mean ink somewhere in a region of the index
 MARGIN_MM = 0.5  # around the symbols' reach when a corner is cut from a card
-REACH_MM, REACH_SHARE = 1.5, 0.25  # see IndexGeometry.reach
+REACH_MM, REACH_SHARE = 1.0, 0.15  # see IndexGeometry.reach
 LINE_MM = (4.0, 0.8)  # a frame line: a straight run this long, thinner than this
 SYMBOL_SIZE_MM = (1.5, 25.0)  # each learned region's width and height
 
@@ -45,8 +46,17 @@ class IndexGeometry:
     """Where the index is, in mm on an upright face from its top-left corner: the rank's and the
     suit's regions (x0, y0, x1, y1)."""
 
-    rank_mm: tuple[float, float, float, float]
+    rank_mm: tuple[float, float, float, float]  # where the rank's ink is steady: its pieces' centres lie here
     suit_mm: tuple[float, float, float, float]
+    suit_extent_mm: tuple[float, float, float, float]  # the whole suit symbol, with its stem
+
+    def extent(self, region: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        """How far the symbol of ``region`` (the rank's or the suit's) may reach: ink beyond is cut."""
+        if region == self.suit_mm:
+            reach = self.reach(self.suit_mm)
+            return (min(reach[0], self.suit_extent_mm[0]), min(reach[1], self.suit_extent_mm[1]),
+                    max(reach[2], self.suit_extent_mm[2]), max(reach[3], self.suit_extent_mm[3]))
+        return self.reach(region)
 
     @staticmethod
     def reach(region: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
@@ -60,16 +70,17 @@ class IndexGeometry:
     @property
     def box_mm(self) -> tuple[float, float, float, float]:
         """The whole index with a margin: what is cut from a card."""
-        r, s = self.reach(self.rank_mm), self.reach(self.suit_mm)
+        r, s = self.extent(self.rank_mm), self.extent(self.suit_mm)
         return (max(0.0, min(r[0], s[0]) - MARGIN_MM), max(0.0, min(r[1], s[1]) - MARGIN_MM),
                 max(r[2], s[2]) + MARGIN_MM, max(r[3], s[3]) + MARGIN_MM)
 
     def to_json(self) -> dict:
-        return {"rank_mm": [round(v, 2) for v in self.rank_mm], "suit_mm": [round(v, 2) for v in self.suit_mm]}
+        return {"rank_mm": [round(v, 2) for v in self.rank_mm], "suit_mm": [round(v, 2) for v in self.suit_mm],
+                "suit_extent_mm": [round(v, 2) for v in self.suit_extent_mm]}
 
     @classmethod
     def of_json(cls, data: dict) -> IndexGeometry:
-        return cls(tuple(float(v) for v in data["rank_mm"]), tuple(float(v) for v in data["suit_mm"]))
+        return cls(*(tuple(float(v) for v in data[k]) for k in ("rank_mm", "suit_mm", "suit_extent_mm")))
 
 
 def _ink_map(face: np.ndarray) -> np.ndarray:
@@ -92,6 +103,8 @@ class IndexMaps:
     rank: np.ndarray  # bool
     between_suits: np.ndarray  # variance of the suits' mean ink: where the suits differ
     between_ranks: np.ndarray
+    suit_ink: np.ndarray  # the most any suit inks each pixel on average: a suit symbol's whole extent
+    rank_ink: np.ndarray
 
     def picture(self) -> np.ndarray:
         """What was seen, for a technician: suit pixels blue, rank pixels red, 4x."""
@@ -106,7 +119,8 @@ def index_maps(faces: dict[str, np.ndarray]) -> IndexMaps:
     ink = np.stack([np.stack([_ink_map(faces[r + s]) for s in SUITS]) for r in RANKS])  # rank, suit, y, x
     suit = (ink.var(axis=0).mean(axis=0) < STEADY) & (ink.mean(axis=0).max(axis=0) > INKED)
     rank = (ink.var(axis=1).mean(axis=0) < STEADY) & (ink.mean(axis=1).max(axis=0) > INKED) & ~suit
-    return IndexMaps(suit, rank, ink.mean(axis=0).var(axis=0), ink.mean(axis=1).var(axis=0))
+    suit_means, rank_means = ink.mean(axis=0), ink.mean(axis=1)
+    return IndexMaps(suit, rank, suit_means.var(axis=0), rank_means.var(axis=0), suit_means.max(axis=0), rank_means.max(axis=0))
 
 
 def _regions(mask: np.ndarray, differs: np.ndarray) -> list[tuple[float, float, float, float, float]]:
@@ -154,7 +168,33 @@ def locate_index(maps: IndexMaps) -> IndexGeometry:
         merged = (min(rank[0], other[0]), min(rank[1], other[1]), max(rank[2], other[2]), max(rank[3], other[3]), 0.0)
         if other is not rank and _gap(other, rank) <= 1.5 and merged[2] - merged[0] <= MAX_RANK_WIDTH * size:
             rank = merged
-    return IndexGeometry(tuple(float(v) for v in rank[:4]), tuple(float(v) for v in suit[:4]))
+    rank = tuple(float(v) for v in rank[:4])
+    suit = tuple(float(v) for v in suit[:4])
+    return IndexGeometry(rank, suit, _grown(suit, maps.suit_ink, rank))
+
+
+def _grown(core, mean_ink: np.ndarray, rank) -> tuple[float, float, float, float]:
+    """The suit's region grown from its steady core to the whole symbol: the pixels connected to
+    the core that a suit inks on a good share of its cards (a thin stem, edges that shift a little
+    from card to card), within a quarter of the core's width beside it and half its height above and
+    below (not into a neighbouring pip), and not
+    into the rank's region (every rank shares the rank's place too)."""
+    p = MAP_PX_PER_MM
+    x0, y0, x1, y1 = core[:4]
+    dx, dy = 0.25 * (x1 - x0), 0.5 * (y1 - y0)  # a stem hangs below; beside a suit lie pips and frames
+    h, w = mean_ink.shape
+    bx0, by0 = max(0, int((x0 - dx) * p)), max(0, int((y0 - dy) * p))
+    bx1, by1 = min(w, int(np.ceil((x1 + dx) * p))), min(h, int(np.ceil((y1 + dy) * p)))
+    ink = mean_ink > GROWN_INK
+    ink[int(rank[1] * p):int(np.ceil(rank[3] * p)), int(rank[0] * p):int(np.ceil(rank[2] * p))] = False
+    window = ink[by0:by1, bx0:bx1].astype(np.uint8)
+    window[int(y0 * p) - by0:int(np.ceil(y1 * p)) - by0, int(x0 * p) - bx0:int(np.ceil(x1 * p)) - bx0] |= 1
+    _, labels = cv2.connectedComponents(window, connectivity=8)
+    core_labels = np.unique(labels[int((y0 + y1) / 2 * p) - by0, int(x0 * p) - bx0:int(np.ceil(x1 * p)) - bx0])
+    ys, xs = np.nonzero(np.isin(labels, core_labels[core_labels > 0]))
+    if not len(xs):
+        return (float(x0), float(y0), float(x1), float(y1))
+    return (float(bx0 + xs.min()) / p, float(by0 + ys.min()) / p, float(bx0 + xs.max() + 1) / p, float(by0 + ys.max() + 1) / p)
 
 
 def _mm(box) -> str:
@@ -226,7 +266,7 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry) -> tuple[Glyph, Gl
     for pieces, region, size in zip(parts, (geometry.rank_mm, geometry.suit_mm), (RANK_SIZE, SUIT_SIZE)):
         if not pieces:
             return None
-        x0, y0, x1, y1 = geometry.reach(region)
+        x0, y0, x1, y1 = geometry.extent(region)
         window = (max(0, round((x0 - ox) * m)), max(0, round((y0 - oy) * m)), round((x1 - ox) * m), round((y1 - oy) * m))
         glyph = glyph_of(corner, grey, labels, stats, pieces, size, window)
         if glyph is None:
