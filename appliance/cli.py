@@ -23,12 +23,13 @@ from .config import DEFAULT_HOUSE, load_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
 from .game.cards import format_cards, parse_cards
-from .game.fortune import fortune_category
+from .game.fortune import best_paying
+from .game.money import fmt
 from .game.house_ways import HOUSE_WAYS, set_by_house_way
 from .game.setting import SPLITS
 from .game.round_json import house_of, round_from_json, settlement_to_json
 from .game.settlement import settle
-from .game.values import evaluator
+from .game.start_seat import DEALER, StartSeatError, start_of_round
 from .simulate import simulate
 
 
@@ -45,7 +46,7 @@ def cmd_houseway(args: argparse.Namespace) -> int:
     way = args.house_way or rules.house_way
     if way not in HOUSE_WAYS:
         raise UsageError(f"unknown house way {way!r}: expected one of {', '.join(HOUSE_WAYS)}")
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     if args.cards:
         _print(set_by_house_way(parse_cards(args.cards), way, ev).to_json(ev))
         return 0
@@ -63,7 +64,7 @@ def cmd_houseway(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     rules = load_house(args.house)
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     cards = parse_cards(args.cards)
     out: dict = {"cards": format_cards(cards)}
     if len(cards) in (2, 5):
@@ -71,13 +72,23 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         out["rank"] = int(ev.value(cards))
     elif len(cards) == 7:
         best = max((ev.five([cards[i] for i in back]), back) for back, _ in SPLITS)
-        out["fortune"] = fortune_category(cards, ev)
+        out["fortune"] = _bonus_line(cards, ev, rules.fortune, lambda pay: f"{pay} to 1")
+        out["envy"] = _bonus_line(cards, ev, rules.envy, lambda pay: f"{fmt(pay)} to every other seat with a qualifying Fortune bet")
         out["best_five"] = format_cards(cards[i] for i in best[1])
         out["best_five_value"] = ev.name(best[0])
     else:
         raise UsageError(f"evaluate takes 2, 5 or 7 cards, got {len(cards)}")
     _print(out)
     return 0
+
+
+def _bonus_line(cards, ev, bonus, shown) -> dict | None:
+    """The line of the house's own pay table that seven cards are paid on ("no pay" where none);
+    None where the house offers no such bonus."""
+    if bonus is None:
+        return None
+    line = best_paying(cards, ev, bonus.pays)
+    return {"line": line, "pays": shown(bonus.pays[line]) if line else "no pay"}
 
 
 def cmd_settle(args: argparse.Namespace) -> int:
@@ -92,8 +103,26 @@ def cmd_settle(args: argparse.Namespace) -> int:
         raise UsageError(f"{source}: house: the round names {named!r} but --house is {args.house!r}")
     rules = load_house(args.house or named or DEFAULT_HOUSE)
     result = settle(round_from_json(data, source), rules)
-    _print(settlement_to_json(result, evaluator(rules.joker, rules.wheel)))
+    _print(settlement_to_json(result, rules.evaluator()))
     return 0
+
+
+def cmd_start_seat(args: argparse.Namespace) -> int:
+    rules = load_house(args.house)
+    banker = DEALER if args.banker == DEALER else _seat_number(args.banker)
+    dice = tuple(args.dice) if args.dice else None
+    try:
+        start = start_of_round(rules.start, banker, value=args.value, dice=dice)
+    except StartSeatError as err:
+        raise UsageError(f"{rules.name}: {err}") from None
+    _print(start.to_json())
+    return 0
+
+
+def _seat_number(text: str) -> int:
+    if not text.isdigit():
+        raise UsageError(f"--banker: expected \"dealer\" or a seat number, got {text!r}")
+    return int(text)
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -261,11 +290,13 @@ def cmd_vision_find(args: argparse.Namespace) -> int:
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
     from .audit.log import load_key, verify
+    from .audit.seal import parse_seal
 
-    result = verify(args.path, load_key(args.key_file))
+    key = load_key(args.key_file)
+    result = verify(args.path, key, seal=parse_seal(args.seal, key) if args.seal else None)
     _print(result.to_json())
     if not result.ok:
-        print(f"appliance audit verify: {result.file} line {result.line}: {result.problem}", file=sys.stderr)
+        print(f"appliance audit verify: {result.where()}: {result.problem}", file=sys.stderr)
     return 0 if result.ok else 1
 
 
@@ -308,15 +339,27 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_table(args: argparse.Namespace) -> int:
-    from .audit.log import AuditLog, key_for
+    from .audit.gaming_day import GamingDay
+    from .audit.index import Index
+    from .audit.keys import audit_key, key_path
+    from .audit.log import AuditLog
+    from .table.recording import SpaceLimits
     from .table.simulation import play_rounds
 
     audit_dir = Path(args.audit)
-    key_file = Path(args.key_file) if args.key_file else audit_dir.parent / f"{audit_dir.name}.key"
+    # A simulation on the shipped configuration: its key may sit beside its log folder.
+    key_file = key_path(args.key_file, None, audit_dir.parent / f"{audit_dir.name}.key")
     rules = load_house(args.house)
     start = time.perf_counter()
-    totals = play_rounds(rules, AuditLog(audit_dir, key_for(key_file)), args.rounds, seed=args.seed,
-                         render=args.render, size=(args.width, args.height))
+    space = SpaceLimits(max(args.refuse_free_mb, SpaceLimits.warn_mb), args.refuse_free_mb)
+    day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
+    audit = AuditLog(audit_dir, audit_key(key_file, audit_dir), day=day)
+    index = Index(audit_dir.parent / f"{audit_dir.name}.index.sqlite")  # round ids go on from it
+    try:
+        totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render,
+                             size=(args.width, args.height), index=index, space=space)
+    finally:
+        index.close()
     _print({**totals, "audit": str(audit_dir), "key_file": str(key_file),
             "seconds": round(time.perf_counter() - start, 2)})
     return 0
@@ -341,7 +384,7 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
         start, end = dt.date.fromisoformat(args.date_from), dt.date.fromisoformat(args.date_to)
     except ValueError as err:
         raise UsageError(f"--from/--to: {err} (use YYYY-MM-DD)") from None
-    sys.stdout.write(export_csv(args.path, load_key(args.key_file), start, end))
+    sys.stdout.write(export_csv(args.path, load_key(args.key_file), start, end).text)
     return 0
 
 
@@ -349,18 +392,38 @@ def data_dir(given: str | None) -> Path:
     """--data, else $APPLIANCE_DATA_DIR, else systemd's $STATE_DIRECTORY, else ./data."""
     import os
 
-    return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data")
+    return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data").absolute()
+
+
+def refuse_simulated_parts(args: argparse.Namespace, devices) -> None:
+    """A dealing table (``--production``, as the service runs) never plays itself: a simulated start
+    source or camera would write a self-played game into the table's audit log."""
+    if args.simulate:
+        raise UsageError("--production and --simulate together: a dealing table is never simulated")
+    if devices.start_source == "simulated":
+        raise UsageError(f"{devices.source}: [start_seat] source = \"simulated\" on a dealing table: set it to "
+                         "\"rng\", \"dice\" or \"builtin\" (hardware/README.md)")
+    if devices.camera.source == "synthetic":
+        raise UsageError(f"{devices.source}: [camera] source = \"synthetic\" on a dealing table: set it to "
+                         "\"picamera2\" (or \"v4l2\" for a USB camera)")
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     import waitress
 
     from .audit.index import Index
-    from .audit.log import AuditLog, key_for
+    import os
+
+    from .audit.checkpoint import check_at_startup
+    from .audit.gaming_day import GamingDay
+    from .audit.keys import ENV as KEY_ENV
+    from .audit.keys import audit_key, key_path
+    from .audit.log import AuditLog
     from .config import load_devices, load_supervisors
     from .service import notify, start_watchdog
     from .station import Station
     from .table.live import LiveTable
+    from .table.recording import IndexFeed, catch_up
     from .table.round import Events
     from .table.supervisor import hash_pin
     from .table.table import Table
@@ -368,11 +431,10 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     config_dir = Path(args.config) if args.config else None
     data = data_dir(args.data)
-    # The audit key lives outside the log: in the configuration folder when there is one
-    # (the install script puts it there, readable by the service user only), else beside the data.
-    key_file = config_dir / "audit.key" if config_dir else data / "audit.key"
     rules = load_house(args.house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
     devices = load_devices(config_dir / "devices.toml" if config_dir else None)
+    if args.production:
+        refuse_simulated_parts(args, devices)
     supervisors = load_supervisors(config_dir)
     simulate = args.simulate or devices.start_source == "simulated"
     if simulate and not supervisors:
@@ -380,17 +442,35 @@ def cmd_run(args: argparse.Namespace) -> int:
         pin = f"{secrets.randbelow(10**6):06d}"
         supervisors = {"demo": hash_pin(pin)}
         print(f"simulation: supervisor id demo, PIN {pin} (this run only)", file=sys.stderr, flush=True)
-    audit = AuditLog(data / "audit", key_for(key_file))
+    # The audit key lives outside the data (see audit/keys.py); only a simulation on the shipped
+    # configuration keeps one beside its data.
+    beside_data = simulate and config_dir is None and not args.key_file and not os.environ.get(KEY_ENV)
+    key_file = key_path(args.key_file, config_dir, data / "audit.key" if beside_data else None)
+    data.mkdir(mode=0o750, parents=True, exist_ok=True)
+    rules_mapping = read_toml(Path(rules.source))
+    audit = AuditLog(data / "audit", audit_key(key_file, data / "audit"),
+                     day=GamingDay.from_house(rules_mapping, rules.source))
+    check = check_at_startup(audit)  # verify what was not verified before trusting the log
     live = LiveTable()
     index = Index(data / "index.sqlite")
-    table = Table(rules, read_toml(Path(rules.source)), audit, supervisors, listeners=[live, index.add])
+    os.chmod(data / "index.sqlite", 0o640)
+    # The log is the truth; the index catches up with what was written since it last saw the log
+    # (the first start after an upgrade builds it once), so a start does not grow with history.
+    catch_up(index, data / "audit")
+    feed = IndexFeed(index.add, audit)  # an index that cannot be written stops recording too
+    table = Table(rules, rules_mapping, audit, supervisors, listeners=[live, feed])
+    if beside_data:
+        table.notices.append(f"Simulation: the audit key is kept in the data folder ({key_file}); on a table it "
+                             "lives in the configuration folder")
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
-                      rounds=args.rounds or None, on_prompt=live.prompt)
-    index.rebuild(data / "audit")  # the log is the truth; the index is rebuilt from it at every start
+                      rounds=args.rounds or None, on_prompt=live.prompt, index=index, ready_to_record=feed.flush)
+    # Records lost from the log's end, or a log that fails verification: no round until a supervisor has seen it.
+    table.hold_for_audit(audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
     server = waitress.create_server(create_app(live, rules, table=table, index=index, audit=audit,
                                                dealer=station.loop), host=args.host, port=args.port, threads=16)
     print(json.dumps({"dashboard": f"http://{args.host}:{server.effective_port}/", "data": str(data),
-                      "simulate": simulate}), flush=True)
+                      "simulate": simulate, "key_file": str(key_file), "verified": check.verification.records,
+                      "held": table.held}), flush=True)
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
                                          "dashboard": f"{args.host}:{server.effective_port}"}, "appliance")
     stop = threading.Event()
@@ -447,6 +527,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--house", help="house rules (default: the round's \"house\", else general)")
     p.set_defaults(func=cmd_settle)
 
+    p = sub.add_parser("start-seat", help="the first hand and action order for a device value or three dice")
+    p.add_argument("--house", default=DEFAULT_HOUSE)
+    p.add_argument("--banker", required=True, help='"dealer" or the banking player\'s seat')
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--value", type=int, help="the electronic device's value, 1-7")
+    how.add_argument("--dice", type=int, nargs=3, metavar=("A", "B", "C"), help="the three dice")
+    p.set_defaults(func=cmd_start_seat)
+
     p = sub.add_parser("simulate", help="heads-up hands, both sides set by the house way")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--house-way", help="override the house's house way")
@@ -458,10 +546,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("run", help="start the appliance: round engine, audit log and dashboard")
     p.add_argument("--config", help="a configuration folder (default: the shipped config)")
     p.add_argument("--data", help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
+    p.add_argument("--key-file", help="the audit key (default: $APPLIANCE_KEY_FILE, else audit.key in --config; "
+                   "a simulation on the shipped config keeps one in the data folder)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8080)
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--simulate", action="store_true", help="simulated devices and camera (the default without hardware)")
+    p.add_argument("--production", action="store_true",
+                   help="a dealing table (the service): refuse to start on a simulated start source or camera")
     p.add_argument("--render", action="store_true", help="in simulation, read every hand from the synthetic camera")
     p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
     p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
@@ -478,12 +570,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
     p.add_argument("--rounds", type=int, required=True)
     p.add_argument("--audit", required=True, help="the audit log folder")
-    p.add_argument("--key-file", help="the HMAC key (default: <audit>.key beside the folder, created if absent)")
+    p.add_argument("--key-file", help="the HMAC key (default: $APPLIANCE_KEY_FILE, else <audit>.key beside the "
+                   "folder, created only while there is no log)")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--render", action="store_true", help="read every hand with the simulated camera and the reader")
     p.add_argument("--width", type=int, default=4608)
     p.add_argument("--height", type=int, default=2592)
+    p.add_argument("--refuse-free-mb", type=float, default=20,
+                   help="open no round while the audit disk has less free space than this (MB)")
     p.set_defaults(func=cmd_simulate_table)
 
     devices = sub.add_parser("devices", help="start-seat devices on a serial port").add_subparsers(
@@ -557,13 +652,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = audit.add_parser("verify", help="check every chain and signature; names the first bad record")
     p.add_argument("path", help="the log folder (or one day's file)")
     p.add_argument("--key-file", required=True, help="the HMAC key, kept outside the log")
+    p.add_argument("--seal", help="a shift seal (its text, or a file holding it): the log must still hold "
+                   "every record up to it, unchanged")
     p.set_defaults(func=cmd_audit_verify)
     p = audit.add_parser("replay", help="settle every logged round again from its raw records; report differences")
     p.add_argument("path")
     p.add_argument("--key-file", required=True)
     p.add_argument("--round", help="only this round id")
     p.set_defaults(func=cmd_audit_replay)
-    p = audit.add_parser("export", help="settled rounds as CSV for the cage or accounting")
+    p = audit.add_parser("export", help="settled rounds of gaming days (--from/--to) as CSV, with their shift seals")
     p.add_argument("path")
     p.add_argument("--key-file", required=True)
     p.add_argument("--from", dest="date_from", required=True)
@@ -587,8 +684,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    # Commands report on stdout/stderr as JSON; the log only speaks up for errors here.
-    logging.basicConfig(level=logging.ERROR, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # Commands report on stdout/stderr as JSON; the log only speaks up for errors here. The appliance
+    # itself runs under systemd: its warnings (a device offline, a camera fault) belong in the journal.
+    level = logging.WARNING if args.command == "run" else logging.ERROR
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     try:
         return args.func(args)
     except (ValueError, OSError) as err:

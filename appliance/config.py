@@ -103,6 +103,8 @@ class DeviceConfig:
     camera: CameraConfig
     vision: VisionConfig
     source: str
+    warn_free_mb: float = 100  # free space on the audit disk below which the screens warn
+    refuse_free_mb: float = 20  # ... and below which no new round is opened
 
 
 def load_devices(path: Path | None = None) -> DeviceConfig:
@@ -153,8 +155,15 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
     vision = VisionConfig(path.parent / vis.string("layout"), path.parent / vis.string("deck"),
                           vis.integer("stable_frames", 1, 30))
     vis.done()
+    audit = top.table("audit", optional=True)
+    warn, refuse = (100, 20) if audit is None else (audit.number("warn_free_mb", 0, 1e6, 100),
+                                                    audit.number("refuse_free_mb", 0, 1e6, 20))
+    if audit is not None:
+        if refuse > warn:
+            raise audit.error("refuse_free_mb", f"{refuse:g} is above warn_free_mb ({warn:g})")
+        audit.done()
     top.done()
-    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path))
+    return DeviceConfig(source, ports, window, alpha, backend, panel, camera, vision, str(path), warn, refuse)
 
 
 SUPERVISORS_HEADER = """# Supervisors allowed to correct, void and settle disputes: id = the salted hash of the PIN.

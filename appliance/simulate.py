@@ -25,6 +25,7 @@ _RANKS = "23456789TJQKA"
 class Job:
     joker: object
     wheel: object
+    equal_pair_behind_fouls: bool
     way: str
     seed: int
     chunk: int
@@ -39,7 +40,7 @@ def _front_label(value: int) -> str:
 
 
 def run_chunk(job: Job) -> Counter:
-    ev = evaluator(job.joker, job.wheel)
+    ev = evaluator(job.joker, job.wheel, job.equal_pair_behind_fouls)
     rng = random.Random(f"{job.seed}:{job.chunk}")
     deck = list(range(53))
     tally: Counter = Counter()
@@ -50,7 +51,7 @@ def run_chunk(job: Job) -> Counter:
         _, _, pf, pb, _ = decide(dealt[:7], way, ev)
         _, _, bf, bb, _ = decide(dealt[7:], way, ev)
         banker_fronts[bf] += 1
-        if pf > pb or bf > bb:
+        if ev.fouls(pf, pb) or ev.fouls(bf, bb):
             tally["fouls"] += 1
         front_win, back_win = pf > bf, pb > bb
         tally["front_copies"] += pf == bf
@@ -63,7 +64,7 @@ def run_chunk(job: Job) -> Counter:
 
 def simulate(rules: HouseRules, hands: int, seed: int = 1, workers: int = 1, way: str | None = None) -> dict:
     way = way or rules.house_way
-    jobs = [Job(rules.joker, rules.wheel, way, seed, i, min(CHUNK, hands - start))
+    jobs = [Job(rules.joker, rules.wheel, rules.equal_pair_behind_fouls, way, seed, i, min(CHUNK, hands - start))
             for i, start in enumerate(range(0, hands, CHUNK))]
     total: Counter = Counter()
     if workers > 1:

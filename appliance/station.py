@@ -14,6 +14,8 @@ import logging
 import time
 from pathlib import Path
 
+from .audit.index import Index
+from .audit.log import RecordingStopped
 from .config import DeviceConfig, DeviceConfigError
 from .devices.builtin_rng import BuiltinRng
 from .devices.camera import Camera, ImageFolderSource, Picamera2Source, VideoCaptureSource
@@ -24,6 +26,7 @@ from .devices.start_source import HealthTracker
 from .devices.worker import Worker
 from .table.dealer import DealerLoop
 from .table.eye import CameraEye
+from .table.recording import RecordingProbe, SpaceLimits
 from .table.round import Events, RoundIds, interrupted, void_interrupted
 from .table.simulation import SimulatedDealer, simulated_eye
 from .table.table import Table
@@ -51,11 +54,20 @@ class Station:
     """Everything ``appliance run`` starts; ``stop()`` ends it in order."""
 
     def __init__(self, table: Table, devices: DeviceConfig, simulate: bool, render: bool = False, seed: int = 1,
-                 pace: float = 1.5, rounds: int | None = None, on_prompt=lambda prompt: None):
+                 pace: float = 1.5, rounds: int | None = None, on_prompt=lambda prompt: None,
+                 index: Index | None = None, ready_to_record=lambda: True):
+        """``index`` is the history index, caught up with the log and listening to the table; without
+        one, an index in memory is built from the whole log. ``ready_to_record`` says whether the
+        parts beside the log (the index's feed) can take records again after recording stopped."""
+        if index is None:
+            index = Index(":memory:")
+            index.catch_up(table.audit.folder)
+            table.listeners.append(index.add)
         self.table = table
         self.workers: list[Worker] = []
+        self.camera: Camera | None = None  # a real camera, closed when the station stops
         status = self._status_logger()
-        health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.log(
+        health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.note(
             Events.DEVICE_HEALTH, {"device": "start-seat", "source": w.source, "message": w.message(),
                                    **w.check.to_json()}, "appliance"))
         request_start, source = self._start_source(devices, simulate, status)
@@ -66,9 +78,13 @@ class Station:
         def day() -> str:  # round ids by gaming day: <day>-0001, <day>-0002, ...
             return table.audit.gaming_day(dt.datetime.now(dt.timezone.utc))
 
-        self.loop = DealerLoop(table, eye, request_start, RoundIds(table.audit.folder, day, digits=4), source, health,
-                               devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt)
-        self.workers += [self.panel, Watcher(every, self._guarded("camera", self.loop.tick))]
+        self.loop = DealerLoop(table, eye, request_start, RoundIds(index.last_number, day, digits=4), source, health,
+                               devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt,
+                               space=SpaceLimits(devices.warn_free_mb, devices.refuse_free_mb))
+        # Recording stopped holds the table at once; the probe lights the lamp and tries to record again.
+        self.probe = RecordingProbe(table.resume_recording, lambda: table.audit.stopped is not None,
+                                    self.loop.announce, ready=ready_to_record)
+        self.workers += [self.panel, Watcher(every, self._guarded("camera", self.loop.tick)), self.probe]
         if simulate:
             def press(name: str) -> None:  # a finger on the rail's button: held past the debounce time
                 pin = devices.panel.buttons[name]
@@ -87,15 +103,17 @@ class Station:
         def run(*args):
             try:
                 return action(*args)
+            except RecordingStopped as err:  # the table is held by it; the probe reports it
+                log.error("%s: %s", part, err)
             except Exception as err:  # noqa: BLE001 - whatever it was, the thread must survive it
                 log.exception("%s: %s", part, err)
-                self.table.log(Events.DEVICE_STATUS, {"device": part, "status": "fault",
+                self.table.note(Events.DEVICE_STATUS, {"device": part, "status": "fault",
                                                       "detail": f"{type(err).__name__}: {err}"}, "appliance")
         return run
 
     def _status_logger(self):
         def status(device: str, state: str, detail: str) -> None:
-            self.table.log(Events.DEVICE_STATUS, {"device": device, "status": state, "detail": detail}, "appliance")
+            self.table.note(Events.DEVICE_STATUS, {"device": device, "status": state, "detail": detail}, "appliance")
         return status
 
     def _start_source(self, devices: DeviceConfig, simulate: bool, status):
@@ -120,7 +138,7 @@ class Station:
             name = kind
         device = StartSeatDevice(
             settings, on_result=self._guarded(name, lambda result: self.loop.start_value(name, result)),
-            on_reject=lambda rejection: self.table.log(Events.DEVICE_REJECTED, {"device": name, **rejection.to_json()},
+            on_reject=lambda rejection: self.table.note(Events.DEVICE_REJECTED, {"device": name, **rejection.to_json()},
                                                        "device"),
             on_status=lambda state, why: status(name, state.value, why))
         self.workers.append(device)
@@ -149,7 +167,8 @@ class Station:
                        "v4l2": lambda: VideoCaptureSource(int(cam.device) if cam.device.isdigit() else cam.device,
                                                           cam.width, cam.height),
                        "folder": lambda: ImageFolderSource(cam.device, loop=True)}[cam.source]
-        camera = Camera(open_source, on_fault=lambda why: status("camera", "fault", why), stall_after=cam.stall_after)
+        camera = self.camera = Camera(open_source, on_fault=lambda why: status("camera", "fault", why),
+                                      stall_after=cam.stall_after)
         eye = CameraEye(camera, layout, Deck.load(devices.vision.deck), Calibrator(layout),
                         on_status=lambda state, why: status("camera", state, why))
         return eye, None, 0.1
@@ -163,4 +182,6 @@ class Station:
     def stop(self) -> None:
         for worker in reversed(self.workers):
             worker.stop()
+        if self.camera is not None:
+            self.camera.close()  # after its thread has stopped: no read can come in between
 

@@ -12,7 +12,10 @@ against one cv2.warpPerspective of the full frame measured in the same run; cali
 not find them in every frame; and the narrowest and median card width rendered. Times are
 given as wall-clock and as this process's CPU time: on a shared machine the second is the
 work done on the one core.
-Run: python bench/vision_accuracy.py [--frames 500] [--seed 500] [--design casino] [--spread]
+With --deck DESIGN the deck is learned from another design's faces (a deck not the one in play):
+then every card named is a misread unless the designs print it alike, and the frames whose
+reader reported the mismatch are counted.
+Run: python bench/vision_accuracy.py [--frames 500] [--seed 500] [--design casino] [--spread] [--deck modern]
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from appliance.config import shipped_config_dir
 from appliance.vision.calibrate import Calibrator, calibrate
 from appliance.vision.deck import learn
 from appliance.vision.layout import load_layout
+from appliance.vision.deck_match import DECK_MISMATCH
 from appliance.vision.reader import read_frame, read_zone
 
 
@@ -76,6 +80,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=500)
     parser.add_argument("--design", default="casino", help="a design not used while tuning the reader")
     parser.add_argument("--spread", action="store_true", help="hands spread with overlap, each index corner in view")
+    parser.add_argument("--deck", default=None, help="learn the deck from this design's faces instead")
     parser.add_argument("--dir", type=Path, default=None, help="where the rendered frames are kept")
     parser.add_argument("--render-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -91,7 +96,10 @@ def main() -> None:
 
     cv2.setNumThreads(1)
     layout = load_layout(shipped_config_dir() / "layout.toml")
-    deck = learn(folder / "faces")
+    if args.deck:
+        subprocess.run([sys.executable, __file__, "--render-only", "--frames", "0", "--design", args.deck,
+                        "--dir", str(folder.parent / f"{args.deck}-faces")], check=True)
+    deck = learn(folder.parent / f"{args.deck}-faces" / "faces" if args.deck else folder / "faces")
     counts: Counter = Counter()
     misreads, unreadable = [], Counter()
     times: dict[str, list[float]] = {}  # what -> (wall ms, CPU ms) per call
@@ -116,6 +124,7 @@ def main() -> None:
         running.update(frame)
         timed("calibrate_running", running.update, frame)
         result = timed("read_frame", read_frame, frame, layout, deck, calibration)
+        counts["frames_deck_mismatch"] += DECK_MISMATCH in result.warnings
         for zone in meta["truth"]:  # a zone read alone, as the dealer loop reads the zone in play
             kind = "banker (7 cards)" if zone == "banker" else "back (5)" if zone.endswith("back") else "front (2)"
             timed(f"read_zone {kind}", read_zone, frame, layout.zone(zone), deck, calibration)
@@ -148,6 +157,7 @@ def main() -> None:
 
     print(json.dumps({
         "frames": args.frames, "seeds": f"{seeds.start}-{seeds.stop - 1}", "design": args.design,
+        "deck": args.deck or args.design,
         "cards": "spread with overlap" if args.spread else "apart", **counts,
         "correct_rate": round(counts["correct"] / counts["cards"], 5),
         "card_width_px": {"min": round(min(widths), 1), "median": round(float(np.median(widths)), 1)},

@@ -24,9 +24,10 @@ SEAT5 = {"seat5.front": ["Th", "6d"], "seat5.back": ["Ks", "Kh", "7d", "7h", "Jk
 class Dealer:
     """The loop and its surroundings, as the appliance builds them."""
 
-    def __init__(self, folder: Path, start_requests: list | None = None, rules=RULES):
+    def __init__(self, folder: Path, start_requests: list | None = None, rules=RULES, audit: AuditLog | None = None,
+                 space=None):
         self.live = LiveTable()
-        self.audit = AuditLog(folder, KEY)
+        self.audit = audit or AuditLog(folder, KEY)
         self.table = Table(rules, read_toml(Path(rules.source)), self.audit, {"1042": hash_pin("4821")},
                            listeners=[self.live])
         self.top = TableTop()
@@ -34,7 +35,8 @@ class Dealer:
         ids = (f"t-{n}" for n in itertools.count(1))
         self.lamps: dict[str, bool] = {}
         self.loop = DealerLoop(self.table, self.top, self.roll, lambda: next(ids),
-                               "rng", stable_frames=3, lamp=self.lamps.__setitem__, on_prompt=self.live.prompt)
+                               "rng", stable_frames=3, lamp=self.lamps.__setitem__, on_prompt=self.live.prompt,
+                               **({"space": space} if space else {}))
         self.loop.announce()
 
     def roll(self) -> bool:

@@ -64,3 +64,67 @@ def test_search_by_round_time_and_status_newest_first(tmp_path):
     assert {r["round"] for r in index.search(start=at.astimezone(east), end=at.astimezone(east))} == {"4-3"}
     assert {r["round"] for r in index.search(end=at)} == {"4-1", "4-2", "4-3"}
     assert len(index.search(limit=2)) == 2
+
+
+def days_of_log(folder, days=3, per_day=40):
+    """A log over several gaming days (a clock that moves a day at a time), each with one round opened."""
+    import datetime as dt
+
+    now = [dt.datetime(2026, 3, 1, 12, tzinfo=dt.timezone.utc)]
+    audit = AuditLog(folder, KEY, clock=lambda: now[0])
+    for day in range(days):
+        TableRound(f"d{day}-1", load_house("general"), {"house": {}}, audit).open("dealer", [{"seat": 1, "wager": "20"}])
+        for n in range(per_day):
+            audit.append("DeviceStatus", {"device": "rng", "status": "online", "detail": f"{day}.{n}"})
+        if day < days - 1:
+            audit.append("RoundVoided", {"round": f"d{day}-1", "reason": "test"})
+        now[0] += dt.timedelta(days=1)
+    return audit
+
+
+def spoil_all_but_the_first_line(path):
+    """The file's records after its first become junk: whatever reads them fails, whatever does not, passes."""
+    first = path.read_bytes().split(b"\n", 1)[0]
+    path.write_bytes(first + b"\n" + b"not a record\n" * 5)
+
+
+def test_a_start_catches_up_with_what_is_new_and_reads_no_older_day(tmp_path):
+    from appliance.audit.log import day_files
+    from appliance.table.round import interrupted
+
+    audit = days_of_log(tmp_path / "log")
+    index = Index(tmp_path / "index.sqlite")
+    assert index.catch_up(tmp_path / "log") == len(records(tmp_path / "log")) == audit.seq
+    index.close()
+    before = audit.seq
+    for _ in range(7):  # on a new gaming day: the log seals the day before first
+        audit.append("DeviceStatus", {"device": "camera", "status": "online", "detail": ""})
+    spoil_all_but_the_first_line(day_files(tmp_path / "log")[0])  # history a restart must not read
+    again = Index(tmp_path / "index.sqlite")
+    assert again.last_indexed()[0] == before
+    assert again.catch_up(tmp_path / "log") == audit.seq - before == 8 and again.catch_up(tmp_path / "log") == 0
+    assert again.last_indexed()[0] == audit.seq
+    assert again.last_number("d2") == 1 and again.last_number("d") == 0
+    assert interrupted(tmp_path / "log") == ["d2-1"]  # from the log's tail
+
+
+def test_an_index_of_another_log_is_rebuilt(tmp_path):
+    days_of_log(tmp_path / "one", days=2)
+    other = days_of_log(tmp_path / "two", days=1, per_day=5)
+    index = Index(tmp_path / "index.sqlite")
+    index.catch_up(tmp_path / "one")
+    assert index.catch_up(tmp_path / "two") == other.seq
+    assert [r["round"] for r in index.recent()] == ["d0-1"] and index.last_indexed()[0] == other.seq
+
+
+def test_round_ids_go_on_from_the_index(tmp_path):
+    from appliance.table.round import RoundIds
+
+    days_of_log(tmp_path / "log", days=2)
+    index = Index(tmp_path / "index.sqlite")
+    index.catch_up(tmp_path / "log")
+    TableRound("d1-9", load_house("general"), {"house": {}}, AuditLog(tmp_path / "log", KEY), [index.add]).open(
+        "dealer", [{"seat": 1, "wager": "20"}])
+    ids = RoundIds(index.last_number, lambda: "d1")
+    assert [ids(), ids()] == ["d1-10", "d1-11"]
+    assert RoundIds(index.last_number, lambda: "d7", digits=4)() == "d7-0001"

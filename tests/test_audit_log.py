@@ -19,8 +19,8 @@ class Clock:
         return self.now
 
 
-def filled(tmp_path, n=12):
-    log = AuditLog(tmp_path, KEY, clock=Clock())
+def filled(tmp_path, n=12, clock=None):
+    log = AuditLog(tmp_path, KEY, clock=clock or Clock())
     for i in range(n):
         log.append("RoundSettled", {"round": i, "banker_net": f"{i}.00"}, who="dealer")
     return log
@@ -29,8 +29,11 @@ def filled(tmp_path, n=12):
 def test_a_clean_log_verifies_across_gaming_days(tmp_path):
     filled(tmp_path)
     result = verify(tmp_path, KEY)
-    assert result.ok and result.records == 12 and len(result.files) >= 2
-    assert [r["seq"] for r in records(tmp_path)] == list(range(1, 13))
+    assert result.ok and result.records == 13 and len(result.files) >= 2
+    assert [r["seq"] for r in records(tmp_path)] == list(range(1, 14))
+    # the gaming day's end sealed the head: the last record of the first day
+    sealed = [r for r in records(tmp_path) if r["event"] == "ShiftSealed"]
+    assert len(sealed) == 1 and sealed[0]["data"]["seal"]["gaming_day"] == "2026-11-28"
 
 
 def _lines(path):
@@ -95,12 +98,13 @@ def test_another_key_does_not_verify(tmp_path):
 
 
 def test_after_a_power_cut_the_partial_record_is_kept_aside_and_the_chain_goes_on(tmp_path):
-    filled(tmp_path, 3)
+    clock = Clock()
+    filled(tmp_path, 3, clock)
     path = sorted(tmp_path.glob("*.jsonl"))[-1]
     with open(path, "ab") as handle:
         handle.write(b'{"seq":4,"ts":"2026-11-')  # the machine died while writing
     assert not verify(tmp_path, KEY).ok
-    log = AuditLog(tmp_path, KEY, clock=Clock())
+    log = AuditLog(tmp_path, KEY, clock=clock)
     log.append("ApplianceStarted", {})
     result = verify(tmp_path, KEY)
     assert result.ok and result.records == 5

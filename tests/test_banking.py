@@ -7,14 +7,14 @@ def rounds(*bankers, wagered=(1, 2, 3, 4, 5, 6, 7)):
 
 
 def test_a_house_banked_room_never_offers_the_bank():
-    assert bank_refusal(1, [], load_house("safari").banking) == "the house banks every round"
+    assert bank_refusal(1, [], load_house("safari").banking) == "the house banks every round (banking.mode)"
 
 
 def test_capitol_and_fortune_allow_two_consecutive_banks():
     for key in ("capitol", "fortune"):
         banking = load_house(key).banking
         assert bank_refusal(3, rounds(2, 3), banking) is None
-        assert bank_refusal(3, rounds(3, 3), banking) == "seat 3 has banked 2 consecutive rounds, the most allowed"
+        assert bank_refusal(3, rounds(3, 3), banking) == "seat 3 has banked 2 consecutive rounds, the most allowed (banking.max_consecutive)"
         assert bank_refusal(4, rounds(3, 3), banking) is None
 
 
@@ -24,4 +24,4 @@ def test_greektown_every_other_round_after_wagering_with_the_house():
     assert "every 2nd round" in bank_refusal(5, rounds("dealer", 2), banking)
     assert bank_refusal(5, rounds("dealer", 2, "dealer"), banking) is None
     assert bank_refusal(5, rounds("dealer", wagered=(1, 2)), banking) == \
-        "seat 5 did not wager in the last round the house banked"
+        "seat 5 did not wager in the last round the house banked (banking.requires_previous_wager)"

@@ -40,7 +40,16 @@ def test_evaluate_two_five_seven():
     assert json.loads(run("evaluate", "--house", "fortune", "Jk", "Kd").stdout)["value"] == "Pair of kings"
     assert json.loads(run("evaluate", "As", "Ac", "Ad", "Ah", "Jk").stdout)["value"] == "Five aces"
     seven = json.loads(run("evaluate", "Th", "Jh", "Qh", "Kh", "Ah", "Ks", "Qs").stdout)
-    assert seven["fortune"] == "royal-match" and seven["best_five_value"] == "Royal flush"
+    assert seven["fortune"] is None and seven["best_five_value"] == "Royal flush"  # the general rules have no bonus
+    # Fortune pays "ROYAL FLUSH 100 to 1" (no royal match line); the Envy ranking's 2nd line is "Royal Flush + Royal Match".
+    seven = json.loads(run("evaluate", "--house", "fortune", "Th", "Jh", "Qh", "Kh", "Ah", "Ks", "Qs").stdout)
+    assert seven["fortune"] == {"line": "royal-flush", "pays": "100 to 1"}
+    assert seven["envy"]["line"] == "royal-match"
+    # Fortune's table: "STRAIGHT 2 to 1" and no three-of-a-kind line: trips and a straight are paid as the straight.
+    seven = json.loads(run("evaluate", "--house", "fortune", "5h", "6c", "7d", "8s", "9h", "9c", "9d").stdout)
+    assert seven["fortune"] == {"line": "straight", "pays": "2 to 1"} and seven["envy"]["pays"] == "no pay"
+    seven = json.loads(run("evaluate", "--house", "fortune", "2c", "2d", "5h", "7s", "9c", "Jd", "Kh").stdout)
+    assert seven["fortune"] == {"line": None, "pays": "no pay"}
     bad = run("evaluate", "As", "Kd", "2c")
     assert bad.returncode == 2 and "2, 5 or 7 cards, got 3" in bad.stderr
 
@@ -103,3 +112,18 @@ def test_simulate_small_run_is_reproducible():
 def test_python_dash_m():
     out = subprocess.run([sys.executable, "-m", "appliance", "evaluate", "Ah", "Ad"], capture_output=True, text=True)
     assert json.loads(out.stdout)["value"] == "Pair of aces"
+
+
+def test_start_seat_command_prints_first_hand_action_order_and_rule():
+    # Greektown: "the banking player will be counted as 1, 8, or 15"
+    out = run("start-seat", "--house", "greektown", "--banker", "3", "--dice", "2", "3", "3")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert (data["first_hand"], data["action_order"], data["banker"]) == (3, [4, 5, 6, 1, 2], 3)
+    assert "counter-clockwise" in data["rule"]
+    out = run("start-seat", "--house", "safari", "--banker", "dealer", "--value", "3")
+    assert json.loads(out.stdout)["first_hand"] == 5
+    out = run("start-seat", "--house", "capitol", "--banker", "2", "--value", "3")
+    assert out.returncode == 2 and "Capitol Casino: this house starts with the dice cup" in out.stderr
+    out = run("start-seat", "--house", "capitol", "--banker", "nine", "--dice", "1", "2", "3")
+    assert out.returncode == 2 and "--banker" in out.stderr

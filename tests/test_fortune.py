@@ -86,3 +86,27 @@ def test_wild_joker_makes_five_of_a_kind():
 def test_seven_cards_only():
     with pytest.raises(ValueError, match="7 cards, got 5"):
         fortune_holdings(parse_cards("2c 3d 4h 5s 6c"), BUG)
+
+
+def test_fortune_houses_envy_table_follows_the_documents_ranking():
+    """Fortune: "1st 7 Card Straight Flush / 2nd Royal Flush + Royal Match / 3rd 7 Card Straight Flush w/ Joker /
+    4th Five Aces / 5th Royal Flush / 6th Straight Flush / 7th Four-of-a-kind" (amounts: the game's published table)."""
+    from appliance.config import load_house
+    envy = load_house("fortune").envy
+    ranking = ["seven-card-straight-flush", "royal-match", "seven-card-straight-flush-joker", "five-aces",
+               "royal-flush", "straight-flush", "four-of-a-kind"]
+    assert list(envy.pays) == ranking
+    amounts = [envy.pays[line] for line in ranking]
+    assert amounts == sorted(amounts, reverse=True)
+    assert "five-of-a-kind" not in envy.pays  # not in the document's ranking: pays as four of a kind
+    assert best_paying(parse_cards("9s 9c 9d 9h Jk 2c 4d"), WILD, envy.pays) == "four-of-a-kind"
+    assert best_paying(parse_cards("4h 5h 6h 7h 8h 9h Th"), WILD, envy.pays) == "seven-card-straight-flush"
+
+
+def test_fortune_houses_pay_table_pays_trips_with_a_straight_as_the_straight():
+    """Fortune's "7-CARD COMBINATION PAY ODDS" has STRAIGHT 2 to 1 and no three-of-a-kind line."""
+    from appliance.config import load_house
+    pays = load_house("fortune").fortune.pays
+    assert "three-of-a-kind" not in pays
+    assert best_paying(parse_cards("5h 6c 7d 8s 9h 9c 9d"), WILD, pays) == "straight"
+    assert best_paying(parse_cards("5h 5c 5d 8s 9h Jc 2d"), WILD, pays) is None

@@ -15,7 +15,8 @@ from appliance.game.values import JokerRule, WheelRule
 
 
 def test_one_file_per_customer_house():
-    assert set(house_files()) == {"capitol", "fortune", "general", "greektown", "safari"}
+    # Capitol's brochure describes two games: Pai Gow Poker and Pai Gow Poker Joker's Wild.
+    assert set(house_files()) == {"capitol", "capitol-jokers-wild", "fortune", "general", "greektown", "safari"}
     assert all(path.is_relative_to(shipped_config_dir()) for path in house_files().values())
 
 
@@ -89,3 +90,17 @@ def test_the_house_dealer_cannot_set_its_own_way():
     data["banking"]["banker_sets"] = "own"
     with pytest.raises(HouseRulesError, match="banking.banker_sets"):
         HouseRules.from_mapping(data, "safari.toml", "safari")
+
+
+def test_capitol_jokers_wild_is_capitol_with_a_wild_joker():
+    """Capitol: "In Pai Gow Poker Joker's Wild, the joker can be used as any card." Nothing else differs."""
+    from appliance.game.cards import parse_cards
+    capitol, wild = load_house("capitol"), load_house("capitol-jokers-wild")
+    assert load_house("Capitol Casino Joker's Wild") == wild
+    assert wild.joker is JokerRule.WILD and capitol.joker is JokerRule.BUG
+    same = ("wheel", "house_way", "player_foul", "banker_foul", "commission", "banking", "start", "limits",
+            "equal_pair_behind_fouls", "misdeal_reasons", "fortune", "envy")
+    assert {k: getattr(wild, k) for k in same} == {k: getattr(capitol, k) for k in same}
+    ev = wild.evaluator()
+    assert ev.name(ev.two(parse_cards("Jk Kd"))) == "Pair of kings"
+    assert ev.name(ev.five(parse_cards("Ks Kc Kd 7h Jk"))) == "Four of a kind, kings"

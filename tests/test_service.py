@@ -1,6 +1,7 @@
 """The systemd unit, and the appliance's readiness and watchdog messages to systemd."""
 
 import os
+import select
 import shutil
 import socket
 import subprocess
@@ -39,8 +40,24 @@ def test_run_tells_systemd_it_is_ready_and_pings_the_watchdog(tmp_path):
                 deadline = time.monotonic() + 30
                 while time.monotonic() < deadline and messages.count("WATCHDOG=1") < 2:
                     messages.append(sock.recv(256).decode())
+                journal = first_line_with(proc.stderr, b"online (valid message)", 30)
             finally:
                 proc.terminate()
                 proc.wait(timeout=10)
     os.unlink(path)
     assert messages[0] == "READY=1" and messages.count("WATCHDOG=1") >= 2
+    assert b"WARNING" in journal  # a device's change of state reaches the journal
+
+
+def first_line_with(stream, text: bytes, seconds: float) -> bytes:
+    """The first line of ``stream`` holding ``text``, waiting at most ``seconds``."""
+    deadline = time.monotonic() + seconds
+    pending = b""
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([stream], [], [], 0.2)
+        if ready:
+            pending += os.read(stream.fileno(), 65536)
+            for line in pending.splitlines():
+                if text in line:
+                    return line
+    raise AssertionError(f"no line with {text!r} within {seconds} s: {pending[-2000:]!r}")

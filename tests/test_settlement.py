@@ -9,7 +9,7 @@ from appliance.config import load_all_houses, load_house
 from appliance.game.cards import parse_cards
 from appliance.game.rules import BankingMode, FoulPenalty
 from appliance.game.settlement import (
-    Banker, Bet, Hand, Result, Round, RoundError, Side, collection_fee, settle,
+    Banker, Bet, Hand, Result, Round, RoundError, Side, Wager, collection_fee, settle,
 )
 
 HOUSES = load_all_houses()
@@ -208,13 +208,16 @@ def _round_strategy():
             fortune = D(0)
             if rules.fortune is not None and draw(st.booleans()):
                 fortune = D(draw(st.integers(int(rules.fortune.minimum), int(rules.fortune.maximum))))
-            bets.append(Bet(seat, D(draw(cents)) / 100, h, fortune))
+            backline = tuple(Wager(D(draw(cents)) / 100, f"backline {k}") for k in range(draw(st.integers(0, 2))))
+            bets.append(Bet(seat, D(draw(cents)) / 100, h, fortune, backline))
         wager = None
         if banker_seat != "dealer":
             wager = D(draw(st.integers(1000, 100000))) / 100
         banker_hand = Hand(cards=tuple(deck[:7])) if draw(st.booleans()) else Hand(front=tuple(deck[:2]), back=tuple(deck[2:7]))
         action = draw(st.sampled_from(players))
-        return rules, Round(Banker(banker_seat, banker_hand, wager), action, tuple(bets))
+        # A house dealer's own setting is settled as laid only when the input says so.
+        set_by = "dealer" if banker_hand.cards is None and banker_seat == "dealer" else None
+        return rules, Round(Banker(banker_seat, banker_hand, wager, set_by), action, tuple(bets))
 
     return build()
 
@@ -246,3 +249,148 @@ def test_every_house_settles_a_round():
         s = settle(Round(banker, 1, (Bet(1, rules.limits.minimum, WINNER), Bet(2, rules.limits.minimum, LOSER))), rules)
         assert [x.result for x in s.seats] == [Result.WIN, Result.LOSS], key
     assert load_house("general").key == "general"
+
+
+# General rules: "The five-card hand must rank higher than the two-card hand. If the two-card hand is a pair
+# of aces, for example, the five-card hand must hold two pair or better."
+@pytest.mark.parametrize("front", ["As Ah", "Jk Ah"])
+def test_a_pair_of_aces_in_front_needs_two_pair_behind(front):
+    rnd = Round(Banker("dealer", hand("Kd Qd", "9s 8c 7h 6d 5c")), 1,
+                (Bet(1, D("20.00"), hand(front, "Ad Ac Kh Qh Jc")),))
+    seat = settle(rnd, GENERAL).seats[0]
+    assert (seat.result, seat.net) == (Result.FOUL, D("-20.00"))
+    assert "a pair in front needs two pair or better behind" in seat.reason
+    # Greektown: "The five card hand must always be equal to or higher in rank than the two card hand".
+    assert settle(rnd, GREEKTOWN).seats[0].result is Result.PUSH
+
+
+def test_which_houses_foul_the_same_pair_behind():
+    # Capitol "The back hand must rank higher"; Safari "must be higher than the rank"; Fortune "must not rank lower".
+    chosen = {"general": True, "capitol": True, "safari": True, "greektown": False, "fortune": False}
+    assert {k: HOUSES[k].equal_pair_behind_fouls for k in chosen} == chosen
+
+
+# Capitol rule 6: "Players must wager at least the table minimum." Fortune: "As a player, you must bet at
+# least the table minimum. However, there is no maximum limit for the Player/Dealer position."
+@pytest.mark.parametrize("wager", ["0.00", "9.99"])
+@pytest.mark.parametrize("house", ["capitol", "fortune"])
+def test_a_player_dealer_wager_under_the_table_minimum_is_refused(house, wager):
+    rnd = Round(Banker(1, BANKER_SET, D(wager)), 2, (Bet(2, D("20.00"), WINNER),))
+    with pytest.raises(RoundError, match=rf"banker.wager: {wager} is under the table minimum 10.00"):
+        settle(rnd, HOUSES[house])
+    assert settle(dataclasses.replace(rnd, banker=Banker(1, BANKER_SET, D("10.00"))), HOUSES[house]).seats[0].won == D("10.00")
+
+
+# Greektown: "The dealer must set his or her hands by using a set of rules known as 'The House way.'"
+def test_a_house_dealers_hand_not_set_by_the_house_way_is_refused_unless_set_by_the_dealer():
+    from appliance.game.settlement import HouseWayMismatchError
+    laid = hand("Qs 7c", "Qd 9h 8c 4h 2s")
+    player = Bet(1, D("20.00"), hand("Kd Jh", "Ah Kc 8d 5c 3s"))
+    with pytest.raises(HouseWayMismatchError, match=r"the house way sets front 9h 8c, back Qs Qd 7c 4h 2s \(One pair"):
+        settle(Round(Banker("dealer", laid), 1, (player,)), GREEKTOWN)
+    as_laid = settle(Round(Banker("dealer", laid, set_by="dealer"), 1, (player,)), GREEKTOWN)
+    assert (as_laid.seats[0].result, as_laid.seats[0].net) == (Result.WIN, D("19.00"))
+    assert "settled as laid (set_by: dealer)" in as_laid.notes[0]
+    by_way = settle(Round(Banker("dealer", hand("9h 8c", "Qs Qd 7c 4h 2s")), 1, (player,)), GREEKTOWN)
+    assert by_way.seats[0].result is Result.PUSH and not by_way.notes
+
+
+def test_set_by_in_the_round_json():
+    from appliance.game.round_json import round_from_json
+    data = {"banker": {"seat": "dealer", "set_by": "dealer", "front": ["Qs", "7c"], "back": ["Qd", "9h", "8c", "4h", "2s"]},
+            "action_seat": 1, "seats": [{"seat": 1, "wager": "20.00", "front": ["Kd", "Jh"], "back": ["Ah", "Kc", "8d", "5c", "3s"]}]}
+    assert round_from_json(data).banker.set_by == "dealer"
+    data["banker"]["set_by"] = "me"
+    with pytest.raises(RoundError, match=r"banker.set_by: expected \"dealer\""):
+        round_from_json(data)
+
+
+# Capitol rule 18: "A seated player cannot stop any backline wagers." Rule 17: "The person wagering the largest
+# amount of money will handle the cards". Rule 9: "The Player/Dealer cannot collect losing bets beyond the amount
+# that has been wagered." Rule 12: "All action runs clockwise beginning with action button."
+def test_backline_wagers_ride_on_the_seats_hand_and_share_the_player_dealers_action():
+    from appliance.game.settlement import Wager
+    bets = (Bet(1, D("20.00"), WINNER, backline=(Wager(D("40.00"), "Ann"), Wager(D("10.00"), "Bob"))),
+            Bet(2, D("30.00"), LOSER))
+    s = settle(Round(Banker(4, BANKER_SET, D("50.00")), 1, bets), CAPITOL)
+    seat1, seat2 = s.seats
+    assert [(w.by, w.result, w.action) for w in seat1.wagers] == [
+        ("Ann", Result.WIN, D("40.00")), ("seat", Result.WIN, D("10.00")), ("Bob", Result.NO_ACTION, D("0.00"))]
+    assert (seat1.result, seat1.wager, seat1.action, seat1.won) == (Result.WIN, D("70.00"), D("50.00"), D("50.00"))
+    assert seat1.collection == D("4.00")  # rule 4: "A collection is taken in advance for each wager"
+    assert (seat2.result, seat2.action) == (Result.NO_ACTION, D("0.00"))
+    players = sum(x.net for x in s.seats)
+    assert players + s.banker_net + s.house_net == 0
+
+
+def test_fortune_betting_circles_each_settle_with_their_own_bonus():
+    # Fortune rule 5: "Every seat has multiple numbers of betting circles. When there is a betting circle(s) not
+    # wagered, the other player(s) has the right to wager on it."
+    from appliance.game.settlement import Wager
+    cards = Hand(front=parse_cards("Ac Kd"), back=parse_cards("Th Ts Td 6c 6d"))
+    bet = Bet(1, D("20.00"), cards, D("5.00"), backline=(Wager(D("20.00"), "circle 2"),))
+    s = settle(Round(Banker(4, BANKER_SET, D("500.00")), 1, (bet,)), FORTUNE)
+    seat, circle = s.seats[0].wagers
+    assert seat.fortune == D("25.00") and circle.fortune == D("0.00")  # full house 5 to 1 on the $5 bet only
+    assert s.seats[0].fortune_line == "full-house"
+
+
+@pytest.mark.parametrize("backline, message", [
+    ([{"wager": "5.00"}], r"seats\[0\].backline\[0\].wager: 5.00 is under the table minimum 10.00"),
+    ([{"wager": "10.00", "color": "red"}], r"seats\[0\].backline\[0\].color: unknown key"),
+])
+def test_backline_wagers_are_checked_like_any_circle(backline, message):
+    # Capitol rule 5: "minimum and maximum amounts that may be wagered in each betting circle".
+    from appliance.game.round_json import round_from_json
+    data = {"banker": {"seat": 4, "wager": "50.00", "front": ["Kh", "Qd"], "back": ["9c", "9s", "5h", "5d", "2c"]},
+            "action_seat": 1, "seats": [{"seat": 1, "wager": "20.00", "front": ["Ac", "Kd"],
+                                         "back": ["Th", "Ts", "Td", "6c", "6d"], "backline": backline}]}
+    with pytest.raises(RoundError, match=message):
+        settle(round_from_json(data), CAPITOL)
+
+
+def _banked_by(seat, history, rules, wager="100.00"):
+    from appliance.game.banking import BankRound
+    past = tuple(BankRound(b, frozenset(w)) for b, w in history)
+    return settle(Round(Banker(seat, BANKER_SET, D(wager)), 1 if seat != 1 else 2,
+                        (Bet(1 if seat != 1 else 2, rules.limits.minimum, WINNER),), past), rules)
+
+
+def test_a_banker_the_rotation_rules_did_not_allow_is_refused_with_the_rule_named():
+    from appliance.game.settlement import BankRefusedError
+    # Capitol: "No player is allowed to bank for more than two consecutive hands."
+    with pytest.raises(BankRefusedError, match=r"Capitol Casino: seat 3 may not bank this round: seat 3 has banked "
+                                               r"2 consecutive rounds, the most allowed \(banking.max_consecutive\)"):
+        _banked_by(3, [(3, {1, 3}), (3, {1, 3})], CAPITOL)
+    assert not any("banking" in n for n in _banked_by(3, [(2, {1, 2, 3}), (3, {1, 3})], CAPITOL).notes)
+    # Capitol rule 23: "If no wager was placed on the prior hand, no one will be Player/Dealer on that spot."
+    with pytest.raises(BankRefusedError, match=r"no wager was placed on seat 5 on the prior hand"):
+        _banked_by(5, [(2, {1, 2, 3})], CAPITOL)
+    # Fortune: "you have the option to be the Player/Dealer for two consecutive hands".
+    with pytest.raises(BankRefusedError, match="banking.max_consecutive"):
+        _banked_by(6, [(6, {1, 6}), (6, {1, 6})], FORTUNE, wager="500.00")
+    # Greektown: "offered to each player every other round" and "must have wagered in the previous round that
+    # the dealer acted as banker".
+    with pytest.raises(BankRefusedError, match=r"every 2nd round; the house banks this one"):
+        _banked_by(4, [("dealer", {1, 4}), (2, {1, 4})], GREEKTOWN)
+    with pytest.raises(BankRefusedError, match=r"seat 4 did not wager in the last round the house banked"):
+        _banked_by(4, [("dealer", {1, 2})], GREEKTOWN)
+    assert _banked_by(4, [("dealer", {1, 4})], GREEKTOWN).seats[0].result is Result.WIN
+
+
+def test_a_player_banker_without_the_previous_rounds_is_flagged():
+    s = settle(Round(Banker(3, BANKER_SET, D("100.00")), 1, (Bet(1, D("10.00"), WINNER),)), CAPITOL)
+    assert "banking not checked: the round carries no previous rounds' banking" in s.notes
+
+
+def test_previous_rounds_in_the_round_json():
+    from appliance.game.round_json import round_from_json
+    data = {"banker": {"seat": 3, "wager": "100.00", "front": ["Kh", "Qd"], "back": ["9c", "9s", "5h", "5d", "2c"]},
+            "action_seat": 1, "seats": [{"seat": 1, "wager": "10.00", "front": ["Ac", "Kd"],
+                                         "back": ["Th", "Ts", "Td", "6c", "6d"]}],
+            "previous_rounds": [{"banker": 3, "wagered": [1, 3]}, {"banker": 3, "wagered": [1, 3]}]}
+    with pytest.raises(RoundError, match="may not bank this round"):
+        settle(round_from_json(data), CAPITOL)
+    data["previous_rounds"] = [{"banker": 3, "wagered": "all"}]
+    with pytest.raises(RoundError, match=r"previous_rounds\[0\].wagered: expected a list of seat numbers"):
+        round_from_json(data)

@@ -129,8 +129,10 @@ def test_at_the_table_the_rail_buttons_the_rng_and_the_camera_drive_the_round(tm
             assert sorted(c for c in station.loop.prompt()["zones"]["banker"]["cards"]) == sorted(BANKER)
             station.loop.press("confirm", "dealer (screen)")
             assert station.loop.step is Step.SEATS, station.loop.message
+            assert station.camera.source is not None
         finally:
             station.stop()
+        assert station.camera.source is None  # the camera was closed, not left to the process's end
     log = records(tmp_path / "log")
     start = next(r for r in log if r["event"] == Events.START_SEAT)
     assert start["data"]["source"] == "rng" and start["data"]["seq"] is not None

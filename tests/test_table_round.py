@@ -121,10 +121,10 @@ def test_export_csv(tmp_path):
     import datetime as dt
 
     today = dt.date.today()
-    text = export_csv(tmp_path / "log", KEY, today - dt.timedelta(days=1), today + dt.timedelta(days=1))
-    lines = text.splitlines()
-    assert lines[0].startswith("round,settled_at,seat,wager") and len(lines) > 5
-    assert export_csv(tmp_path / "log", KEY, dt.date(2000, 1, 1), dt.date(2000, 1, 2)).count("\n") == 1
+    export = export_csv(tmp_path / "log", KEY, today - dt.timedelta(days=1), today + dt.timedelta(days=1))
+    lines = export.text.splitlines()
+    assert lines[0].startswith("round,settled_at,gaming_day,seat,wager") and len(lines) == export.rows + 1 > 5
+    assert export_csv(tmp_path / "log", KEY, dt.date(2000, 1, 1), dt.date(2000, 1, 2)).text.count("\n") == 1
 
 
 def test_killed_at_twenty_random_moments(tmp_path):

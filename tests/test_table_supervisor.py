@@ -1,3 +1,4 @@
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -57,8 +58,8 @@ def test_misdeal(tmp_path):
     r.open("dealer", [{"seat": 3, "wager": "10"}])
     with pytest.raises(RoundStateError, match="still open"):
         table.new_round("m2")
-    table.misdeal("m1", "7", "123456", "joker exposed")
-    assert records(tmp_path / "log")[-1]["data"]["reason"] == "misdeal: joker exposed"
+    table.misdeal("m1", "7", "123456", "Joker or ace boxed or exposed")
+    assert records(tmp_path / "log")[-1]["data"]["reason"] == "misdeal: joker or ace boxed or exposed"
     assert table.new_round("m2")
 
 
@@ -67,3 +68,53 @@ def test_pin_rules():
         hash_pin("12ab")
     gate = SupervisorGate({"1": hash_pin("1234")})
     assert gate.check("1", "1234") == "1"
+
+
+def test_a_misdeal_names_a_reason_the_house_lists(tmp_path):
+    # Capitol rule 29: "A misdeal will be declared if one of the following occurs: 1. Joker or Ace is boxed or
+    # exposed. 2. Two or more cards are boxed or exposed."
+    from appliance.game.rules import MisdealReasonError
+    rules = load_house("capitol")
+    assert rules.misdeal_reasons == ("joker or ace boxed or exposed", "two or more cards boxed or exposed")
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {"7": hash_pin("123456")})
+    r = table.new_round("m1")
+    r.open(1, [{"seat": 3, "wager": "10"}], banker_wager=Decimal("100"))
+    with pytest.raises(MisdealReasonError, match="'a card fell' is not one of Capitol Casino's: joker or ace"):
+        table.misdeal("m1", "7", "123456", "a card fell")
+    table.misdeal("m1", "7", "123456", "Two or more cards boxed or exposed")
+    assert records(tmp_path / "log")[-1]["data"]["reason"] == "misdeal: two or more cards boxed or exposed"
+
+
+def test_a_correction_of_a_player_bankers_own_hand_changes_the_settlement(tmp_path):
+    """Capitol: the Player/Dealer sets his own hand. His 9h was really the Kh: his front K-4 now beats
+    seat 2's Q-J, and the seat's win becomes a push; the replay folds the correction the same way."""
+    rules = load_house("capitol")
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {"1042": hash_pin("4821")})
+    r = table.new_round("c1")
+    r.open(4, [{"seat": 2, "wager": "40"}], banker_wager=Decimal("200"))
+    r.start_seat("dice", 12, dice=[3, 4, 5])
+    r.banker_cards(["9h", "4d", "As", "Ad", "Kc", "Ks", "3c"], front=["9h", "4d"], back=["As", "Ad", "Kc", "Ks", "3c"])
+    r.seat_cards(2, ["Qh", "Jh"], ["Ts", "Th", "Tc", "6d", "5c"])
+    assert r.settle()["seats"][0]["result"] == "win"
+    with pytest.raises(RoundStateError, match="set his own hand"):
+        table.correct("c1", "1042", "4821", "9h misread", "banker", cards=["Kh", "4d", "As", "Ad", "Kc", "Ks", "3c"])
+    again = table.correct("c1", "1042", "4821", "9h misread: king of hearts", "banker",
+                          front=["Kh", "4d"], back=["As", "Ad", "Kc", "Ks", "3c"])
+    assert again["seats"][0]["result"] == "push"
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_a_house_dealers_setting_that_is_not_the_house_way_is_held_for_the_dealer_to_reset(tmp_path):
+    # Greektown: "The dealer must set his or her hands by using a set of rules known as 'The House way.'"
+    rules = load_house("greektown")
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {})
+    r = table.new_round("h1")
+    r.open("dealer", [{"seat": 1, "wager": "20"}])
+    r.start_seat("rng", 2)
+    cards = ["Qs", "7c", "Qd", "9h", "8c", "4h", "2s"]
+    with pytest.raises(RoundStateError, match=r"setting \(front Qs 7c, back Qd 9h 8c 4h 2s\) is not the house way: "
+                                              r"the house way sets front 9h 8c, back Qs Qd 7c 4h 2s .*reset the hand"):
+        r.banker_cards(cards, front=["Qs", "7c"], back=["Qd", "9h", "8c", "4h", "2s"])
+    assert "banker_cards" not in r.state or not r.state.get("banker_cards")
+    setting = r.banker_cards(cards, front=["9h", "8c"], back=["Qs", "Qd", "7c", "4h", "2s"])
+    assert setting["front"] == ["9h", "8c"]

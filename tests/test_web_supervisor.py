@@ -138,7 +138,7 @@ def test_shift_totals_add_up_the_logged_settlements(rendered):
     fouls = sum(s["result"] == "foul" for r in records(folder) if r["event"] == Events.ROUND_SETTLED
                 for s in r["data"]["settlement"]["seats"])
     assert client.get("/api/shift").get_json() == {
-        "since": None, "rounds_settled": 2, "rounds_voided": 0, "fouls": fouls,
+        "since": None, "rounds_settled": 2, "rounds_voided": 0, "misdeals": {}, "fouls": fouls,
         "commission": str(sum(Decimal(t["commission"]) for t in totals)),
         "collection": str(sum(Decimal(t["collection"]) for t in totals)),
         "banker_net": str(sum(Decimal(t["banker_net"]) for t in totals))}
@@ -226,13 +226,19 @@ def test_the_dispute_view_shows_corrections_and_voids_with_who_and_why(tmp_path)
     assert [r["event"] for r in view["records"]].count(Events.ROUND_SETTLED) == 2
     assert view["settlement"]["seats"][0]["front"] == "loss" and view["settled_by"] == "supervisor 1042"
     table.new_round("r2").open("dealer", [{"seat": 3, "wager": "25"}])
-    client.post("/api/rounds/r2/misdeal", json={"pin": PIN, "reason": "two cards exposed"},
+    client.post("/api/rounds/r2/misdeal", json={"pin": PIN, "reason": "two or more cards boxed or exposed"},
                 headers={"X-CSRF-Token": token})
     voided = client.get("/api/rounds/r2/dispute").get_json()
     assert voided["status"] == "voided" and voided["settlement"] is None
-    assert {k: voided["voided"][k] for k in ("reason", "who")} == {"reason": "misdeal: two cards exposed",
+    assert {k: voided["voided"][k] for k in ("reason", "who")} == {"reason": "misdeal: two or more cards boxed or exposed",
                                                                      "who": "supervisor 1042"}
     assert client.get("/api/history?result=voided").get_json()[0]["round"] == "r2"
+    # Offered on the page, and counted in the shift report by the house's reason (Capitol rule 29's words).
+    assert '<option value="two or more cards boxed or exposed">' in client.get("/supervisor").get_data(as_text=True)
+    assert client.get("/api/shift").get_json()["misdeals"] == {"two or more cards boxed or exposed": 1}
+    refused = client.post("/api/rounds/r2/misdeal", json={"pin": PIN, "reason": "dealer sneezed"},
+                          headers={"X-CSRF-Token": token})
+    assert refused.status_code == 409 and "is not one of" in refused.get_json()["error"]
     index.close()
 
 
@@ -254,3 +260,29 @@ def test_no_export_from_a_log_that_fails_verification(tmp_path):
     response = client.get("/api/export?from=2000-01-01&to=2999-12-31")
     assert response.status_code == 409 and "signature does not match" in response.get_json()["error"]
     assert not any(r["event"] == "AuditExported" for r in records(tmp_path / "log"))
+
+
+def test_a_rounds_view_shows_the_resettlement_after_a_correction(setup):
+    client, _ = setup
+    first = client.get("/api/rounds/r1").get_json()
+    token = client.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN}).get_json()["csrf"]
+    won = {**CORRECTION, "reason": "the seat held queens and trip sevens", "front": ["Qh", "Qd"],
+           "back": ["7c", "7s", "7h", "4d", "Jc"]}
+    settlement = client.post("/api/rounds/r1/correct", json=won, headers={"X-CSRF-Token": token}).get_json()[
+        "settlement"]
+    shown = client.get("/api/rounds/r1").get_json()
+    assert shown["seats"]["2"]["result"] == "win" and first["seats"]["2"]["result"] == "loss"
+    assert shown["totals"] == settlement["totals"] != first["totals"]
+    assert [r["round"] for r in client.get("/api/rounds").get_json()] == ["r1"]
+
+
+def test_zone_images_are_served_from_a_relative_data_folder(tmp_path, monkeypatch):
+    """``appliance run`` without --data keeps the log in ./data: an image must not be looked for in the package."""
+    monkeypatch.chdir(tmp_path)
+    audit = AuditLog(Path("data") / "audit", b"x" * 64)
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(32))
+    digest = audit.store_image(png)
+    table = Table(RULES, read_toml(Path(RULES.source)), audit, {SUPERVISOR: hash_pin(PIN)})
+    client = logged_in(create_app(LiveTable(), RULES, table, audit=audit, secret_key=b"k" * 32))
+    with client.get(f"/api/images/{digest}") as response:
+        assert response.status_code == 200 and response.data == png

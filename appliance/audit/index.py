@@ -1,7 +1,11 @@
-"""A SQLite index of the audit log for history queries (the dashboard's search and recall).
+"""A SQLite index of the audit log for history queries (the dashboard's search and recall) and for
+what start-up needs to know of the past (the last round number of a day).
 
 The log stays the source of truth: the index can be dropped and rebuilt from it at any time,
-and is kept up to date record by record while the appliance runs.
+and is kept up to date record by record while the appliance runs. It remembers the last record
+it holds (sequence number and signature), so a start catches up with what was written since,
+in batches of one transaction each, instead of reading the whole history again; an index that
+does not match the log (another log, a log cut back) is rebuilt.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from ..game.settlement import Result
-from .log import records
+from .log import records_from
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rounds (
@@ -25,7 +29,10 @@ CREATE TABLE IF NOT EXISTS seats (
 CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, ts TEXT, event TEXT, who TEXT, round TEXT);
 CREATE INDEX IF NOT EXISTS events_round ON events (round);
 CREATE INDEX IF NOT EXISTS seats_result ON seats (result);
+CREATE TABLE IF NOT EXISTS indexed (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, hmac TEXT NOT NULL);
 """
+
+BATCH = 5000  # records per transaction while catching up
 
 #: What a history row's ``result`` can be: a seat's result, or the status of a round with no settled seats.
 RESULTS = (*(r.value for r in Result), "open", "voided")
@@ -55,8 +62,18 @@ class Index:
 
     def add(self, record: dict) -> None:
         """Index one record (called after it is on disk)."""
-        with self.lock:
+        with self.lock, self.db:
             self._add(record)
+            self._mark(record)
+
+    def _mark(self, record: dict) -> None:
+        self.db.execute("INSERT OR REPLACE INTO indexed VALUES (1, ?, ?)", (record["seq"], record["hmac"]))
+
+    def last_indexed(self) -> tuple[int, str | None]:
+        """The sequence number and signature of the last record indexed, (0, None) when empty."""
+        with self.lock:
+            row = self.db.execute("SELECT seq, hmac FROM indexed").fetchone()
+        return (row[0], row[1]) if row else (0, None)
 
     def _add(self, record: dict) -> None:
         data, event = record["data"], record["event"]
@@ -78,28 +95,66 @@ class Index:
                                  s["lost"], s["commission"], s["collection"], s["net"]))
         elif event == "RoundVoided":
             self.db.execute("UPDATE rounds SET status = 'voided', reason = ? WHERE round = ?", (data["reason"], round_id))
-        self.db.commit()
+
+    def catch_up(self, folder: str | Path) -> int:
+        """Index what the log holds beyond the last record indexed; returns how many records that was.
+        An index whose last record is not in the log as it was indexed is rebuilt from the start."""
+        logged = any(Path(folder).glob("*.jsonl"))
+        with self.lock:
+            seq, signature = self.last_indexed()
+            new = records_from(folder, seq) if logged else iter(())
+            if seq:
+                same = next(new, None)
+                if same is None or same["seq"] != seq or same["hmac"] != signature:
+                    seq, new = 0, records_from(folder, 0)
+            if not seq:
+                with self.db:  # rows of an index that kept no mark (an older version) or of another log
+                    for table in ("rounds", "seats", "events", "indexed"):
+                        self.db.execute(f"DELETE FROM {table}")
+            count, batch = 0, []
+            for record in new:
+                batch.append(record)
+                if len(batch) == BATCH:
+                    count += self._add_batch(batch)
+                    batch = []
+            return count + self._add_batch(batch)
+
+    def _add_batch(self, batch: list[dict]) -> int:
+        if batch:
+            with self.db:  # one transaction: a crash keeps the index at the end of the last whole batch
+                for record in batch:
+                    self._add(record)
+                self._mark(batch[-1])
+        return len(batch)
 
     def rebuild(self, folder: str | Path) -> int:
+        """Drop everything and index the whole log again."""
+        with self.lock, self.db:
+            self.db.execute("DELETE FROM indexed")
+        return self.catch_up(folder)
+
+    def last_number(self, prefix: str) -> int:
+        """The highest N of the round ids ``<prefix>-N`` indexed, 0 when there is none."""
         with self.lock:
-            self.db.executescript("DELETE FROM rounds; DELETE FROM seats; DELETE FROM events;")
-            count = 0
-            for record in records(folder) if any(Path(folder).glob("*.jsonl")) else []:
-                self._add(record)
-                count += 1
-            return count
+            rows = self.db.execute("SELECT round FROM rounds WHERE round >= ? AND round < ?",
+                                   (f"{prefix}-", f"{prefix}.")).fetchall()  # "." follows "-": the prefix's range
+        numbers = [int(r[0][len(prefix) + 1:]) for r in rows if r[0][len(prefix) + 1:].isdigit()]
+        return max(numbers, default=0)
 
     def shift(self, since: dt.datetime | None = None) -> dict:
-        """Totals of the rounds opened since a time: rounds settled and voided, commission, collection,
-        fouls, bank."""
+        """Totals of the rounds opened since a time: rounds settled and voided, misdeals by reason,
+        commission, collection, fouls, bank."""
         start = log_time(since) or ""
         with self.lock:
             rounds = self.db.execute("SELECT status, banker_net, commission, collection FROM rounds "
                                      "WHERE opened_at >= ?", (start,)).fetchall()
             fouls = self.db.execute("SELECT COUNT(*) FROM seats JOIN rounds USING (round) "
                                     "WHERE seats.result = 'foul' AND rounds.opened_at >= ?", (start,)).fetchone()[0]
+            misdeals = self.db.execute("SELECT substr(reason, 10), COUNT(*) FROM rounds WHERE status = 'voided' "
+                                       "AND reason LIKE 'misdeal: %' AND opened_at >= ? GROUP BY reason",
+                                       (start,)).fetchall()
         settled = [r for r in rounds if r[0] == "settled"]
-        return {"since": log_time(since), "rounds_settled": len(settled),
+        return {"misdeals": dict(misdeals),"since": log_time(since), "rounds_settled": len(settled),
                 "rounds_voided": sum(1 for r in rounds if r[0] == "voided"),
                 "commission": str(sum((Decimal(r[2]) for r in settled), Decimal("0.00"))),
                 "collection": str(sum((Decimal(r[3]) for r in settled), Decimal("0.00"))),

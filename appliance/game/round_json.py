@@ -4,9 +4,14 @@ Input::
 
     {"house": "capitol",
      "banker": {"seat": "dealer" or N, "wager": "100.00", "cards": [7 codes]} or "front"/"back",
+                (a house dealer's front/back must be the house way's unless "set_by": "dealer"),
      "action_seat": N or "dealer",
      "seats": [{"seat": N, "wager": "25.00", "front": [2], "back": [5]} or "cards": [7],
-               with an optional "bonus": {"fortune": "5.00"}]}
+               with an optional "bonus": {"fortune": "5.00"}, and an optional "backline":
+               [{"wager": "10.00", "by": "B", "bonus": {...}}]: other players' wagers riding on the hand
+               (Capitol's backline, rules 18-19; Fortune's other betting circles, rule 5)],
+     "previous_rounds": [{"banker": "dealer" or N, "wagered": [seats]}, ...]}  (optional, oldest first:
+               a player-banker the house's rotation rules did not allow is then refused)
 
 Every error names the field (``seats[2].front[1]: unknown card 'Zz'``).
 """
@@ -15,10 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from .banking import BankRound
 from .cards import CardError, card
 from .money import ZERO, fmt
 from .schema import Table
-from .settlement import Banker, Bet, Hand, Played, Round, RoundError, Settlement
+from .settlement import Banker, Bet, Hand, Played, Round, RoundError, Settlement, Wager, WagerSettlement
 from .start_seat import DEALER, Position
 from .values import Evaluator
 
@@ -37,23 +43,49 @@ def round_from_json(data: Any, source: str = "round") -> Round:
     top = Table(data, source, error=RoundError)
     top.raw("house", None)  # read by the caller to pick the rules
     b = top.table("banker")
-    banker = Banker(seat=_position(b, "seat"), hand=_hand(b), wager=b.amount("wager") if b.has("wager") else None)
+    set_by = b.raw("set_by", None)
+    if set_by not in (None, "dealer"):
+        raise b.error("set_by", f'expected "dealer" (a house dealer\'s setting settled as laid), got {set_by!r}')
+    banker = Banker(seat=_position(b, "seat"), hand=_hand(b), wager=b.amount("wager") if b.has("wager") else None,
+                    set_by=set_by)
     b.done()
     action = _position(top, "action_seat")
     bets = []
     for t in top.tables("seats"):
-        fortune = ZERO
-        bonus = t.table("bonus", optional=True)
-        if bonus is not None:
-            if bonus.has("envy"):
-                raise bonus.error("envy", "there is no separate Envy wager: a Fortune bet of the house's "
-                                          "Envy minimum qualifies the seat for Envy")
-            fortune = bonus.amount("fortune", ZERO)
-            bonus.done()
-        bets.append(Bet(seat=t.integer("seat", 1, 7), wager=t.amount("wager"), hand=_hand(t), fortune=fortune))
+        backline = []
+        for k, w in enumerate(t.tables("backline", [])):
+            backline.append(Wager(w.amount("wager"), w.string("by") if w.has("by") else f"backline {k + 1}",
+                                  _fortune(w)))
+            w.done()
+        bets.append(Bet(seat=t.integer("seat", 1, 7), wager=t.amount("wager"), hand=_hand(t), fortune=_fortune(t),
+                        backline=tuple(backline)))
         t.done()
+    history = None
+    if top.has("previous_rounds"):
+        history = tuple(_bank_round(r) for r in top.tables("previous_rounds"))
     top.done()
-    return Round(banker, action, tuple(bets))
+    return Round(banker, action, tuple(bets), history)
+
+
+def _bank_round(t: Table) -> BankRound:
+    wagered = t.raw("wagered")
+    if not isinstance(wagered, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in wagered):
+        raise t.error("wagered", f"expected a list of seat numbers, got {wagered!r}")
+    result = BankRound(_position(t, "banker"), frozenset(wagered))
+    t.done()
+    return result
+
+
+def _fortune(t: Table):
+    bonus = t.table("bonus", optional=True)
+    if bonus is None:
+        return ZERO
+    if bonus.has("envy"):
+        raise bonus.error("envy", "there is no separate Envy wager: a Fortune bet of the house's "
+                                  "Envy minimum qualifies the seat for Envy")
+    fortune = bonus.amount("fortune", ZERO)
+    bonus.done()
+    return fortune
 
 
 def _position(t: Table, key: str) -> Position:
@@ -104,6 +136,7 @@ def settlement_to_json(s: Settlement, ev: Evaluator) -> dict:
                 "net": fmt(seat.net),
                 "reason": seat.reason,
                 **_played(seat.played, ev),
+                **({"wagers": [_wager(w) for w in seat.wagers]} if seat.wagers else {}),
             }
             for seat in s.seats
         ],
@@ -116,6 +149,12 @@ def settlement_to_json(s: Settlement, ev: Evaluator) -> dict:
         },
         "notes": list(s.notes),
     }
+
+
+def _wager(w: WagerSettlement) -> dict:
+    return {"by": w.by, "result": w.result.value, "wager": fmt(w.wager), "action": fmt(w.action), "won": fmt(w.won),
+            "lost": fmt(w.lost), "commission": fmt(w.commission), "collection": fmt(w.collection),
+            "bonus": {"fortune": fmt(w.fortune), "envy": fmt(w.envy)}, "net": fmt(w.net), "reason": w.reason}
 
 
 def _played(p: Played, ev: Evaluator) -> dict:

@@ -13,7 +13,7 @@ from typing import Any
 
 from .money import Rounding
 from .schema import SchemaError, Table
-from .values import JokerRule, WheelRule
+from .values import Evaluator, JokerRule, WheelRule, evaluator
 
 
 class HouseRulesError(SchemaError):
@@ -22,6 +22,10 @@ class HouseRulesError(SchemaError):
 
 class UnknownHouseError(ValueError):
     """A house name with no rules file."""
+
+
+class MisdealReasonError(ValueError):
+    """A misdeal declared for a reason the house's rules do not list."""
 
 
 class FoulPenalty(enum.Enum):
@@ -100,6 +104,8 @@ class Banking:
     max_consecutive: int = 0  # 0: no limit
     #: A player may bank only after wagering in the previous round banked by the house.
     requires_previous_wager: bool = False
+    #: No Player/Dealer on a spot that had no wager on the prior hand (Capitol rule 23).
+    requires_prior_hand_wager: bool = False
 
 
 @dataclass(frozen=True)
@@ -145,6 +151,10 @@ class HouseRules:
     limits: Limits
     fortune: FortuneBonus | None = None
     envy: EnvyBonus | None = None
+    #: A pair in front with only the same pair behind is a foul (kickers do not lift the back).
+    equal_pair_behind_fouls: bool = False
+    #: The reasons a misdeal may be declared for (Capitol rule 29), as the dealer and supervisor pick them.
+    misdeal_reasons: tuple[str, ...] = ()
     source: str = field(default="", compare=False)
 
     @classmethod
@@ -164,12 +174,16 @@ class HouseRules:
         fouls = top.table("fouls")
         player_foul = fouls.choice("player", FoulPenalty)
         banker_foul = fouls.choice("banker", FoulPenalty)
+        equal_pair_behind_fouls = fouls.boolean("equal_pair_behind_fouls")
         fouls.done()
 
         commission = _commission(top.table("commission"))
         banking = _banking(top.table("banking"))
         start = _start(top.table("start_seat"))
         limits = _limits(top.table("limits"))
+        misdeal = top.table("misdeal")
+        misdeal_reasons = _strings(misdeal, "reasons")
+        misdeal.done()
 
         bonus = top.table("bonus", optional=True)
         fortune = envy = None
@@ -192,6 +206,8 @@ class HouseRules:
                 )
                 envy_t.done()
             bonus.done()
+        for day_key in ("timezone", "gaming_day_start"):  # the gaming day: read and checked by audit/gaming_day.py
+            top.raw(day_key, None)
         top.done()
 
         if banking.mode is BankingMode.HOUSE and banking.banker_sets is BankerSetting.OWN:
@@ -201,8 +217,21 @@ class HouseRules:
         return cls(
             key=key, name=name, joker=joker, wheel=wheel, house_way=house_way,
             player_foul=player_foul, banker_foul=banker_foul, commission=commission,
-            banking=banking, start=start, limits=limits, fortune=fortune, envy=envy, source=source,
+            banking=banking, start=start, limits=limits, fortune=fortune, envy=envy,
+            equal_pair_behind_fouls=equal_pair_behind_fouls, misdeal_reasons=misdeal_reasons, source=source,
         )
+
+    def misdeal_reason(self, reason: str) -> str:
+        """The house's own wording of a misdeal reason; an unlisted reason is refused, naming the list."""
+        for listed in self.misdeal_reasons:
+            if reason.strip().lower() == listed.lower():
+                return listed
+        raise MisdealReasonError(f"misdeal reason {reason!r} is not one of {self.name}'s: "
+                                 + "; ".join(self.misdeal_reasons))
+
+    def evaluator(self) -> Evaluator:
+        """Hand values and the foul test under this house's joker, wheel and foul rules."""
+        return evaluator(self.joker, self.wheel, self.equal_pair_behind_fouls)
 
     @property
     def player_banked(self) -> bool:
@@ -245,6 +274,7 @@ def _banking(t: Table) -> Banking:
         offer_every=t.integer("offer_every", 1, 10, 1),
         max_consecutive=t.integer("max_consecutive", 0, 100, 0),
         requires_previous_wager=t.boolean("requires_previous_wager", False),
+        requires_prior_hand_wager=t.boolean("requires_prior_hand_wager", False),
     )
     t.done()
     return result
@@ -279,6 +309,13 @@ def _limits(t: Table) -> Limits:
     )
     t.done()
     return result
+
+
+def _strings(t: Table, key: str) -> tuple[str, ...]:
+    values = t.raw(key)
+    if not isinstance(values, list) or not values or not all(isinstance(v, str) and v.strip() for v in values):
+        raise t.error(key, f"expected a list of one or more texts, got {values!r}")
+    return tuple(values)
 
 
 def _pays(t: Table, read) -> dict[str, Any]:

@@ -47,6 +47,8 @@ class SetHand:
         foul = None
         if fv > bv:
             foul = f"front outranks back: {ev.name(fv)} over {ev.name(bv)}"
+        elif ev.fouls(fv, bv):
+            foul = f"the back does not rank higher: {ev.name(bv)} behind {ev.name(fv)} (a pair in front needs two pair or better behind)"
         return cls(front, back, fv, bv, foul)
 
     def to_json(self, ev: Evaluator) -> dict:

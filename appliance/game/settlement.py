@@ -11,19 +11,21 @@ net and the house's net add up to zero.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from .cards import Card, check_unique
+from .banking import BankRound, bank_refusal
+from .cards import Card, check_unique, format_cards
 from .fortune import best_paying
 from .house_ways import decide as house_way_decide
 from .money import ZERO, round_to
-from .rules import BankingMode, CommissionKind, FoulPenalty, HouseRules
+from .rules import BankerSetting, BankingMode, CommissionKind, FoulPenalty, HouseRules
 from .setting import SetHand
 from .start_seat import DEALER, Position, StartSeatError, action_order
-from .values import Evaluator, evaluator
+from .values import Evaluator
 
 
 class RoundError(ValueError):
@@ -60,11 +62,33 @@ class Hand:
 
 
 @dataclass(frozen=True)
+class Wager:
+    """One wager on a seat's hand: the seated player's, or one riding on it (a backline wager,
+    Capitol rules 18-19; another betting circle of the seat, Fortune rule 5)."""
+
+    amount: Decimal
+    by: str
+    fortune: Decimal = ZERO
+
+
+@dataclass(frozen=True)
 class Bet:
     seat: int
     wager: Decimal
     hand: Hand
     fortune: Decimal = ZERO
+    backline: tuple[Wager, ...] = ()  # other players' wagers riding on this hand
+
+    @property
+    def wagers(self) -> tuple[Wager, ...]:
+        """Every wager on the hand in the order action reaches them. The documents are silent within a
+        seat: chosen, the largest first (the player who "has the final decision on the play of that
+        particular hand", Capitol rule 17; Fortune rule 5), equal wagers in the order given."""
+        return tuple(sorted((Wager(self.wager, "seat", self.fortune), *self.backline), key=lambda w: -w.amount))
+
+
+class HouseWayMismatchError(RoundError):
+    """A house dealer's setting that is not the house way's, given without ``"set_by": "dealer"``."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +96,8 @@ class Banker:
     seat: Position  # "dealer" or the Player/Dealer's seat
     hand: Hand
     wager: Decimal | None = None  # a player-banker's wager
+    #: "dealer": a house dealer's setting that differs from the house way, to be settled as it lies.
+    set_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +105,12 @@ class Round:
     banker: Banker
     action_seat: Position
     bets: tuple[Bet, ...]
+    #: The rounds before, oldest first, as the bank's rotation rules see them; None: not given.
+    history: tuple[BankRound, ...] | None = None
+
+
+class BankRefusedError(RoundError):
+    """A player-banker the house's banking rules did not allow this round."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +120,24 @@ class Played:
     hand: SetHand
     rule: str | None = None  # the house-way rule, when the house way set it
     reset_from: SetHand | None = None  # the fouled setting that was reset
+
+
+@dataclass(frozen=True)
+class WagerSettlement:
+    """One wager's result on a hand that carries several."""
+
+    by: str
+    result: Result
+    wager: Decimal
+    action: Decimal
+    won: Decimal
+    lost: Decimal
+    commission: Decimal
+    collection: Decimal
+    fortune: Decimal
+    envy: Decimal
+    net: Decimal
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -108,6 +158,8 @@ class SeatSettlement:
     net: Decimal
     played: Played
     reason: str
+    #: Each wager on the hand when it carries more than the seated player's (backline, other circles).
+    wagers: tuple[WagerSettlement, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -129,9 +181,9 @@ class Settlement:
 
 def settle(rnd: Round, rules: HouseRules) -> Settlement:
     """Settle a validated round under a house's rules. Raises :class:`RoundError` before any result."""
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     _validate(rnd, rules)
-    banker_played, banker_forfeits = _banker_hand(rnd.banker, rules, ev)
+    banker_played, banker_forfeits, banker_note = _banker_hand(rnd.banker, rules, ev)
     order = action_order(rnd.action_seat, rnd.banker.seat, [b.seat for b in rnd.bets],
                          rules.start.player_seats, rules.start.action_direction)
     bets = {b.seat: b for b in rnd.bets}
@@ -142,7 +194,6 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
     seats = []
     for seat in order:
         bet = bets[seat]
-        action = min(bet.wager, rules.limits.maximum)  # over the maximum: no action on the excess
         played = _player_hand(bet.hand, rules, ev)
         front = back = None
         if played.hand.foul:
@@ -157,31 +208,14 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
             reason = {2: "won both hands", 1: "won one hand, lost the other", 0: "lost both hands"}[wins]
             if played.reset_from is not None:
                 reason += " (fouled setting reset by the house way)"
-        if action < bet.wager:
-            reason += f"; {bet.wager - action} over the table maximum has no action"
-
-        if remaining is not None:
-            if remaining == 0:
-                # Once the Player/Dealer's wager is used up the hand is over for every later seat.
-                action, result, front, back = ZERO, Result.NO_ACTION, None, None
-                reason = "no action: the Player/Dealer's wager was used up by earlier seats"
-            elif result is not Result.PUSH:
-                if action > remaining:
-                    reason += f"; partial action: {remaining} of {action} (the Player/Dealer's wager is used up)"
-                    action = remaining
-                remaining -= action
-
-        won = action if result is Result.WIN else ZERO
-        lost = action if result in (Result.LOSS, Result.FOUL) else ZERO
-        commission = _commission(won, rules)
-        collection = collection_fee(bet.wager, rules)
-        fortune, fortune_line = _fortune(bet, rules, ev)
-        envy = _envy(bet, hands7, rules, ev)
-        net = won - lost - commission - collection + fortune + envy
-        seats.append(SeatSettlement(
-            seat, result, front, back, bet.wager, action, won, lost, commission, collection,
-            fortune, fortune_line, envy, net, played, reason,
-        ))
+        wagers = []
+        for wager in bet.wagers:
+            settled, remaining = _settle_wager(wager, result, reason, remaining, rules)
+            fortune, fortune_line = _fortune(wager, bet.hand, rules, ev)
+            envy = _envy(wager, seat, hands7, rules, ev)
+            wagers.append((dataclasses.replace(settled, fortune=fortune, envy=envy, net=settled.net + fortune + envy),
+                           fortune_line))
+        seats.append(_seat(seat, result, front, back, played, wagers))
 
     bank_result = sum((s.lost - s.won for s in seats), ZERO)
     players_commission = sum((s.commission for s in seats), ZERO)
@@ -199,7 +233,7 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
                                          rules.commission.increment, rules.commission.rounding)
         banker_net = bank_result - banker_commission - banker_collection
         house_net = players_commission + banker_commission + collection + banker_collection + bonus_net
-    notes = []
+    notes = [note for note in (banker_note, _banking_note(rnd, rules)) if note]
     if remaining is not None:
         notes.append(f"Player/Dealer action used: {rnd.banker.wager - remaining} of {rnd.banker.wager}")
     return Settlement(
@@ -208,6 +242,64 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
         collection=collection + banker_collection, banker_commission=banker_commission,
         banker_collection=banker_collection, banker_net=banker_net, bonus_net=bonus_net,
         house_net=house_net, notes=tuple(notes),
+    )
+
+
+def _banking_note(rnd: Round, rules: HouseRules) -> str | None:
+    """Refuse a player-banker the rotation rules did not allow; flag one that could not be checked."""
+    if rnd.banker.seat == DEALER:
+        return None
+    if rnd.history is None:
+        return "banking not checked: the round carries no previous rounds' banking"
+    refusal = bank_refusal(rnd.banker.seat, rnd.history, rules.banking)
+    if refusal:
+        raise BankRefusedError(f"banker.seat: {rules.name}: seat {rnd.banker.seat} may not bank this round: {refusal}")
+    return None
+
+
+def _settle_wager(wager: Wager, result: Result, reason: str, remaining: Decimal | None,
+                  rules: HouseRules) -> tuple[WagerSettlement, Decimal | None]:
+    """One wager on a hand with this result, and what is left of the Player/Dealer's action after it
+    (``remaining`` None: not limited). Bonus pays are added by the caller."""
+    action = min(wager.amount, rules.limits.maximum)  # over the maximum: no action on the excess
+    if action < wager.amount:
+        reason += f"; {wager.amount - action} over the table maximum has no action"
+    if remaining is not None:
+        if remaining == 0:
+            # Once the Player/Dealer's wager is used up the hand is over for every later wager.
+            action, result = ZERO, Result.NO_ACTION
+            reason = "no action: the Player/Dealer's wager was used up by earlier wagers"
+        elif result is not Result.PUSH:
+            if action > remaining:
+                reason += f"; partial action: {remaining} of {action} (the Player/Dealer's wager is used up)"
+                action = remaining
+            remaining -= action
+    won = action if result is Result.WIN else ZERO
+    lost = action if result in (Result.LOSS, Result.FOUL) else ZERO
+    commission = _commission(won, rules)
+    collection = collection_fee(wager.amount, rules)
+    net = won - lost - commission - collection
+    return WagerSettlement(wager.by, result, wager.amount, action, won, lost, commission, collection,
+                           ZERO, ZERO, net, reason), remaining
+
+
+def _seat(seat: int, result: Result, front: Side | None, back: Side | None, played: Played,
+          wagers: list[tuple[WagerSettlement, str | None]]) -> SeatSettlement:
+    """A seat's totals over the wagers on its hand; with one wager, that wager's result."""
+    settled = [w for w, _ in wagers]
+    if all(w.result is Result.NO_ACTION for w in settled):
+        result, front, back = Result.NO_ACTION, None, None
+    reasons = [w.reason for w in settled]
+    reason = reasons[0] if len(set(reasons)) == 1 else "; ".join(f"{w.by}: {w.reason}" for w in settled)
+
+    def total(name: str) -> Decimal:
+        return sum((getattr(w, name) for w in settled), ZERO)
+
+    line = next((line for _, line in wagers if line), None)
+    return SeatSettlement(
+        seat, result, front, back, total("wager"), total("action"), total("won"), total("lost"),
+        total("commission"), total("collection"), total("fortune"), line, total("envy"), total("net"),
+        played, reason, tuple(settled) if len(settled) > 1 else (),
     )
 
 
@@ -222,17 +314,63 @@ def _house_way(cards: Sequence[int], rules: HouseRules, ev: Evaluator, reset_fro
     return Played(SetHand.of(front, back, ev), rule, reset_from)
 
 
-def _banker_hand(banker: Banker, rules: HouseRules, ev: Evaluator) -> tuple[Played, bool]:
-    """The banker's hand as played, and whether a fouled banker hand forfeits every seat's wager."""
+def _banker_hand(banker: Banker, rules: HouseRules, ev: Evaluator) -> tuple[Played, bool, str | None]:
+    """The banker's hand as played, whether a fouled banker hand forfeits every seat's wager,
+    and a note when a house dealer's setting was settled against the house way."""
     hand = banker.hand
     if hand.cards is not None:
-        return _house_way(hand.cards, rules, ev), False
+        return _house_way(hand.cards, rules, ev), False, None
     laid = SetHand.of(hand.front, hand.back, ev)
+    note = _house_way_check(banker, laid, rules, ev)
     if not laid.foul:
-        return Played(laid), False
+        return Played(laid), False, note
     if rules.banker_foul is FoulPenalty.HOUSE_WAY:
-        return _house_way(hand.all_cards, rules, ev, reset_from=laid), False
-    return Played(laid), True
+        return _house_way(hand.all_cards, rules, ev, reset_from=laid), False, note
+    return Played(laid), True, note
+
+
+def _house_way_check(banker: Banker, laid: SetHand, rules: HouseRules, ev: Evaluator) -> str | None:
+    """A house dealer's setting that is not the house way's is refused, or settled as it lies and
+    noted when the input says ``"set_by": "dealer"``."""
+    differs = house_way_difference(banker.seat, laid.front, laid.back, rules)
+    if differs is None:
+        return None
+    if banker.set_by == "dealer":
+        return f"the house dealer's setting ({differs.laid}) is not the house way ({differs.house_way}); settled as laid (set_by: dealer)"
+    raise HouseWayMismatchError(f"banker: {differs}; reset the hand, or give \"set_by\": \"dealer\" to settle it as laid")
+
+
+@dataclass(frozen=True)
+class HouseWayDifference:
+    laid: str
+    house_way: str
+    rule: str
+
+    def __str__(self) -> str:
+        return (f"the house dealer's setting ({self.laid}) is not the house way: the house way sets "
+                f"{self.house_way} ({self.rule})")
+
+
+def house_way_difference(banker: Position, front: Sequence[Card], back: Sequence[Card],
+                         rules: HouseRules) -> HouseWayDifference | None:
+    """How a banker's setting differs from the house way, where the banker must set by it, or None.
+
+    A house dealer sets by the house way (general rules: "the dealer sets the banker's hand by a fixed
+    set of rules called the house way"; Greektown: "The dealer must set his or her hands by using ...
+    'The House way'"), as does a player-banker where the house says so. Settings of equal values are
+    the same setting."""
+    if not (banker == DEALER or rules.banking.banker_sets is BankerSetting.HOUSE_WAY) or len(front) + len(back) != 7:
+        return None  # a wrong number of cards is refused (or fouled) where cards are counted
+    ev = rules.evaluator()
+    laid = SetHand.of(front, back, ev)
+    played = _house_way((*laid.front, *laid.back), rules, ev)
+    way = played.hand
+    if (laid.front_value, laid.back_value) == (way.front_value, way.back_value):
+        return None
+    return HouseWayDifference(
+        f"front {' '.join(format_cards(laid.front))}, back {' '.join(format_cards(laid.back))}",
+        f"front {' '.join(format_cards(sorted(way.front, reverse=True)))}, "
+        f"back {' '.join(format_cards(sorted(way.back, reverse=True)))}", played.rule)
 
 
 def _player_hand(hand: Hand, rules: HouseRules, ev: Evaluator) -> Played:
@@ -261,22 +399,23 @@ def collection_fee(wager: Decimal, rules: HouseRules) -> Decimal:
     raise AssertionError("validated collection tiers end with an open tier")
 
 
-def _fortune(bet: Bet, rules: HouseRules, ev: Evaluator) -> tuple[Decimal, str | None]:
-    if not bet.fortune or rules.fortune is None:
+def _fortune(wager: Wager, hand: Hand, rules: HouseRules, ev: Evaluator) -> tuple[Decimal, str | None]:
+    if not wager.fortune or rules.fortune is None:
         return ZERO, None
-    line = best_paying(bet.hand.all_cards, ev, rules.fortune.pays)
+    line = best_paying(hand.all_cards, ev, rules.fortune.pays)
     if line is None:
-        return -bet.fortune, None
-    return bet.fortune * rules.fortune.pays[line], line
+        return -wager.fortune, None
+    return wager.fortune * rules.fortune.pays[line], line
 
 
-def _envy(bet: Bet, hands7: dict[int, tuple[Card, ...]], rules: HouseRules, ev: Evaluator) -> Decimal:
-    """Envy pays for every other player's qualifying hand; never the seat's own or the banker's."""
-    if rules.envy is None or bet.fortune < rules.envy.minimum_fortune:
+def _envy(wager: Wager, on_seat: int, hands7: dict[int, tuple[Card, ...]], rules: HouseRules,
+          ev: Evaluator) -> Decimal:
+    """Envy pays for every other seat's qualifying hand; never the hand the wager rides on or the banker's."""
+    if rules.envy is None or wager.fortune < rules.envy.minimum_fortune:
         return ZERO
     total = ZERO
     for seat, cards in hands7.items():
-        if seat != bet.seat and len(cards) == 7:
+        if seat != on_seat and len(cards) == 7:
             line = best_paying(cards, ev, rules.envy.pays)
             if line is not None:
                 total += rules.envy.pays[line]
@@ -300,6 +439,11 @@ def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
             raise RoundError(f"banker.seat: {banker_seat!r} is not a seat 1-{seats}")
         if rules.banking.action_limited and banker_wager is None:
             raise RoundError("banker.wager: the Player/Dealer's wager is needed: action is limited to it")
+        if banker_wager is not None and banker_wager < rules.limits.minimum:
+            # Capitol rule 6: "Players must wager at least the table minimum"; Fortune: "you must bet at
+            # least the table minimum. However, there is no maximum limit for the Player/Dealer position".
+            raise RoundError(f"banker.wager: {banker_wager} is under the table minimum {rules.limits.minimum}: "
+                             "the Player/Dealer wagers at least the table minimum")
     seen: set[int] = set()
     for i, (seat, wager, fortune) in enumerate(bets):
         where = f"seats[{i}]"
@@ -310,17 +454,22 @@ def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
         if seat == banker_seat:
             raise RoundError(f"{where}.seat: seat {seat} is the banker's seat")
         seen.add(seat)
-        if wager < rules.limits.minimum:
-            raise RoundError(f"{where}.wager: {wager} is under the table minimum {rules.limits.minimum}")
-        if fortune:
-            if rules.fortune is None:
-                raise RoundError(f"{where}.bonus.fortune: {rules.name} offers no Fortune bonus")
-            if not rules.fortune.minimum <= fortune <= rules.fortune.maximum:
-                raise RoundError(f"{where}.bonus.fortune: {fortune} is outside the bonus limits "
-                                 f"{rules.fortune.minimum}-{rules.fortune.maximum}")
+        _check_amounts(where, wager, fortune, rules)
     if rules.limits.banker_maximum is not None and banker_wager is not None \
             and banker_wager > rules.limits.banker_maximum:
         raise RoundError(f"banker.wager: {banker_wager} is over the banker maximum {rules.limits.banker_maximum}")
+
+
+def _check_amounts(where: str, wager: Decimal, fortune: Decimal | None, rules: HouseRules) -> None:
+    """A wager in one betting circle: Capitol rules 5-6, at least the table minimum in each circle."""
+    if wager < rules.limits.minimum:
+        raise RoundError(f"{where}.wager: {wager} is under the table minimum {rules.limits.minimum}")
+    if fortune:
+        if rules.fortune is None:
+            raise RoundError(f"{where}.bonus.fortune: {rules.name} offers no Fortune bonus")
+        if not rules.fortune.minimum <= fortune <= rules.fortune.maximum:
+            raise RoundError(f"{where}.bonus.fortune: {fortune} is outside the bonus limits "
+                             f"{rules.fortune.minimum}-{rules.fortune.maximum}")
 
 
 def _validate(rnd: Round, rules: HouseRules) -> None:
@@ -331,7 +480,9 @@ def _validate(rnd: Round, rules: HouseRules) -> None:
         raise RoundError(f"banker: {len(banker.hand.all_cards)} cards; the banker's hand has 7")
     for i, bet in enumerate(rnd.bets):
         where = f"seats[{i}]"
-        if bet.fortune and len(bet.hand.all_cards) != 7:
+        for j, wager in enumerate(bet.backline):
+            _check_amounts(f"{where}.backline[{j}]", wager.amount, wager.fortune, rules)
+        if any(w.fortune for w in bet.wagers) and len(bet.hand.all_cards) != 7:
             raise RoundError(f"{where}.bonus.fortune: the Fortune bonus needs the seat's seven cards")
         _validate_hand(bet.hand, where)
     every = [c for hand in [banker.hand, *(b.hand for b in rnd.bets)] for c in hand.all_cards]

@@ -23,6 +23,7 @@ the second-highest straight and 5 when it is the lowest.
 
 from __future__ import annotations
 
+import copy
 import enum
 from collections import Counter
 from collections.abc import Sequence
@@ -179,9 +180,12 @@ class Evaluator:
     :func:`natural_value` and :func:`joker_value`, which are the definition.
     """
 
-    def __init__(self, joker: JokerRule, wheel: WheelRule):
+    def __init__(self, joker: JokerRule, wheel: WheelRule, equal_pair_behind_fouls: bool = False):
         self.joker = joker
         self.wheel = wheel
+        #: A back holding only the front's pair (with any kickers) does not rank higher: a foul
+        #: (general rules: "If the two-card hand is a pair of aces ... the five-card hand must hold two pair or better").
+        self.equal_pair_behind_fouls = equal_pair_behind_fouls
         self._mixed: dict[int, int] = {}
         self._suited: dict[int, int] = {}
         self._front: dict[int, int] = {}
@@ -223,6 +227,13 @@ class Evaluator:
         if len(cards) == 2:
             return HandValue(self.two(cards))
         raise ValueError(f"a hand has 2 or 5 cards, not {len(cards)}")
+
+    def fouls(self, front_value: int, back_value: int) -> bool:
+        """Whether a setting with these values is fouled: the back must rank higher than the front."""
+        if front_value > back_value:
+            return True
+        return (self.equal_pair_behind_fouls and front_value >> CATEGORY_SHIFT == Category.PAIR
+                and back_value >> CATEGORY_SHIFT == Category.PAIR and back_value >> 16 == front_value >> 16)
 
     def name(self, value: int) -> str:
         """A name a dealer would say: ``'Full house, kings over fives'``."""
@@ -277,6 +288,10 @@ def describe(value: int, wheel: WheelRule = WheelRule.SECOND_HIGHEST) -> str:
 
 
 @lru_cache(maxsize=None)
-def evaluator(joker: JokerRule, wheel: WheelRule) -> Evaluator:
-    """The shared evaluator for a pair of rules (tables are built once)."""
-    return Evaluator(joker, wheel)
+def evaluator(joker: JokerRule, wheel: WheelRule, equal_pair_behind_fouls: bool = False) -> Evaluator:
+    """The shared evaluator for a house's card rules (the value tables are built once per joker and wheel rule)."""
+    if not equal_pair_behind_fouls:
+        return Evaluator(joker, wheel)
+    strict = copy.copy(evaluator(joker, wheel))
+    strict.equal_pair_behind_fouls = True
+    return strict

@@ -25,7 +25,9 @@ from ..game.cards import Card, parse_cards
 from ..game.rules import BankerSetting
 from ..game.settlement import RoundError, check_wagers
 from ..game.start_seat import DEALER, Position
+from ..vision.deck_match import DECK_MISMATCH
 from .eye import Eye
+from .recording import SpaceLimits
 from .round import Events, HeldForSupervisor, Phase, RoundStateError
 from .stable import StableRead
 from .table import Table
@@ -70,8 +72,8 @@ class DealerLoop:
     def __init__(self, table: Table, eye: Eye, request_start: Callable[[], bool], round_id: Callable[[], str],
                  start_source: str, health: HealthTracker | None = None, stable_frames: int = 3,
                  lamp: Callable[[str, bool], None] = lambda name, on: None,
-                 on_prompt: Callable[[dict], None] = lambda prompt: None):
-        self.table, self.eye = table, eye
+                 on_prompt: Callable[[dict], None] = lambda prompt: None, space: SpaceLimits = SpaceLimits()):
+        self.table, self.eye, self.space = table, eye, space
         self._request_start, self._round_id = request_start, round_id
         self.start_source = start_source
         self.health = health
@@ -157,7 +159,7 @@ class DealerLoop:
                 elif button == "supervisor":
                     self.table.log(Events.SUPERVISOR_CALLED, {"round": self._round_or_none(), "step": self.step.value},
                                    who)
-                    if self.table.held is None:
+                    if self.table.held is None or self.table.audit.stopped is not None:  # held after a stop too
                         self.table.hold(f"the supervisor was called by {who}", who)
                 elif self.step is Step.HELD:
                     self.message = "the table is held: only a supervisor can release it"
@@ -229,6 +231,9 @@ class DealerLoop:
         changed = False
         with self.table.lock:
             self.looks += 1
+            if self.table.held is None and any(DECK_MISMATCH in (r.get("reason") or "")
+                                               for reads, _ in looked.values() for r in reads):
+                self.table.hold(DECK_MISMATCH, "reader")  # the technician teaches the deck in play
             wanted = set(self.wanted_zones())
             for name, (reads, image) in looked.items():
                 if name not in wanted:
@@ -263,6 +268,9 @@ class DealerLoop:
         if step is Step.IDLE:
             if not self.bets:
                 raise RoundStateError("enter the wagers first")
+            refused = self.space.refusal(self.table.audit)
+            if refused:
+                raise RoundStateError(refused)
             table_round = self.table.new_round(self._round_id())
             table_round.open(self.banker, self.bets, self.banker_wager, who=who)
             self.zones = {}
@@ -350,7 +358,8 @@ class DealerLoop:
                     "player_seats": self.table.rules.start.player_seats,
                     "bets": self.bets, "banker": self.banker,
                     "banker_wager": None if self.banker_wager is None else str(self.banker_wager),
-                    "wanted": wanted, "zones": zones, "version": self.version}
+                    "wanted": wanted, "zones": zones, "version": self.version,
+                    "recording": self.space.status(self.table.audit), "notices": self.table.notices}
 
     def announce(self) -> None:
         """Tell the lamps and the screen where the round stands (under the lock, so that an older

@@ -3,6 +3,8 @@
 ``look(zones)`` returns, for one moment, each zone's cards left to right as the reader gives
 them (``{"card": code or None, ...}``) and a way to get the zone image the audit log keeps,
 or ``None`` when there is no frame to look at. The loop does not know which eye it has.
+When the cards on the table do not look like the taught deck, the camera's eye names none of
+them and gives each the reason ``DECK_MISMATCH``.
 """
 
 from __future__ import annotations
@@ -36,12 +38,17 @@ class CameraEye:
     """Frames from a camera, calibrated against the layout's markers, read by the template reader.
 
     ``on_status(status, detail)`` hears of calibration trouble (markers covered for too long,
-    a tilted camera) and of its end, once per change."""
+    a tilted camera) and of its end, once per change.
+
+    Whether the cards are of the taught deck is judged on the latest read of every zone looked at
+    (each card on the table counted once): the banker's seven alone are too few cards to tell,
+    together with the seats last read they are not."""
 
     def __init__(self, camera, layout, deck, calibrator, on_status: Callable[[str, str], None] = lambda s, d: None):
         self.camera, self.layout, self.deck, self.calibrator = camera, layout, deck, calibrator
         self._on_status = on_status
         self._status = "unknown"
+        self._matches: dict[str, list[float | None]] = {}  # zone -> its latest read's match scores
 
     def _set(self, status: str, detail: str) -> None:
         if status != self._status:
@@ -52,6 +59,7 @@ class CameraEye:
         import cv2
 
         from ..vision.calibrate import CalibrationError
+        from ..vision.deck_match import DeckMatch
         from ..vision.reader import read_zone, zone_image
 
         frame = self.camera.read()
@@ -63,13 +71,15 @@ class CameraEye:
             self._set("fault", f"calibration: {err}")
             return None
         self._set("online", "markers found" if not calibration.stale else "markers covered: last good calibration")
+        reads = {name: read_zone(frame, self.layout.zone(name), self.deck, calibration) for name in zones}
+        self._matches.update({name: [r.match for r in cards] for name, cards in reads.items()})
+        match = DeckMatch.of(score for scores in self._matches.values() for score in scores)
         looked: Look = {}
-        for name in zones:
-            zone = self.layout.zone(name)
+        for name, cards in reads.items():
 
-            def image(zone=zone) -> bytes:
+            def image(zone=self.layout.zone(name)) -> bytes:
                 ok, png = cv2.imencode(".png", zone_image(frame, zone, calibration)[0])
                 return png.tobytes()
 
-            looked[name] = ([r.to_json() for r in read_zone(frame, zone, self.deck, calibration)], image)
+            looked[name] = ([match.vouch(r).to_json() for r in cards], image)
         return looked

@@ -38,7 +38,9 @@ class LiveTable:
             elif event == Events.BANKER_CARDS:
                 s["phase"] = "banker"
                 s["banker"].update(cards=data["cards"], front=data["front"], back=data["back"], rule=data["rule"])
-            elif event in (Events.SEAT_CARDS, Events.READ_CORRECTED) and data["seat"] != "banker":
+            elif event == Events.READ_CORRECTED and data["seat"] == "banker":
+                s["banker"].update({k: data[k] for k in ("cards", "front", "back") if k in data})
+            elif event in (Events.SEAT_CARDS, Events.READ_CORRECTED):
                 s["phase"] = "players"
                 s["seats"][str(data["seat"])].update(front=data["front"], back=data["back"])
             elif event == Events.ROUND_SETTLED:
@@ -52,7 +54,9 @@ class LiveTable:
                 s["banker"].update(net=settlement["banker"]["net"], hand=settlement["banker"]["hand"])
                 s["totals"] = settlement["totals"]
                 s["action_order"] = settlement["action_order"]
-                self.history = (self.history + [dict(s)])[-10:]
+                # a deep copy: the current round's view changes on; a re-settlement replaces the first
+                kept = [r for r in self.history if r["round"] != s["round"]]
+                self.history = (kept + [json.loads(json.dumps(s))])[-10:]
             elif event == Events.ROUND_VOIDED:
                 s.update(phase="voided", reason=data["reason"])
             elif event == Events.TABLE_FLAGGED:

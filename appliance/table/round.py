@@ -17,15 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..audit.log import AuditLog, records
+from ..audit.log import AuditLog, records, tail
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.money import fmt
 from ..game.round_json import round_from_json, settlement_to_json
 from ..game.rules import HouseRules
-from ..game.settlement import settle
+from ..game.settlement import house_way_difference, settle
 from ..game.start_seat import Position, first_hand
-from ..game.values import evaluator
+from .listeners import tell
 
 
 class Phase(enum.Enum):
@@ -106,6 +106,8 @@ def apply(state: dict, event: str, data: dict) -> None:
     elif event == Events.READ_CORRECTED:
         if data["seat"] == "banker":
             state["banker_cards"] = data["cards"]
+            # the player-banker's own setting, corrected card for card: settled as he laid it
+            state["banker_set"] = (data["front"], data["back"]) if data.get("set_by") == "own" else None
         else:
             state["seat_cards"][data["seat"]] = (data["front"], data["back"])
 
@@ -127,7 +129,7 @@ def derive(state: dict, rules: HouseRules) -> dict:
     data = {"house": state["house"], "banker": banker, "seats": seats,
             "action_seat": first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)}
     result = settle(round_from_json(data, f"round {state.get('round', '')}"), rules)
-    return settlement_to_json(result, evaluator(rules.joker, rules.wheel))
+    return settlement_to_json(result, rules.evaluator())
 
 
 @dataclass
@@ -143,11 +145,13 @@ class TableRound:
     @classmethod
     def restore(cls, round_id: str, rules: HouseRules, rules_mapping: dict, audit: AuditLog,
                 listeners: list[Callable[[dict], None]]) -> TableRound:
-        """A round the appliance stopped in the middle of, rebuilt from its records in the phase it had reached."""
+        """The last round, which the appliance stopped in the middle of, rebuilt from its records (read
+        from the log's end) in the phase it had reached."""
         table_round = cls(round_id, rules, rules_mapping, audit, listeners)
-        for record in records(audit.folder):
-            if record["data"].get("round") != round_id:
-                continue
+        last = last_round(audit.folder)
+        if last is None or last[0] != round_id:
+            raise RoundStateError(f"round {round_id} is not the last round in the log")
+        for record in last[1]:
             event = record["event"]
             apply(table_round.state, event, record["data"])
             if event == Events.ROUND_VOIDED:
@@ -170,8 +174,7 @@ class TableRound:
         record = self.audit.append(event, {"round": self.round_id, **data}, who)  # on disk first
         apply(self.state, event, data)
         self.phase = to
-        for listener in self.listeners:
-            listener(record)
+        tell(self.listeners, record)
         return record
 
     def open(self, banker: Position, bets: list[dict], banker_wager: Decimal | None = None, who: str = "dealer") -> None:
@@ -201,10 +204,14 @@ class TableRound:
             laid = parse_cards([*(front or []), *(back or [])])
             if sorted(laid) != sorted(hand):
                 raise RoundStateError(f"round {self.round_id}: the banker's front and back are not his seven cards")
+            differs = house_way_difference(self.state["banker"], parse_cards(front or []), parse_cards(back or []),
+                                           self.rules)
+            if differs is not None:  # a house dealer resets by the house way before the round goes on
+                raise RoundStateError(f"round {self.round_id}: {differs}: reset the hand")
             setting = {"front": format_cards(parse_cards(front or [])), "back": format_cards(parse_cards(back or [])),
                        "rule": None, "set_by": "own"}
         else:
-            f, b, _, _, rule = decide(hand, self.rules.house_way, evaluator(self.rules.joker, self.rules.wheel))
+            f, b, _, _, rule = decide(hand, self.rules.house_way, self.rules.evaluator())
             setting = {"front": format_cards(sorted(f, reverse=True)), "back": format_cards(sorted(b, reverse=True)),
                        "rule": rule, "set_by": "house-way"}
         self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read,
@@ -253,8 +260,19 @@ class TableRound:
 
     def correct(self, seat: int | str, reason: str, who: str, cards: list[str] | None = None,
                 front: list[str] | None = None, back: list[str] | None = None) -> None:
-        """A supervisor's correction of a read: the banker's seven cards, or a seat's front and back."""
-        if seat == "banker":
+        """A supervisor's correction of a read: the banker's seven cards (his front and back when he
+        set his own hand), or a seat's front and back."""
+        if seat == "banker" and self.state.get("banker_set"):
+            if front is None or back is None:
+                raise RoundStateError(f"round {self.round_id}: the banker set his own hand: give the corrected "
+                                      "front and back")
+            laid = parse_cards([*front, *back])
+            if len(laid) != 7:
+                raise RoundStateError(f"round {self.round_id}: the banker's front and back hold {len(laid)} cards, "
+                                      "not seven")
+            data = {"seat": "banker", "cards": format_cards(laid), "front": format_cards(parse_cards(front)),
+                    "back": format_cards(parse_cards(back)), "set_by": "own"}
+        elif seat == "banker":
             data = {"seat": "banker", "cards": format_cards(parse_cards(cards))}
         else:
             if seat not in self.state.get("seat_cards", {}):
@@ -264,17 +282,19 @@ class TableRound:
         self._record(Events.READ_CORRECTED, {**data, "reason": reason}, who)
 
 
-def rounds_in(folder) -> dict[str, dict]:
-    """Each logged round's folded state, its recorded settlement (if any) and whether it was voided."""
+def fold_rounds(logged) -> dict[str, dict]:
+    """Each round's folded state, its recorded settlement (if any) and whether it was voided, from
+    records in log order."""
     rounds: dict[str, dict] = {}
-    for record in records(folder):
+    for record in logged:
         round_id = record["data"].get("round")
         if round_id is None:
             continue
         entry = rounds.setdefault(round_id, {"state": {"round": round_id}, "settlement": None, "voided": None,
-                                             "settled_at": None})
+                                             "settled_at": None, "gaming_day": None})
         if record["event"] == Events.ROUND_SETTLED:
             entry["settlement"], entry["settled_at"] = record["data"]["settlement"], record["ts"]
+            entry["gaming_day"] = record["gaming_day"]
         elif record["event"] == Events.READ_CORRECTED and entry["settlement"] is not None:
             # corrected after settling: open again until settled again (a power cut may come between)
             entry["settlement"] = entry["settled_at"] = None
@@ -286,32 +306,54 @@ def rounds_in(folder) -> dict[str, dict]:
     return rounds
 
 
-class RoundIds:
-    """Round ids ``<prefix>-N``, going on from the last one logged under the same prefix, so a restart
-    never repeats one. The log is read once per prefix (a gaming day, a simulation's seed), not at
-    every round."""
+def rounds_in(folder) -> dict[str, dict]:
+    """Every logged round, folded (the audit tools' whole-log view)."""
+    return fold_rounds(records(folder))
 
-    def __init__(self, folder, prefix: Callable[[], str], digits: int = 1):
-        self.folder, self.prefix, self.digits = folder, prefix, digits
+
+def last_round(folder) -> tuple[str, list[dict]] | None:
+    """The last round in the log and its records in log order, read backwards from the log's end to
+    the round's opening: rounds follow one another, so only the last can be unfinished."""
+    found: list[dict] = []
+    round_id = None
+    for record in tail(folder):
+        rid = record["data"].get("round") if isinstance(record.get("data"), dict) else None
+        if rid is None or (round_id is not None and rid != round_id):
+            continue
+        round_id = rid
+        found.append(record)
+        if record["event"] == Events.ROUND_OPENED:
+            return round_id, found[::-1]
+    return (round_id, found[::-1]) if round_id is not None else None
+
+
+class RoundIds:
+    """Round ids ``<prefix>-N``, going on from the highest N logged under the same prefix (asked of the
+    history index once per prefix: a gaming day, a simulation's seed), so a restart never repeats one."""
+
+    def __init__(self, last_number: Callable[[str], int], prefix: Callable[[], str], digits: int = 1):
+        self.last_number, self.prefix, self.digits = last_number, prefix, digits
         self._last: tuple[str, int] | None = None
 
     def __call__(self) -> str:
         prefix = self.prefix()
         if self._last is None or self._last[0] != prefix:
-            logged = [int(r.rsplit("-", 1)[1]) for r in rounds_in(self.folder) if r.startswith(f"{prefix}-")]
-            self._last = (prefix, max(logged, default=0))
+            self._last = (prefix, self.last_number(prefix))
         self._last = (prefix, self._last[1] + 1)
         return f"{prefix}-{self._last[1]:0{self.digits}d}"
 
 
 def interrupted(folder) -> list[str]:
-    """The rounds opened but neither settled nor voided: the appliance stopped in the middle of them."""
-    return [round_id for round_id, entry in rounds_in(folder).items()
-            if entry["settlement"] is None and entry["voided"] is None]
+    """The round opened but neither settled nor voided, if any: the appliance stopped in the middle of it."""
+    last = last_round(folder)
+    if last is None:
+        return []
+    entry = fold_rounds(last[1])[last[0]]
+    return [last[0]] if entry["settlement"] is None and entry["voided"] is None else []
 
 
 def void_interrupted(audit: AuditLog) -> list[str]:
-    """The simulation's recovery: every interrupted round is voided, with a record saying so.
+    """The simulation's recovery: an interrupted round is voided, with a record saying so.
 
     Gaming regulators want a machine that lost power mid-round to stay stopped until the fault is
     cleared; the simulation clears it itself, the appliance waits for a supervisor's decision

@@ -16,22 +16,27 @@ from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
-from ..audit.log import AuditLog
+from ..audit.index import Index
+from ..audit.log import AuditLog, RecordingStopped
 from ..config import read_toml
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
 from ..game.start_seat import DEALER, Position, first_hand, ring
-from ..game.values import evaluator
 from ..devices.protocol import RngResult
 from ..devices.start_source import HealthTracker
 from ..devices.worker import Worker
 from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
+from .recording import IndexFeed, SpaceLimits, catch_up
 from .round import Events, RoundIds, void_interrupted
 from .table import Table
 
 log = logging.getLogger(__name__)
+
+
+class SimulationStopped(ValueError):
+    """A simulated table that cannot go on (no round can be opened)."""
 
 
 def random_wagers(rng: random.Random, rules: HouseRules) -> tuple[Position, list[dict], Decimal | None]:
@@ -52,11 +57,11 @@ def random_wagers(rng: random.Random, rules: HouseRules) -> tuple[Position, list
     return banker, bets, banker_wager
 
 
-def deal(rng: random.Random, rules: HouseRules, banker: Position, first: Position) -> dict[Position, list[str]]:
+def deal(rng: random.Random, rules: HouseRules, first: Position) -> dict[Position, list[str]]:
     """Seven hands of seven from a shuffled 53-card deck, in rotation from the first hand; four cards stay unused."""
     deck = list(range(53))
     rng.shuffle(deck)
-    positions = ring(rules.start.player_seats, banker)
+    positions = ring(rules.start.player_seats)
     step_dir = 1 if rules.start.action_direction.value == "clockwise" else -1
     start = positions.index(first)
     order = [positions[(start + step_dir * k) % len(positions)] for k in range(len(positions))]
@@ -75,12 +80,19 @@ def players_set(hands: dict, seats: list[int], rules: HouseRules, ev) -> dict[st
 
 def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
                 size: tuple[int, int] = (4608, 2592), listeners=(), pace=lambda: None,
-                stop=lambda: False) -> dict:
+                stop=lambda: False, index: Index | None = None, space: SpaceLimits = SpaceLimits()) -> dict:
     """Play ``rounds`` rounds, one move at a time, through the dealer's loop: the simulated dealer
     at its inputs, the start value from a seeded RNG, the cards seen by a perfect eye or (``render``)
     the synthetic camera and the real reader. ``listeners`` see every record, ``pace()`` runs between
-    the dealer's moves (the live demo waits there), and ``stop()`` ends the run between rounds."""
-    table = Table(rules, read_toml(Path(rules.source)), audit, {}, listeners=list(listeners))
+    the dealer's moves (the live demo waits there), and ``stop()`` ends the run between rounds.
+    Round ids go on from the history ``index`` (caught up with the log first); without one, an index in
+    memory is built from the whole log. With no supervisor to wait for, a run stops with
+    :class:`RecordingStopped` when recording stops, and with :class:`SimulationStopped` when a round
+    cannot be opened (the disk below ``space``)."""
+    if index is None:
+        index = Index(":memory:")
+    catch_up(index, audit.folder)
+    table = Table(rules, read_toml(Path(rules.source)), audit, {}, listeners=[IndexFeed(index.add, audit), *listeners])
     table.log(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
                                          "house": rules.key}, "appliance")
     interrupted = void_interrupted(audit)
@@ -108,14 +120,18 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         return True
 
     eye, lay = simulated_eye(render, seed, size)
-    loop = DealerLoop(table, eye, roll, RoundIds(audit.folder, lambda: str(seed)), "simulated-rng", health,
-                      stable_frames=2)
+    loop = DealerLoop(table, eye, roll, RoundIds(index.last_number, lambda: str(seed)), "simulated-rng", health,
+                      stable_frames=2, space=space)
     dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5)
     for _ in range(rounds):
         if stop():
             break
         dealer.act()  # wagers and NEXT: the round opens and the device answers
+        if loop.step is Step.IDLE and loop.message:
+            raise SimulationStopped(loop.message)
         for _move in range(100):
+            if audit.stopped is not None:
+                raise RecordingStopped(f"{audit.stopped.reason} (the log is whole up to record {audit.seq})")
             if loop.step is Step.IDLE:
                 break
             if loop.step is Step.HELD:
@@ -163,7 +179,7 @@ class SimulatedDealer(Worker):
         self.opened = 0
         self._since: tuple | None = None  # (round, step, the camera's look count) when the dealer began to wait
         rules = loop.table.rules
-        self._ev = evaluator(rules.joker, rules.wheel)
+        self._ev = rules.evaluator()
         self._hands: dict = {}
         self._round = None
 
@@ -194,7 +210,7 @@ class SimulatedDealer(Worker):
                 start = state["start"]
                 count = sum(start["dice"]) if start["dice"] else start["value"]
                 first = first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)
-                self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, state["banker"], first)
+                self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, first)
                 self._round = current.round_id
             if step is Step.BANKER and loop.wanted_zones() == ["banker"]:
                 laid = {"banker": self._hands[state["banker"]]}

@@ -9,12 +9,17 @@ different threads: every change happens under ``lock``.
 
 from __future__ import annotations
 
+import logging
 import threading
 
-from ..audit.log import AuditLog
+from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
+from ..audit.seal import seal_head
 from ..game.rules import HouseRules
+from .listeners import tell
 from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
+
+log = logging.getLogger(__name__)
 
 
 class Table:
@@ -26,14 +31,42 @@ class Table:
         self.gate = SupervisorGate(supervisors, on_failure=lambda who, why: self.log(
             Events.SUPERVISOR_REFUSED, {"supervisor": who, "reason": why}, who=f"supervisor {who}"))
         self.current: TableRound | None = None
-        self.held: str | None = None  # why the table waits for a supervisor, if it does
+        self._held: str | None = None
+        self._unacknowledged: list[dict] = []  # start-up findings about the log: {"problem", "seq"}
+        self.notices: list[str] = []  # standing facts the screens show (a simulation's key beside its data)
+
+    @property
+    def held(self) -> str | None:
+        """Why the table waits, if it does: recording stopped comes first (nothing can be settled),
+        then what a supervisor must see."""
+        return self.audit.stopped.reason if self.audit.stopped is not None else self._held
+
+    @held.setter
+    def held(self, reason: str | None) -> None:
+        self._held = reason
+
+    def note(self, event: str, data: dict, who: str) -> dict | None:
+        """A record a device thread makes about itself (its status, a rejected line): while recording
+        is stopped it goes to the journal only, and the thread goes on."""
+        try:
+            return self.log(event, data, who)
+        except RecordingStopped as err:
+            log.warning("not recorded (%s): %s %s by %s", err, event, data, who)
+            return None
+
+    def resume_recording(self) -> dict | None:
+        """Record again after recording stopped: the record saying how long, told to the listeners."""
+        with self.lock:
+            record = self.audit.resume()
+            if record is not None:
+                tell(self.listeners, record)
+            return record
 
     def log(self, event: str, data: dict, who: str) -> dict:
         """A record outside a round's steps (a device's status, a call for the supervisor), announced
-        to the same listeners once it is on disk."""
+        to the same listeners, each isolated, once it is on disk."""
         record = self.audit.append(event, data, who)
-        for listener in self.listeners:
-            listener(record)
+        tell(self.listeners, record)
         return record
 
     def new_round(self, round_id: str) -> TableRound:
@@ -55,8 +88,26 @@ class Table:
     def hold(self, reason: str, who: str) -> None:
         with self.lock:
             self.held = reason
-            self.log(Events.TABLE_HELD, {"round": self.current.round_id if self.current else None, "reason": reason},
-                     who)
+            self.note(Events.TABLE_HELD, {"round": self.current.round_id if self.current else None, "reason": reason},
+                      who)
+
+    def hold_for_audit(self, findings: list[dict]) -> None:
+        """What start-up found about the log itself (records missing from its end, a failed verification):
+        the table opens no round until a supervisor has acknowledged it with the PIN (logged)."""
+        if findings:
+            with self.lock:
+                self._unacknowledged = list(findings)
+                also = f" (and: {self._held})" if self._held else ""  # e.g. an interrupted round
+                self.hold("; ".join(f["problem"] for f in findings) + ". A supervisor must acknowledge this "
+                          f"with the PIN before a round can be opened{also}", "appliance (start-up)")
+
+    def _released(self, who: str, action: str, reason: str | None = None) -> None:
+        for finding in self._unacknowledged:
+            self.log(AUDIT_ACKNOWLEDGED, {"record": finding.get("seq"), "problem": finding["problem"]}, who)
+        self._unacknowledged = []
+        self.held = None
+        self.log(Events.TABLE_RELEASED, {"round": self.current.round_id if self.current else None, "action": action,
+                                         **({"reason": reason} if reason is not None else {})}, who)
 
     def _round(self, round_id: str) -> TableRound:
         if self.current is None or self.current.round_id != round_id:
@@ -70,9 +121,7 @@ class Table:
     def _acted(self, who: str, action: str) -> None:
         """A supervisor's action at a held table is also its release: the supervisor has seen it."""
         if self.held is not None:
-            self.held = None
-            self.log(Events.TABLE_RELEASED, {"round": self.current.round_id if self.current else None,
-                                             "action": action}, who)
+            self._released(who, action)
 
     def correct(self, round_id: str, supervisor: str, pin: str, reason: str, seat, **cards) -> dict | None:
         """Correct a read; a settled round is settled again. Returns the new settlement, if any."""
@@ -91,9 +140,11 @@ class Table:
             self._acted(who, "void")
 
     def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str) -> None:
+        """Void the round as a misdeal, for one of the reasons the house file lists (Capitol rule 29)."""
+        listed = self.rules.misdeal_reason(reason)
         who = self._supervisor(supervisor, pin)
         with self.lock:
-            self._round(round_id).void(f"misdeal: {reason}", who)
+            self._round(round_id).void(f"misdeal: {listed}", who)
             self._acted(who, "misdeal")
 
     def manual_start(self, round_id: str, supervisor: str, pin: str, value: int) -> object:
@@ -104,12 +155,18 @@ class Table:
             self._acted(who, "manual start")
             return first
 
+    def close_shift(self, supervisor: str, pin: str) -> dict:
+        """The shift's close: the log's head is sealed, for the seal to leave the box."""
+        who = self._supervisor(supervisor, pin)
+        with self.lock:
+            return seal_head(self.audit, "shift close", who)
+
     def release(self, supervisor: str, pin: str, reason: str) -> None:
         """The supervisor has dealt with what held the table; the dealer carries on."""
         who = self._supervisor(supervisor, pin)
         with self.lock:
+            if self.audit.stopped is not None:
+                raise RecordingStopped(self.audit.stopped.reason)
             if self.held is None:
                 raise RoundStateError("the table is not held")
-            self.held = None
-            self.log(Events.TABLE_RELEASED, {"round": self.current.round_id if self.current else None,
-                                             "action": "release", "reason": reason}, who)
+            self._released(who, "release", reason)

@@ -261,13 +261,15 @@ def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph]]]) -> dict[str, str]:
 #: A template this close (normalised cross-correlation) to one already kept adds nothing but time:
 #: a rank looks the same on every suit of a colour, and a suit on every rank.
 SAME_TEMPLATE = 0.99
+#: ... learned at a resolution this close (it then serves the cards seen at either).
+SAME_RESOLUTION = 1.6
 
 
 def _distinct(glyphs: list[Glyph]) -> list[Glyph]:
     kept: list[Glyph] = []
     for glyph in glyphs:
         if all(float(glyph.image @ k.image) < SAME_TEMPLATE or abs(glyph.aspect - k.aspect) > 0.05
-               or glyph.px_per_mm != k.px_per_mm for k in kept):
+               or abs(np.log(glyph.px_per_mm / k.px_per_mm)) > np.log(SAME_RESOLUTION) for k in kept):
             kept.append(glyph)
     return kept
 

@@ -1,6 +1,12 @@
 """A hand spread with overlap: the cards' outlines merge into one shape, but each card lies over
 the one before it so that every card's top-left index corner stays in view along one long edge
-of the shape. The index corners are found there as columns of ink (a rank above a suit)."""
+of the shape. The index corners are found there as columns of ink (a rank above a suit).
+
+Every index corner in view is used: along the other long edge lies the top card's second index
+(its bottom-right corner, turned round). Each corner found there is given to the card whose
+centre it points to, so the top card is read from both its corners. (A hand laid the other way
+round, each card under the one before it, shows every card's second index along the other edge
+instead: that edge then has the most corners, and the same pairing holds.)"""
 
 from __future__ import annotations
 
@@ -15,13 +21,13 @@ HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
 MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver of a centre pip less
 
 
-def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray,
-                   px_per_mm: float, index: IndexGeometry) -> list[tuple[np.ndarray, np.ndarray]] | None:
-    """Each card's index corner (upright, as a corner of a face) and the card's centre in zone
-    pixels, in the spread's order, for the shape ``quad`` (zone pixels); None when the shape is
-    not a spread of cards."""
-    best: list[tuple[np.ndarray, np.ndarray]] = []
-    best_indices = 1
+def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray, px_per_mm: float,
+                   index: IndexGeometry) -> list[tuple[list[np.ndarray], np.ndarray]] | None:
+    """Each card's index corners in view (upright, each as the top-left corner of a face) and the
+    card's centre in zone pixels, in the spread's order, for the shape ``quad`` (zone pixels); None
+    when the shape is not a spread of cards."""
+    edges: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(4)]
+    indices = [0] * 4
     # Any edge may be the one along the index corners: the hand may be turned round (then the
     # opposite edge shows only the last card's second index), and a spread of two cards is
     # about as long as it is high. The edge with the most index corners (a rank above a suit) wins.
@@ -30,11 +36,21 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         length = float(np.linalg.norm(corners_zone[1] - corners_zone[0])) / px_per_mm
         height = float(np.linalg.norm(corners_zone[2] - corners_zone[1])) / px_per_mm
         if HEIGHT_RANGE_MM[0] <= height <= HEIGHT_RANGE_MM[1] and length >= CARD_W_MM + 10:
-            found = _columns(frame, corners_zone, zone_to_frame, length, height, index)
-            indices = sum(index_glyphs(corner, index) is not None for corner, _ in found)
-            if indices > best_indices:
-                best, best_indices = found, indices
-    return best or None
+            edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height, index)
+            indices[turn] = sum(index_glyphs(corner, index) is not None for corner, _ in edges[turn])
+    best = int(np.argmax(indices))
+    if indices[best] <= 1:
+        return None
+    cards = [([corner], centre) for corner, centre in edges[best]]
+    # The far edge's corners, each to the card whose centre it points to: within half the least
+    # step between cards (an index's width, or the next card would cover it).
+    same_card_mm = (index.box_mm[2] - index.box_mm[0]) / 2
+    for corner, centre in edges[(best + 2) % 4]:
+        distances = [float(np.linalg.norm(centre - c)) for _, c in cards]
+        nearest = int(np.argmin(distances))
+        if distances[nearest] <= same_card_mm * px_per_mm:
+            cards[nearest][0].append(corner)
+    return cards
 
 
 def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeometry) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -44,7 +60,8 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     rect_mm = np.array([[0, 0], [length, 0], [length, height], [0, height]], np.float32)
     mm_to_zone = cv2.getPerspectiveTransform(rect_mm, corners_zone.astype(np.float32))
     x0, y0, x1, y1 = index.box_mm
-    ink_x0 = min(index.rank_mm[0], index.suit_mm[0])  # where an index's ink starts on a face
+    # the middle of an index's ink on a face: a column of ink is cut out around its own middle
+    ink_mid = (min(index.rank_mm[0], index.suit_extent_mm[0]) + max(index.rank_mm[2], index.suit_extent_mm[2])) / 2
     step = x1 - x0  # cards closer than this would cover each other's index
     strip_to_mm = np.array([[1 / m, 0, 0], [0, 1 / m, y0], [0, 0, 1]])
     strip = cv2.warpPerspective(frame, zone_to_frame @ mm_to_zone @ strip_to_mm, (round(length * m), round((y1 - y0) * m)),
@@ -70,10 +87,10 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     if not centres or not x0 <= centres[0] <= x1 + 3 or any(b - a < step for a, b in zip(centres, centres[1:])):
         return []
     out = []
-    for left, _, _ in columns:
-        # cut as the index corner of a face is cut: the ink's left edge where the deck prints it
-        start = int(left) - round((ink_x0 - x0) * m)
+    for left, right, _ in columns:
+        # cut as the index corner of a face is cut: the ink centred where the deck prints it
+        start = round((left + right) / 2 - (ink_mid - x0) * m)
         corner = strip[:, max(0, start):start + round((x1 - x0) * m)]
-        centre_mm = np.array([[[left / m - ink_x0 + CARD_W_MM / 2, CARD_H_MM / 2]]])
+        centre_mm = np.array([[[(left + right) / 2 / m - ink_mid + CARD_W_MM / 2, CARD_H_MM / 2]]])
         out.append((corner, cv2.perspectiveTransform(centre_mm, mm_to_zone)[0, 0]))
     return out

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
+import html
 import json
 import os
 import queue
@@ -18,13 +19,13 @@ from flask import Flask, Response, abort, jsonify, request, send_file, session
 
 from ..audit.dispute import dispute, round_records
 from ..audit.index import RESULTS, Index
-from ..audit.log import AuditError, AuditLog
+from ..audit.log import AuditError, AuditLog, RecordingStopped
 from ..audit.replay import export_csv
+from ..audit.seal import seal_qr_svg, seal_text
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import HouseRules
 from ..game.setting import SPLITS, SetHand
-from ..game.values import evaluator
 from ..table.live import LiveTable
 from ..table.round import Events, RoundStateError
 from ..table.supervisor import PinError
@@ -80,10 +81,13 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     app = Flask(__name__, static_folder=None)
     app.secret_key = secret_key or os.urandom(32)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict")
-    ev = evaluator(rules.joker, rules.wheel)
+    ev = rules.evaluator()
     static = resources.files("appliance.web").joinpath("static")
     page = static.joinpath("table.html").read_text(encoding="utf-8")
-    supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8")
+    # The house's misdeal reasons (Capitol rule 29) offered as the misdeal form's choices.
+    supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8").replace(
+        '<datalist id="misdeal-reasons"></datalist>', '<datalist id="misdeal-reasons">' + "".join(
+            f'<option value="{html.escape(r)}">' for r in rules.misdeal_reasons) + "</datalist>")
     hint_page = static.joinpath("hint.html").read_text(encoding="utf-8")
     if dealer is not None:
         app.register_blueprint(dealer_routes(dealer))
@@ -139,6 +143,11 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     @app.errorhandler(ParameterError)
     def bad_parameter(err):
         return jsonify({"error": str(err)}), 400
+
+    @app.errorhandler(RecordingStopped)
+    def not_recorded(err):
+        """Nothing is done that cannot be recorded: the reason, in plain words."""
+        return jsonify({"error": str(err)}), 503
 
     def end_supervisor_session():
         """The supervisor's part of the session ends; the dealer's screen token in the same browser stays."""
@@ -225,7 +234,8 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     def zone_image(digest: str):
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
             raise ParameterError(f"image: {digest[:80]!r} is not a SHA-256 (64 lower-case hex digits)")
-        path = audit.folder / "images" / digest[:2] / f"{digest}.png"
+        # absolute: send_file would take a relative path (the default ./data) as the package's own
+        path = (audit.folder / "images" / digest[:2] / f"{digest}.png").absolute()
         if not path.is_file():
             return jsonify({"error": f"no zone image {digest}"}), 404
         response = send_file(path, mimetype="image/png", conditional=True)
@@ -236,16 +246,18 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     @app.get("/api/export")
     @supervisor_read("audit")
     def export():
-        """The settled rounds between two dates as CSV, one row per seat; the download is logged."""
+        """The settled rounds of the gaming days between two dates as CSV, one row per seat, and the
+        shift seals of those days; the download is logged."""
         start, end = date_param("from"), date_param("to")
         if end < start:
             raise ParameterError(f"to: {end} is before from: {start}")
         try:
-            text = export_csv(audit.folder, audit.key, start, end)
+            export = export_csv(audit.folder, audit.key, start, end)
         except AuditError as err:
             return jsonify({"error": f"no export: {err}"}), 409
+        text = export.text
         record = table.log if table is not None else audit.append  # the table also tells the live view
-        record(Events.AUDIT_EXPORTED, {"from": start.isoformat(), "to": end.isoformat(), "rows": text.count("\n") - 1,
+        record(Events.AUDIT_EXPORTED, {"from": start.isoformat(), "to": end.isoformat(), "rows": export.rows,
                                        "sha256": hashlib.sha256(text.encode()).hexdigest()},
                who=f"supervisor {session['supervisor']}")
         name = f"rounds-{start}-to-{end}.csv"
@@ -300,6 +312,22 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
             raise ValueError(f"value: {value!r} is not a start value")
         first = table.manual_start(round_id, session["supervisor"], str(body.get("pin", "")), value)
         return jsonify({"ok": True, "first_hand": first})
+
+    @app.get("/api/seal")
+    @supervisor_read("audit")
+    def last_seal():
+        """The last shift seal, as text and QR code, to be kept off the appliance."""
+        seal = audit.last_seal
+        if seal is None:
+            return jsonify({"seal": None})
+        return jsonify({"seal": seal, "text": seal_text(seal), "qr_svg": seal_qr_svg(seal)})
+
+    @app.post("/api/shift/close")
+    @supervisor_only
+    def close_shift(body):
+        """The supervisor closes the shift: the log's head is sealed (and recorded)."""
+        seal = table.close_shift(session["supervisor"], str(body.get("pin", "")))
+        return jsonify({"seal": seal, "text": seal_text(seal), "qr_svg": seal_qr_svg(seal)})
 
     @app.post("/api/table/release")
     @supervisor_only

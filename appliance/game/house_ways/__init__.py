@@ -18,7 +18,7 @@ from operator import itemgetter
 
 from ..cards import JOKER_INDEX, Card, card, check_unique, format_cards, parse_cards  # noqa: F401  (doctest)
 from ..setting import SPLITS
-from ..values import Evaluator
+from ..values import Evaluator, JokerRule
 from . import ballys, golden_nugget, trump_plaza
 from .shape import Decision, Shape
 
@@ -31,6 +31,10 @@ HOUSE_WAYS = {
 
 class UnknownHouseWayError(ValueError):
     """A house way name that is not implemented."""
+
+
+class ChartFoulError(AssertionError):
+    """A chart line that fouled a hand under the joker the charts are written for (never expected)."""
 
 
 class HandSizeError(ValueError):
@@ -75,9 +79,9 @@ def decide(cards: Sequence[int], way: str, ev: Evaluator) -> tuple[tuple[int, in
     suits = [c & 3 for c in (cards[:-1] if joker else cards)]
     if max(suits.count(0), suits.count(1), suits.count(2), suits.count(3)) + joker >= 5:
         return _decide(cards, way, ev)
-    memo = _BY_RANKS.get((ev.joker, ev.wheel, way))
+    memo = _BY_RANKS.get((ev, way))
     if memo is None:
-        memo = _BY_RANKS[(ev.joker, ev.wheel, way)] = {}
+        memo = _BY_RANKS[(ev, way)] = {}
     pattern = tuple([c >> 2 for c in cards])
     known = memo.get(pattern)
     if known is None:
@@ -91,7 +95,10 @@ def _decide(cards: tuple[int, ...], way: str, ev: Evaluator) -> tuple[tuple[int,
     shape = Shape(cards, ev)
     d = HOUSE_WAYS[way].decide(shape)
     fv, bv = ev.two(d.front), ev.five(d.back)
-    if fv > bv:
+    if ev.fouls(fv, bv):
+        if ev.joker is not JokerRule.WILD:
+            # The charts are written for the bug: a fouled setting there is a bug in the chart's code.
+            raise ChartFoulError(f"house way {way!r} fouled {format_cards(cards)} by its line {d.rule!r}")
         d, fv, bv = _keep_back_higher(shape.cards, d, ev)
     return d.front, d.back, fv, bv, d.rule
 
@@ -113,13 +120,15 @@ def set_by_house_way(cards: Sequence[int | str], way: str, ev: Evaluator) -> Hou
 
 def _keep_back_higher(cards: tuple[int, ...], d: Decision, ev: Evaluator) -> tuple[Decision, int, int]:
     """A wild joker can make a chart's front outrank its back (the charts are written for the
-    bug): then the highest front that keeps the back higher is played, then the highest back."""
+    bug): then the highest front that keeps the back higher is played, then the highest back,
+    and the rule names the chart line it amends."""
     best = None
     for back_pos, (f1, f2) in SPLITS:
         front, back = (cards[f1], cards[f2]), tuple(cards[i] for i in back_pos)
         fv, bv = ev.two(front), ev.five(back)
-        if fv <= bv and (best is None or (fv, bv) > best[:2]):
+        if not ev.fouls(fv, bv) and (best is None or (fv, bv) > best[:2]):
             best = (fv, bv, front, back)
     fv, bv, front, back = best
-    rule = d.rule + "; the wild joker made the front outrank the back, so the highest legal front is played"
+    rule = (f"Amended chart line \"{d.rule}\": the wild joker made its front outrank its back, "
+            "so the highest legal front is played")
     return Decision(front, back, rule), fv, bv

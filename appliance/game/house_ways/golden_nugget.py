@@ -49,7 +49,14 @@ def two_pair(h: Shape) -> Decision:
     return trump_plaza.together(h, f"Two pair, {pair}: play two pair in back")
 
 
+_SIX_OR_SEVEN = "with a six or seven card straight or flush put the highest hand possible in front"
+
+
 def straight_or_flush(h: Shape) -> Decision:
+    """Where a straight flush could be given up for a higher front, two lines apply: the six-or-seven
+    card line (the highest front) and the straight-flush line (give it up to bring the front to jack,
+    king for a royal, or better). The straight-flush line wins: it is the one written for hands
+    holding a straight flush, so a higher front below jack does not break it. Both are named."""
     best = h.best_sf()
     best_sf = h.best_sf(lambda fv, bv, back: bv >> 20 == Category.STRAIGHT_FLUSH)
     if best_sf is not None and best_sf[0] < best[0]:
@@ -59,9 +66,10 @@ def straight_or_flush(h: Shape) -> Decision:
             what = "royal flush" if royal else "straight flush"
             return h.decide(best_sf[3], best_sf[2],
                             f"Play the {what}: a straight or flush would not bring the front to "
-                            f"{'king' if royal else 'jack'} or better")
+                            f"{'king' if royal else 'jack'} or better (this line wins over \"{_SIX_OR_SEVEN}\")")
         what = "royal flush to improve the front to king" if royal else "straight flush to improve the front to jack"
-        return h.decide(best[3], best[2], f"Play the straight or flush over the {what} or better")
+        return h.decide(best[3], best[2], f"Play the straight or flush over the {what} or better "
+                                          f"(and \"{_SIX_OR_SEVEN}\")")
     return h.decide(best[3], best[2], trump_plaza.sf_rule(h, best[3]))
 
 
@@ -74,14 +82,14 @@ def four_of_a_kind(h: Shape) -> Decision:
     if r <= 10:
         if pair or h.has_single(ACE):
             return _together(h, "Four of a kind, 7 through 10, with an ace or better for the front: together")
-        return h.group_in_front(quads, "Four of a kind, 7 through 10: split unless an ace or better can be played in front")
+        return h.split_quads(quads, "Four of a kind, 7 through 10: split unless an ace or better can be played in front")
     if r < ACE:
         if pair >= 10:
             return _together(h, "Four of a kind, jack through king, with a pair of tens or higher: together")
-        return h.group_in_front(quads, "Four of a kind, jack through king: split unless the hand holds a pair of tens or higher")
+        return h.split_quads(quads, "Four of a kind, jack through king: split unless the hand holds a pair of tens or higher")
     if pair >= 7:
         return _together(h, "Four aces with a pair of sevens or higher for the front: together")
-    return h.group_in_front(quads, "Four aces: split unless a pair of sevens or higher can be played in front")
+    return h.split_quads(quads, "Four aces: split unless a pair of sevens or higher can be played in front")
 
 
 def _together(h: Shape, rule: str) -> Decision:

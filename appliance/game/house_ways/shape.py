@@ -147,6 +147,15 @@ class Shape:
                 break
         return self.decide(best[1], best[2], rule)
 
+    def split_quads(self, quads: Group, rule: str) -> Decision:
+        """Split four of a kind, a pair in front; where this house fouls a pair behind the same pair
+        (a pair in front needs two pair or better behind) and no other pair stays behind, keep them together."""
+        d = self.group_in_front(quads, rule)
+        if self.ev.fouls(self.ev.two(d.front), self.ev.five(d.back)):
+            return self.highest_in_front(
+                [quads], rule + "; here a pair in front needs two pair or better behind, so the four are kept together")
+        return d
+
     def ace_and_highest_in_front(self, aces: Group, rule: str) -> Decision:
         """Break up three aces: one ace and the highest other card in front, two aces behind."""
         others = sorted((g.cards[0] for g in self.singles), key=self._rank_key, reverse=True)

@@ -124,12 +124,12 @@ def four_of_a_kind(h: Shape) -> Decision:
     if r <= 10:
         if top >= KING:
             return h.highest_in_front([quads], "Four of a kind, 7 through 10, with a king or better for the front: keep together")
-        return h.group_in_front(quads, "Four of a kind, 7 through 10: split unless a king or better can be played in front")
+        return h.split_quads(quads, "Four of a kind, 7 through 10: split unless a king or better can be played in front")
     if r < ACE:
         if top == ACE:
             return h.highest_in_front([quads], "Four of a kind, jack through king, with an ace for the front: keep together")
-        return h.group_in_front(quads, "Four of a kind, jack through king: split unless an ace can be played in front")
-    return h.group_in_front(quads, "Four of a kind, aces: always split")
+        return h.split_quads(quads, "Four of a kind, jack through king: split unless an ace can be played in front")
+    return h.split_quads(quads, "Four of a kind, aces: always split")
 
 
 def five_aces(h: Shape) -> Decision:

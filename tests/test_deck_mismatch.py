@@ -1,0 +1,104 @@
+"""A deck that is not the one taught: noticed over many cards, no card named, the table held."""
+
+import random
+
+import cv2
+import pytest
+from dealer_table import Dealer
+
+from appliance.config import shipped_config_dir
+from appliance.devices.protocol import RngResult
+from appliance.game.cards import CARDS
+from appliance.table.dealer import Step
+from appliance.table.eye import CameraEye
+from appliance.vision.calibrate import Calibrator, calibrate
+from appliance.vision.deck import learn
+from appliance.vision.deck_match import DECK_MISMATCH, MIN_CARDS, DeckMatch, Verdict
+from appliance.vision.layout import load_layout
+from appliance.vision.reader import CardRead, read_frame
+from appliance.vision.render import DESIGNS, Scene, SyntheticCamera, card_face, deal_table, render_table
+
+LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
+
+
+@pytest.fixture(scope="module")
+def decks(tmp_path_factory):
+    """Each synthetic design's deck, learned from its faces."""
+    out = {}
+    for design in DESIGNS:
+        faces = tmp_path_factory.mktemp(design)
+        for c in CARDS:
+            cv2.imwrite(str(faces / f"{c}.png"), card_face(str(c), DESIGNS[design]))
+        out[design] = learn(faces)
+    return out
+
+
+def test_the_verdict_needs_many_cards():
+    assert DeckMatch.of([0.99] * 49).verdict is Verdict.TAUGHT
+    assert DeckMatch.of([0.99] * 36 + [0.93] * 13).verdict is Verdict.OTHER  # 27% poor
+    assert DeckMatch.of([0.99] * 37 + [0.93] * 12).verdict is Verdict.UNSURE
+    assert DeckMatch.of([0.99] * 4 + [0.93] * 3).verdict is Verdict.UNSURE  # 7 cards: too few either way
+    assert DeckMatch.of([0.93] * (MIN_CARDS - 1)).verdict is Verdict.UNSURE
+    assert DeckMatch.of([None] * 49).verdict is Verdict.UNSURE  # no index seen: no evidence
+    read = CardRead("8d", 0.96, None, 0.955, (0.0, 0.0))
+    assert DeckMatch.of([0.955] * 3).vouch(read).card is None  # unsure: a poorly matching card is not named
+    assert DeckMatch.of([0.955] + [0.99] * 48).vouch(read).card == "8d"
+    mismatch = DeckMatch.of([0.93] * 49).vouch(CardRead("As", 0.99, None, 0.99, (0.0, 0.0)))
+    assert mismatch.card is None and mismatch.reason == f"unreadable: {DECK_MISMATCH}"
+
+
+def degraded_table(design, seed):
+    rng = random.Random(seed)
+    return render_table(LAYOUT, deal_table(rng), DESIGNS[design], Scene.random(rng, LAYOUT, rotation="any"), seed=seed)
+
+
+@pytest.fixture(scope="module")
+def modern_table():
+    return degraded_table("modern", 32)
+
+
+@pytest.mark.parametrize("taught", ["casino", "classic"])
+def test_cards_of_another_design_are_not_named_and_the_mismatch_is_said(decks, modern_table, taught):
+    rendered = modern_table
+    result = read_frame(rendered.image, LAYOUT, decks[taught], calibrate(rendered.image, LAYOUT))
+    assert DECK_MISMATCH in result.warnings
+    reads = [r for zone in rendered.truth for r in result.zones[zone]]
+    assert len(reads) == 49 and all(r.card is None and DECK_MISMATCH in r.reason for r in reads)
+    right = read_frame(rendered.image, LAYOUT, decks["modern"], calibrate(rendered.image, LAYOUT))
+    assert DECK_MISMATCH not in right.warnings
+    assert sum(r.card == card for zone, truth in rendered.truth.items()
+               for r, card in zip(right.zones[zone], truth)) == 49
+
+
+def test_a_design_printed_much_alike_is_never_misread(decks):
+    """Classic cards read with the modern deck (the same lettering, a little larger): most cards
+    match as closely as the taught deck's own, some do not; whether or not the frame is told
+    apart, no card is named wrong."""
+    rendered = degraded_table("classic", 31)
+    result = read_frame(rendered.image, LAYOUT, decks["modern"], calibrate(rendered.image, LAYOUT))
+    for zone, truth in rendered.truth.items():
+        assert len(result.zones[zone]) == len(truth)
+        for read, card in zip(result.zones[zone], truth):
+            assert read.card in (None, card), (zone, card, read)
+
+
+def test_the_dealer_loop_holds_the_table_for_a_deck_not_taught(tmp_path, decks):
+    """Modern cards under a camera taught the casino deck: the banker's seven are too few to tell
+    (the dealer types the hand), the seats tell; the table waits for the technician."""
+    d = Dealer(tmp_path / "log")
+    camera = SyntheticCamera(LAYOUT, "modern", seed=4)
+    d.loop.eye = CameraEye(camera, LAYOUT, decks["casino"], Calibrator(LAYOUT))  # the camera in place of the table top
+    hands = deal_table(random.Random(4), seats=range(1, 4))
+    camera.show(hands)
+    d.loop.set_bets([{"seat": seat, "wager": "25"} for seat in (1, 2, 3)])
+    d.loop.press("next")
+    d.loop.start_value("rng", RngResult(1, 3))
+    banker, _ = d.loop.eye.look(["banker"])["banker"]
+    assert len(banker) == 7 and all(r["card"] in (None, card) for r, card in zip(banker, hands["banker"]))
+    d.loop.tick()
+    assert d.loop.step is Step.BANKER
+    d.loop.enter_hand("banker", hands["banker"])
+    d.loop.press("confirm")
+    assert d.loop.step is Step.SEATS
+    d.loop.tick()
+    assert d.loop.step is Step.HELD and d.table.held == DECK_MISMATCH
