@@ -151,6 +151,10 @@ def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds,
     With two, their scores are averaged (two looks at the same symbols) under the looser test,
     unless each corner alone clearly names a different card; with one, the strict test. The match
     is the lower of the best rank's and the best suit's score, averaged over the corners."""
+    lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
+    if px_per_mm < lowest / t.resolution_span:  # its symbols are a few pixels: no evidence either way
+        return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
+                           f"{lowest:.1f} px/mm the deck was learned down to"), None
     looks = [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in (index_glyphs(c, deck.index) for c in corners) if g is not None]
     if not looks:
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(corners) > 1 else ""), None
