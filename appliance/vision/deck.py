@@ -275,13 +275,13 @@ def _distinct(glyphs: list[Glyph]) -> list[Glyph]:
 
 
 #: Camera resolutions (px per mm on the felt) each face is also learned at: a 12 MP camera over
-#: a 1.8 m table gives about 2.5, and the far side of a tilted camera about 1.9; the templates
-#: then match what a flattened card looks like.
-CAMERA_PX_PER_MM = (1.6, 2.0, 2.6, 3.5)
+#: a 1.8 m table gives about 2.5, and the far side of a tilted camera about 1.9 (a camera set to a
+#: smaller frame, 1.2); the templates then match what a flattened card looks like.
+CAMERA_PX_PER_MM = (1.2, 1.6, 2.0, 2.6, 3.5)
 #: ... and, at the resolutions where a symbol is only a few pixels high, as a slightly soft lens
 #: (or a little motion) blurs it by about a pixel: a blurred 5 closes up like an 8 or a 6, and
 #: its template must close up alike.
-BLURRED_AT_PX_PER_MM = (1.6, 2.0, 2.6)
+BLURRED_AT_PX_PER_MM = (1.2, 1.6, 2.0, 2.6)
 CAMERA_BLUR_PX = 1.0
 
 

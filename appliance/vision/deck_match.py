@@ -29,6 +29,10 @@ OTHER_POOR_RATE = 0.2
 # card, and few of those are wrong).
 OTHER_DOUBT, TAUGHT_DOUBT = 1e-4, 0.05
 MIN_CARDS = 10
+# The rates above hold for cards seen at the installation's resolution (every card at least 120 px
+# wide in a 4608 px frame: 1.9 px/mm); a card seen coarser matches any deck less closely, and its
+# score is no evidence either way (its read stands or falls on its own clarity).
+EVIDENCE_MIN_PX_PER_MM = 1.8
 
 DECK_MISMATCH = "the cards in play do not match the taught deck: teach this deck"
 
@@ -60,7 +64,7 @@ class DeckMatch:
         """The card read (a reader's CardRead) as it may be reported under this verdict."""
         if self.verdict is Verdict.OTHER:
             return replace(read, card=None, confidence=0.0, reason=f"unreadable: {DECK_MISMATCH}")
-        if self.verdict is Verdict.UNSURE and read.card is not None and read.match < POOR_MATCH:
+        if self.verdict is Verdict.UNSURE and read.card is not None and read.match is not None and read.match < POOR_MATCH:
             return replace(read, card=None, confidence=0.0,
                            reason=f"unreadable: matches the taught deck poorly ({read.match:.2f}) and too few cards "
                                   f"are in view to tell that they are of the taught deck")

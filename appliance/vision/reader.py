@@ -21,7 +21,7 @@ import numpy as np
 from .calibrate import Calibration
 from .cards import CARD_H_MM, Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import Deck, Templates
-from .deck_match import DECK_MISMATCH, DeckMatch, Verdict
+from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
 from .index import index_glyphs
 from .layout import Layout, Zone
 from .photo import CardOutline, find_cards, image_aspect
@@ -59,7 +59,7 @@ class CardRead:
     card: str | None
     confidence: float
     reason: str | None
-    match: float | None  # how closely its rank and suit match the deck (None: no index seen)
+    match: float | None  # how closely its rank and suit match the deck (None: no index seen, or too coarse to tell)
     center_mm: tuple[float, float]
 
     def to_json(self) -> dict:
@@ -145,6 +145,10 @@ def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck,
     return _read_corners(index_corners(frame, quad, deck.index.box_mm), deck, t, quad_px_per_mm(quad))
 
 
+#: A card seen at less than the lowest resolution the deck was learned at, over this, is not read.
+LOWEST_SPAN = 1.6
+
+
 def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds,
                   px_per_mm: float) -> tuple[str | None, float, str | None, float | None]:
     """(code, confidence, reason, match) from a card's index corners in view (seen at ``px_per_mm``).
@@ -152,13 +156,14 @@ def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds,
     unless each corner alone clearly names a different card; with one, the strict test. The match
     is the lower of the best rank's and the best suit's score, averaged over the corners."""
     lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
-    if px_per_mm < lowest / t.resolution_span:  # its symbols are a few pixels: no evidence either way
+    if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
                            f"{lowest:.1f} px/mm the deck was learned down to"), None
     looks = [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in (index_glyphs(c, deck.index) for c in corners) if g is not None]
     if not looks:
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(corners) > 1 else ""), None
-    match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks)
+    match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks) \
+        if px_per_mm >= EVIDENCE_MIN_PX_PER_MM else None
     if len(looks) == 2:
         alone = {_decide([look], deck, t, t.ratio)[0] for look in looks} - {None}
         if len(alone) > 1:
