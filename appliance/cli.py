@@ -196,9 +196,10 @@ def cmd_vision_markers(args: argparse.Namespace) -> int:
     return 0
 
 
-def _each_frame(paths: list[str], handle) -> int:
-    """Run ``handle(path, frame) -> dict`` on each readable frame, printing one JSON line per frame;
-    an unreadable frame, or a ValueError from ``handle``, is that frame's error. Exit status 1 if any."""
+def _each_frame(paths: list[str], handle, key: str = "frame") -> int:
+    """Run ``handle(path, frame) -> dict`` on each readable frame, printing one JSON line per frame
+    (the path under ``key``); an unreadable frame, or a ValueError from ``handle``, is that frame's
+    error. Exit status 1 if any."""
     import cv2
 
     status = 0
@@ -207,9 +208,9 @@ def _each_frame(paths: list[str], handle) -> int:
         try:
             if frame is None:
                 raise ValueError(f"{path}: missing, or not an image OpenCV can read")
-            _print({"frame": path, **handle(path, frame)})
+            _print({key: path, **handle(path, frame)})
         except ValueError as err:
-            _print({"frame": path, "error": str(err)})
+            _print({key: path, "error": str(err)})
             status = 1
     return status
 
@@ -244,10 +245,12 @@ def cmd_vision_render(args: argparse.Namespace) -> int:
 def cmd_deck_learn(args: argparse.Namespace) -> int:
     from .vision.deck import learn
 
-    deck = learn(args.faces)
+    deck = learn(args.faces, Path(args.out))
     deck.save(Path(args.out))
     _print({"deck": args.out, "ranks": sorted(deck.ranks), "suits": sorted(deck.suits),
-            "templates": sum(map(len, deck.ranks.values())) + sum(map(len, deck.suits.values()))})
+            "templates": sum(map(len, deck.ranks.values())) + sum(map(len, deck.suits.values())),
+            "index_mm": deck.index.to_json(), "faces_learned": len(deck.corners),
+            "refused": deck.refused, **({} if "JK" in deck.ranks else {"note": "no joker face: a joker reads as unreadable"})})
     return 0
 
 
@@ -276,6 +279,14 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
     layout = _layout(args.layout)
     deck = Deck.load(args.deck)
     return _each_frame(args.frames, lambda path, frame: read_frame(frame, layout, deck, calibrate(frame, layout)).to_json())
+
+
+def cmd_vision_find(args: argparse.Namespace) -> int:
+    from .vision.deck import Deck
+    from .vision.reader import read_photo
+
+    deck = Deck.load(args.deck)
+    return _each_frame(args.photos, lambda path, photo: read_photo(photo, deck).to_json(), key="photo")
 
 
 def cmd_audit_verify(args: argparse.Namespace) -> int:
@@ -711,10 +722,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deck", required=True, help="a deck directory made by appliance deck learn")
     p.add_argument("frames", nargs="+")
     p.set_defaults(func=cmd_vision_read)
+    p = vision.add_parser("find", help="every card in photos without a layout (any background, in perspective): JSON per photo")
+    p.add_argument("--deck", required=True, help="a deck directory made by appliance deck learn")
+    p.add_argument("photos", nargs="+")
+    p.set_defaults(func=cmd_vision_find)
 
     deck = sub.add_parser("deck", help="teach the reader a deck design").add_subparsers(
         dest="deck_command", required=True)
-    p = deck.add_parser("learn", help="rank and suit templates from one face image per card")
+    p = deck.add_parser("learn", help="rank and suit templates from one photo per card (any camera, angle, background)")
     p.add_argument("--faces", required=True, help="folder of faces named by card code: As.png ... Jk.png")
     p.add_argument("--out", required=True, help="the deck directory to write")
     p.set_defaults(func=cmd_deck_learn)

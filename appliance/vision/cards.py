@@ -12,8 +12,6 @@ import numpy as np
 CARD_W_MM, CARD_H_MM = 63.0, 88.0
 CANON_PX_PER_MM = 5.0
 CANON_SIZE = (round(CARD_W_MM * CANON_PX_PER_MM), round(CARD_H_MM * CANON_PX_PER_MM))  # 315 x 440
-# The index corner: generous enough for common designs, clear of the centre pips.
-CORNER_MM = (1.2, 1.2, 15.5, 32.0)  # x0, y0, x1, y1
 # Template sizes (w, h) in pixels: small enough that a card seen at 2.5 px/mm and a face learned
 # at full resolution look alike.
 RANK_SIZE = (24, 32)
@@ -27,6 +25,7 @@ class Glyph:
     raw: np.ndarray  # uint8 ink intensity at the template size (what a deck stores)
     aspect: float  # width / height of its ink
     redness: float  # mean (R - max(G, B)) over its ink, in grey levels
+    px_per_mm: float = CANON_PX_PER_MM  # the resolution the card was seen at (a template's, for matching alike)
 
     @property
     def image(self) -> np.ndarray:
@@ -46,6 +45,13 @@ def _unit(images: np.ndarray) -> np.ndarray:
     rows = rows - rows.mean(axis=1, keepdims=True)
     norms = np.linalg.norm(rows, axis=1, keepdims=True)
     return rows / np.where(norms > 1e-6, norms, 1.0)
+
+
+def quad_px_per_mm(quad: np.ndarray) -> float:
+    """The resolution a card outline was seen at: its mean side lengths against the card's."""
+    q = order_quad(quad)
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    return float(((sides[0] + sides[2]) / CARD_W_MM + (sides[1] + sides[3]) / CARD_H_MM) / 4)
 
 
 def order_quad(points: np.ndarray) -> np.ndarray:
@@ -73,16 +79,11 @@ def flatten(image: np.ndarray, quad: np.ndarray, region_mm: tuple[float, float, 
                                flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def index_corners(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Both index corners of the card in ``quad``, each upright as the top-left corner of a face."""
+def index_corners(image: np.ndarray, quad: np.ndarray, box_mm: tuple[float, float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """Both index corners (``box_mm`` on an upright face) of the card in ``quad``, each upright
+    as the top-left corner of a face."""
     q = order_quad(quad)
-    return flatten(image, q, CORNER_MM, ordered=True), flatten(image, np.roll(q, 2, axis=0), CORNER_MM, ordered=True)
-
-
-def corner_of(face: np.ndarray) -> np.ndarray:
-    """The top-left index corner of a canonical face."""
-    x0, y0, x1, y1 = (round(v * CANON_PX_PER_MM) for v in CORNER_MM)
-    return face[y0:y1, x0:x1]
+    return flatten(image, q, box_mm, ordered=True), flatten(image, np.roll(q, 2, axis=0), box_mm, ordered=True)
 
 
 def _resize(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -125,45 +126,25 @@ def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     return grey, labels, stats, boxes
 
 
-def index_glyphs(corner: np.ndarray) -> tuple[Glyph, Glyph] | None:
-    """The rank and suit symbols of an index corner, or None when they cannot be told apart."""
-    m = CANON_PX_PER_MM
-    found = ink_symbols(corner)
-    if found is None:
+def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np.ndarray, pieces: list[int],
+             size: tuple[int, int], window: tuple[int, int, int, int]) -> Glyph | None:
+    """The symbol made of the ink components ``pieces`` (labels of ``labels``) within ``window``
+    (x0, y0, x1, y1 pixels), at template ``size``."""
+    inside = np.zeros(labels.shape, bool)
+    inside[window[1]:window[3], window[0]:window[2]] = True
+    full = np.isin(labels, pieces) & inside
+    ys, xs = np.nonzero(full)
+    if not len(xs):
         return None
-    grey, labels, stats, boxes = found
-    if not boxes:
-        return None
-    # Group the symbols into rows: the rank on top (a "10" is two pieces side by side), the suit below.
-    boxes.sort()
-    rows: list[list[tuple]] = []
-    for box in boxes:
-        if rows and box[0] < max(b[1] for b in rows[-1]) - 0.5 * m:
-            rows[-1].append(box)
-        else:
-            rows.append([box])
-    # Slivers of a border or of the card's edge are small beside the symbols: keep the rows with ink.
-    areas = [sum(int(stats[b[4], cv2.CC_STAT_AREA]) for b in row) for row in rows]
-    rows = [row for row, area in zip(rows, areas) if area >= 0.25 * max(areas)]
-    # ... and within a row, beside the symbol: the pieces of a symbol ("10") are of a size.
-    rows = [[b for b in row if stats[b[4], cv2.CC_STAT_AREA] >= 0.15 * max(stats[c[4], cv2.CC_STAT_AREA] for c in row)]
-            for row in rows]
-    if len(rows) < 2:
-        return None
-    glyphs = []
-    for row, size in ((rows[0], RANK_SIZE), (rows[1], SUIT_SIZE)):
-        top, bottom = min(b[0] for b in row), max(b[1] for b in row)
-        left, right = min(b[2] for b in row), max(b[3] for b in row)
-        window = labels[top:bottom, left:right]
-        mask = window == row[0][4]
-        for box in row[1:]:
-            mask |= window == box[4]
-        patch = np.where(mask, 255 - grey[top:bottom, left:right].astype(np.float32), 0)
-        colour = corner[top:bottom, left:right].astype(np.float32)
-        red = colour[..., 2] - np.maximum(colour[..., 0], colour[..., 1])
-        redness = float(red[mask].mean()) if mask.any() else 0.0
-        glyphs.append(Glyph(_resize(patch, size), (right - left) / max(1, bottom - top), redness))
-    return glyphs[0], glyphs[1]
+    top, bottom, left, right = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+    mask = full[top:bottom, left:right]
+    # ink measured from the paper's own shade: under dim light the paper is far from white, and
+    # the halo a soft lens leaves round a symbol would otherwise fatten it (a club into a spade)
+    paper = float(np.percentile(grey, 90))
+    patch = np.where(mask, np.clip(paper - grey[top:bottom, left:right].astype(np.float32), 0, None), 0)
+    colour = corner[top:bottom, left:right].astype(np.float32)
+    red = colour[..., 2] - np.maximum(colour[..., 0], colour[..., 1])
+    return Glyph(_resize(patch, size), (right - left) / max(1, bottom - top), float(red[mask].mean()))
 
 
 def card_quads(zone_image: np.ndarray, px_per_mm: float) -> tuple[list[np.ndarray], list[np.ndarray]]:

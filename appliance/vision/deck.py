@@ -8,18 +8,18 @@ look at them. Casinos change deck designs: teach the appliance each design in pl
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from ..game.cards import CARDS, Card, CardError
-from .cards import (
-    CANON_PX_PER_MM, CANON_SIZE, CORNER_MM, RANK_SIZE, SUIT_SIZE, Glyph, card_quads, corner_of, flatten, index_glyphs,
-)
+from .cards import CANON_PX_PER_MM, CANON_SIZE, RANK_SIZE, SUIT_SIZE, Glyph, flatten
+from .index import IndexGeometry, IndexNotFound, index_glyphs, index_maps, index_patch, locate_index
+from .photo import find_cards
 
-FORMAT = 2  # 2: symbols cut by the darkest channel
+FORMAT = 3  # 2: symbols cut by the darkest channel; 3: the index's place learned, templates' resolutions
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
 
@@ -43,6 +43,7 @@ class Templates:
     starts: np.ndarray  # where each key's rows begin
     images: np.ndarray  # rows: zero-mean, unit-norm template images
     log_aspects: np.ndarray  # of each row's ink (width / height)
+    log_px_per_mm: np.ndarray  # the resolution each row was learned at
 
     @classmethod
     def of(cls, table: dict[str, list[Glyph]]) -> Templates:
@@ -50,14 +51,17 @@ class Templates:
         rows = [g for k in keys for g in table[k]]
         starts = np.cumsum([0] + [len(table[k]) for k in keys[:-1]])
         return cls(keys, starts, np.stack([g.image for g in rows]),
-                   np.log(np.maximum([g.aspect for g in rows], 1e-3)))
+                   np.log(np.maximum([g.aspect for g in rows], 1e-3)), np.log([g.px_per_mm for g in rows]))
 
 
 @dataclass
 class Deck:
     ranks: dict[str, list[Glyph]]
     suits: dict[str, list[Glyph]]
+    index: IndexGeometry
     source: str = ""
+    refused: dict[str, str] = field(default_factory=dict)  # face file -> why it was not learned
+    corners: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # code -> its located index
 
     def __post_init__(self) -> None:
         self.rank_templates = Templates.of(self.ranks)
@@ -71,13 +75,16 @@ class Deck:
                     name = f"{'joker' if key in ('JK', '*') else key}-{n}.png"
                     if not cv2.imwrite(str(folder / kind / name), glyph.raw):
                         raise DeckError(f"{folder / kind / name}: cannot write the template")
+        (folder / "index").mkdir(parents=True, exist_ok=True)
+        for code, corner in self.corners.items():  # what was learned from, for a technician to check
+            cv2.imwrite(str(folder / "index" / f"{code}.png"), corner)
         meta = {
-            "format": FORMAT, "canonical_size": CANON_SIZE, "corner_mm": CORNER_MM,
-            "rank_size": RANK_SIZE, "suit_size": SUIT_SIZE,
+            "format": FORMAT, "canonical_size": CANON_SIZE, "index": self.index.to_json(),
+            "rank_size": RANK_SIZE, "suit_size": SUIT_SIZE, "refused": self.refused,
             "ranks": {k: [{"file": f"ranks/{'joker' if k == 'JK' else k}-{n}.png", "aspect": g.aspect,
-                           "redness": g.redness} for n, g in enumerate(v)] for k, v in self.ranks.items()},
+                           "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.ranks.items()},
             "suits": {k: [{"file": f"suits/{'joker' if k == '*' else k}-{n}.png", "aspect": g.aspect,
-                           "redness": g.redness} for n, g in enumerate(v)] for k, v in self.suits.items()},
+                           "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.suits.items()},
         }
         (folder / "deck.json").write_text(json.dumps(meta, indent=1))
 
@@ -103,32 +110,46 @@ class Deck:
                     raw = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE) if path.is_file() else None
                     if raw is None:
                         raise DeckError(f"{path}: template missing or unreadable")
-                    glyphs.append(Glyph(raw, float(item["aspect"]), float(item["redness"])))
+                    glyphs.append(Glyph(raw, float(item["aspect"]), float(item["redness"]), float(item["px_per_mm"])))
                 table[key] = glyphs
             tables[kind] = table
-        missing = sorted({rank_key(str(c)) for c in CARDS} - set(tables["ranks"])) + \
-            sorted({suit_key(str(c)) for c in CARDS} - set(tables["suits"]))
+        # a deck taught without a joker reports a joker as unreadable
+        missing = sorted({rank_key(str(c)) for c in CARDS if not c.is_joker} - set(tables["ranks"])) + \
+            sorted({suit_key(str(c)) for c in CARDS if not c.is_joker} - set(tables["suits"]))
         if missing:
             raise DeckError(f"{meta_path}: no templates for {', '.join(missing)}")
-        return cls(tables["ranks"], tables["suits"], str(folder))
+        return cls(tables["ranks"], tables["suits"], IndexGeometry.of_json(meta["index"]), str(folder),
+                   dict(meta.get("refused", {})))
 
 
-def _face_from_image(image: np.ndarray) -> np.ndarray:
-    """The card in a face image: the whole image if the card fills it, else the largest card outline."""
+def face_from_photo(image: np.ndarray) -> np.ndarray:
+    """The card in a photo of one card, flattened upright: the largest whole card outline the
+    finder sees, or the whole image when it is the card itself (a scan, a rendered face)."""
     h, w = image.shape[:2]
-    if 0.64 <= w / h <= 0.80:
+    # a whole card first; else one a little cut by the photo's edge (its index is checked later)
+    outlines = [o for o in find_cards(image) if cv2.contourArea(o.corners) >= 0.05 * h * w]
+    best = max(outlines, key=lambda o: (not o.cut, cv2.contourArea(o.corners)), default=None)
+    # An image that is the card itself (light to its edges) may show a printed frame or a pip as
+    # an outline; a photo of a card on a light cloth shows a card of a card's share of the photo.
+    on_light_cloth = best is not None and 0.3 <= cv2.contourArea(best.corners) / (h * w) <= 0.75
+    if 0.64 <= min(w, h) / max(w, h) <= 0.80 and _paper_to_the_edge(image) and not on_light_cloth:
+        image = image if h > w else cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
         return cv2.resize(image, CANON_SIZE, interpolation=cv2.INTER_AREA)
-    px_per_mm = max(w, h) / 200.0
-    cards, odd = card_quads(image, px_per_mm)
-    outlines = cards or odd
-    if not outlines:
-        raise ValueError("no card found in the image")
-    return flatten(image, max(outlines, key=cv2.contourArea))
+    if best is None:
+        raise ValueError("no whole card found in the photo")
+    return flatten(image, best.corners, ordered=True)
 
 
-def learn(faces: str | Path) -> Deck:
-    """Templates from a folder holding one face per card, named by its code (``As.png``, ``Jk.png``)."""
-    folder = Path(faces)
+def _paper_to_the_edge(image: np.ndarray) -> bool:
+    """The image is the card itself (a scan, a rendered face): its outermost pixels all round are
+    as light as card stock, where a photo shows the table (a printed border inside is no card edge)."""
+    darkest = image.min(axis=2)
+    band = max(1, min(image.shape[:2]) // 100)
+    edge = np.concatenate([darkest[:band].ravel(), darkest[-band:].ravel(), darkest[:, :band].ravel(), darkest[:, -band:].ravel()])
+    return float(np.percentile(edge, 5)) >= 0.8 * float(np.percentile(darkest, 90))
+
+
+def _face_files(folder: Path) -> dict[str, Path]:
     if not folder.is_dir():
         raise DeckError(f"{folder}: no such folder of card faces")
     files: dict[str, Path] = {}
@@ -142,60 +163,136 @@ def learn(faces: str | Path) -> Deck:
         if code in files:
             raise DeckError(f"{path}: card {code} already has a face ({files[code].name})")
         files[code] = path
-    missing = [str(c) for c in CARDS if str(c) not in files]
+    missing = [str(c) for c in CARDS if str(c) not in files and str(c) != "Jk"]
     if missing:
         raise DeckError(f"{folder}: no face for {len(missing)} card(s): {', '.join(missing)}")
-    ranks: dict[str, list[Glyph]] = {}
-    suits: dict[str, list[Glyph]] = {}
+    return files
+
+
+def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
+    """Templates from a folder holding one photo per card, named by its code (``As.jpg``, and
+    ``Jk.png`` for a deck with a joker): the card anywhere in the photo, at any angle. Where the
+    design prints its index is learned from the 52 faces first. A face whose index cannot be cut,
+    or whose rank or suit looks like another's, is refused (named, with why, and its index corner
+    written to ``pictures``); the deck is learned when every rank and suit still has templates."""
+    folder = Path(faces)
+    files = _face_files(folder)
+    flat: dict[str, np.ndarray] = {}
     for code, path in files.items():
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
             raise DeckError(f"{path}: not an image OpenCV can read")
         try:
-            face = _face_from_image(image)
+            flat[code] = face_from_photo(image)
         except ValueError as err:
             raise DeckError(f"{path}: {err}") from None
-        for seen in _as_the_camera_sees(face):
-            glyphs = index_glyphs(corner_of(seen))
-            if glyphs is None:
-                raise DeckError(f"{path}: cannot find a rank above a suit in the top-left index corner")
-            ranks.setdefault(rank_key(code), []).append(glyphs[0])
-            suits.setdefault(suit_key(code), []).append(glyphs[1])
-    return Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, str(folder))
+    maps = index_maps(flat)
+    try:
+        geometry = locate_index(maps)
+    except IndexNotFound as err:
+        where = ""
+        if pictures is not None:
+            pictures.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(pictures / "index-maps.png"), maps.picture())
+            where = f" (what was seen: {pictures / 'index-maps.png'})"
+        raise DeckError(f"{folder}: cannot locate the index: {err}{where}") from None
+    glyphs: dict[str, list[tuple[Glyph, Glyph]]] = {}
+    refused: dict[str, str] = {}
+    corners = {code: index_patch(face, geometry) for code, face in flat.items()}
+    for code, face in flat.items():
+        views = [(px, index_glyphs(index_patch(seen, geometry), geometry)) for px, seen in _as_the_camera_sees(face)]
+        if views[0][1] is None:
+            refused[files[code].name] = "no rank and suit ink in the index region " + _box(geometry.box_mm)
+        else:
+            glyphs[code] = [(replace(v[0], px_per_mm=px), replace(v[1], px_per_mm=px)) for px, v in views if v is not None]
+    for code, why in _misfits(glyphs).items():
+        refused[files[code].name] = why
+        del glyphs[code]
+    if pictures is not None:
+        pictures.mkdir(parents=True, exist_ok=True)
+        for old in pictures.glob("refused-*.png"):  # from an earlier learning
+            old.unlink()
+        for name in refused:
+            cv2.imwrite(str(pictures / f"refused-{Path(name).stem}.png"), corners[Path(name).stem])
+    ranks: dict[str, list[Glyph]] = {}
+    suits: dict[str, list[Glyph]] = {}
+    for code, views in glyphs.items():
+        for rank, suit in views:
+            ranks.setdefault(rank_key(code), []).append(rank)
+            suits.setdefault(suit_key(code), []).append(suit)
+    lacking = sorted({rank_key(c) for c in flat} - set(ranks)) + sorted({suit_key(c) for c in flat} - set(suits))
+    if lacking:
+        reasons = "; ".join(f"{name}: {why}" for name, why in sorted(refused.items()))
+        raise DeckError(f"{folder}: no template left for {', '.join(lacking)}: {reasons}")
+    return Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, geometry,
+                str(folder), refused, {c: corners[c] for c in glyphs})
+
+
+def _box(box) -> str:
+    return "({:.1f}, {:.1f})-({:.1f}, {:.1f}) mm".format(*box)
+
+
+#: A face's symbol must match the other faces of its own rank (suit) at least this much better
+#: than any other rank (suit): a photo filed under the wrong name, or a misprint, is not learned.
+MISFIT_MARGIN = 0.05
+
+
+def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph]]]) -> dict[str, str]:
+    """The faces whose rank or suit symbol looks more like another rank's or suit's (compared
+    with the other faces, each as learned sharp) than like its own."""
+    out = {}
+    for part, key in ((0, rank_key), (1, suit_key)):
+        sharp = {code: views[0][part] for code, views in glyphs.items()}
+        for code, glyph in sharp.items():
+            best: dict[str, float] = {}
+            shifted = glyph.shifted()  # as the reader compares: a pixel off either way
+            for other, other_glyph in sharp.items():
+                if other != code:
+                    k = key(other)
+                    best[k] = max(best.get(k, -1.0), float((shifted @ other_glyph.image).max()))
+            own = best.get(key(code))
+            rival = max((k for k in best if k != key(code)), key=best.get, default=None)
+            if own is not None and rival is not None and best[rival] > own + MISFIT_MARGIN:
+                what = "rank" if part == 0 else "suit"
+                out.setdefault(code, f"its {what} looks like {rival} ({best[rival]:.2f}), not {key(code)} ({own:.2f})")
+    return out
 
 
 #: A template this close (normalised cross-correlation) to one already kept adds nothing but time:
 #: a rank looks the same on every suit of a colour, and a suit on every rank.
 SAME_TEMPLATE = 0.99
+#: ... learned at a resolution this close (it then serves the cards seen at either).
+SAME_RESOLUTION = 1.6
 
 
 def _distinct(glyphs: list[Glyph]) -> list[Glyph]:
     kept: list[Glyph] = []
     for glyph in glyphs:
-        if all(float(glyph.image @ k.image) < SAME_TEMPLATE or abs(glyph.aspect - k.aspect) > 0.05 for k in kept):
+        if all(float(glyph.image @ k.image) < SAME_TEMPLATE or abs(glyph.aspect - k.aspect) > 0.05
+               or abs(np.log(glyph.px_per_mm / k.px_per_mm)) > np.log(SAME_RESOLUTION) for k in kept):
             kept.append(glyph)
     return kept
 
 
 #: Camera resolutions (px per mm on the felt) each face is also learned at: a 12 MP camera over
-#: a 1.8 m table gives about 2.5, and the far side of a tilted camera about 1.9; the templates
-#: then match what a flattened card looks like.
-CAMERA_PX_PER_MM = (1.6, 2.0, 2.6, 3.5)
+#: a 1.8 m table gives about 2.5, and the far side of a tilted camera about 1.9 (a camera set to a
+#: smaller frame, 1.2); the templates then match what a flattened card looks like.
+CAMERA_PX_PER_MM = (1.2, 1.6, 2.0, 2.6, 3.5)
 #: ... and, at the resolutions where a symbol is only a few pixels high, as a slightly soft lens
 #: (or a little motion) blurs it by about a pixel: a blurred 5 closes up like an 8 or a 6, and
 #: its template must close up alike.
-BLURRED_AT_PX_PER_MM = (1.6, 2.0, 2.6)
+BLURRED_AT_PX_PER_MM = (1.2, 1.6, 2.0, 2.6)
 CAMERA_BLUR_PX = 1.0
 
 
-def _as_the_camera_sees(face: np.ndarray) -> list[np.ndarray]:
+def _as_the_camera_sees(face: np.ndarray) -> list[tuple[float, np.ndarray]]:
     """The face as learned, and as it looks flattened from a frame at each camera resolution,
-    sharp and blurred."""
-    views = [face]
+    sharp and blurred, each with its resolution (px/mm)."""
+    views = [(CANON_PX_PER_MM, face)]
     for px, blur in [(px, 0.0) for px in CAMERA_PX_PER_MM] + [(px, CAMERA_BLUR_PX) for px in BLURRED_AT_PX_PER_MM]:
         small = cv2.resize(face, (round(CANON_SIZE[0] * px / CANON_PX_PER_MM), round(CANON_SIZE[1] * px / CANON_PX_PER_MM)),
                            interpolation=cv2.INTER_AREA)
         if blur:
             small = cv2.GaussianBlur(small, (0, 0), blur)
-        views.append(cv2.resize(small, CANON_SIZE, interpolation=cv2.INTER_LINEAR))
+        views.append((px, cv2.resize(small, CANON_SIZE, interpolation=cv2.INTER_LINEAR)))
     return views

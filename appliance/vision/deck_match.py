@@ -29,11 +29,11 @@ OTHER_POOR_RATE = 0.25
 # taught deck on a likelihood below 10% of another design (a mistake there names a poorly matching
 # card, and few of those are wrong). Of 49 cards: the taught deck up to 7 poor, another from 10.
 OTHER_DOUBT, TAUGHT_DOUBT = 1e-4, 0.1
-# The scores above were measured on cards seen at 1.9 to 2.6 px/mm (the installation's minimum is
-# 120 px across a card); seen coarser, a card of the taught deck scores lower (0.92 to 0.95 at
-# 1.2 px/mm), and is no evidence either way.
-JUDGED_FROM_PX_PER_MM = 1.9
 MIN_CARDS = 10
+# The rates above hold for cards seen at the installation's resolution (every card at least 120 px
+# wide in a 4608 px frame: 1.9 px/mm); a card seen coarser matches any deck less closely, and its
+# score is no evidence either way (its read stands or falls on its own clarity).
+EVIDENCE_MIN_PX_PER_MM = 1.8
 
 DECK_MISMATCH = "the cards in play do not match the taught deck: teach this deck"
 

@@ -23,6 +23,11 @@ FIND_LONG_SIDE_PX = 1000  # the photo is searched at this size; corners are then
 # no corner sharper than this (a camera looking along the table at 20 degrees still passes).
 MIN_SIDE_SHARE = 0.15
 MIN_CORNER_DEG = 25.0
+# The band just inside a card's outline (as shares of the way to its centre) is card stock:
+# saturation at most this (of 255), brightness at least this share of the photo's brightest.
+PAPER_RING = (0.03, 0.08)
+PAPER_MAX_SATURATION = 130  # paper under coloured light (a pink cast) still passes; red ink is far above
+PAPER_MIN_VALUE_SHARE = 0.4
 MIN_CARD_SHARE = 0.003  # of the photo's area: smaller shapes are not cards anyone can read
 LEVELS = 14  # cuts of the darkest channel, between its 40th and 98th percentiles
 MAX_FIT = 0.02  # median distance of the outline from its four sides, as a share of the side
@@ -49,7 +54,10 @@ def find_cards(photo: np.ndarray) -> list[CardOutline]:
     scale = FIND_LONG_SIDE_PX / max(photo.shape[:2])
     small = cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else photo
     scale = min(scale, 1.0)
-    candidates = [c for mask, grow in _paper_masks(small) for c in _quads(mask, grow, small.shape[:2])]
+    hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+    brightest = float(np.percentile(hsv[..., 2], 99))
+    candidates = [c for mask, grow in _paper_masks(small) for c in _quads(mask, grow, small.shape[:2])
+                  if _paper_inside(hsv, c.corners, brightest)]
     kept: list[CardOutline] = []
     for outline in sorted(candidates, key=lambda c: (c.cut, c.fit)):
         overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
@@ -128,6 +136,24 @@ def _plausible(corners: np.ndarray) -> bool:
         return False
     cosines = [float(-sides[i] @ sides[(i + 1) % 4]) / (lengths[i] * lengths[(i + 1) % 4]) for i in range(4)]
     return max(abs(c) for c in cosines) <= np.cos(np.radians(MIN_CORNER_DEG))
+
+
+def _paper_inside(hsv: np.ndarray, corners: np.ndarray, brightest: float) -> bool:
+    """Just inside the outline, all round, is card stock: light and hardly coloured. A diamond
+    pip, a court picture, a laptop's corner or a patch of wood has four sides too."""
+    x, y, w, h = cv2.boundingRect(corners.astype(np.int32))
+    x, y = max(x, 0), max(y, 0)
+    patch = hsv[y:y + h, x:x + w]
+    centre = corners.mean(axis=0)
+    ring = np.zeros(patch.shape[:2], np.uint8)
+    outer = (centre + (corners - centre) * (1 - PAPER_RING[0]) - (x, y)).astype(np.int32)
+    inner = (centre + (corners - centre) * (1 - PAPER_RING[1]) - (x, y)).astype(np.int32)
+    cv2.fillPoly(ring, [outer], 255)
+    cv2.fillPoly(ring, [inner], 0)
+    if not ring.any():
+        return False
+    saturation, value = np.median(patch[..., 1][ring > 0]), np.median(patch[..., 2][ring > 0])
+    return bool(saturation <= PAPER_MAX_SATURATION and value >= PAPER_MIN_VALUE_SHARE * brightest)
 
 
 def _four_corners(contour: np.ndarray) -> np.ndarray | None:

@@ -13,16 +13,18 @@ all is judged over many cards (:mod:`.deck_match`): a frame's, or what the calle
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from .calibrate import Calibration
-from .cards import Glyph, card_quads, index_corners, index_glyphs
+from .cards import CARD_H_MM, Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import Deck, Templates
-from .deck_match import DECK_MISMATCH, JUDGED_FROM_PX_PER_MM, DeckMatch, Verdict
+from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
+from .index import index_glyphs
 from .layout import Layout, Zone
+from .photo import CardOutline, find_cards, image_aspect
 from .spread import spread_corners
 
 ZONE_PX_PER_MM = 3.0  # the zone image the audit log keeps
@@ -44,6 +46,10 @@ class Thresholds:
     # of two designs (cards apart and spread) not one had a wrong best rank or suit, 2 a ratio over 0.7.
     ratio: float = 0.7
     ratio_agreeing: float = 0.8
+    # Templates learned at a resolution within this factor of the card's are compared with it: a
+    # club seen at 3 px/mm is a blob much like a spade learned at 3, not like a sharp club; and a
+    # card of another design matches the taught deck less closely (told apart over many cards).
+    resolution_span: float = 1.3
     red: float = 60.0  # suit ink at least this red is red ink
     black: float = 25.0  # ... and at most this red is black ink (between: the colour is not used)
 
@@ -53,7 +59,7 @@ class CardRead:
     card: str | None
     confidence: float
     reason: str | None
-    match: float | None  # how closely its rank and suit match the deck (None: no index seen)
+    match: float | None  # how closely its rank and suit match the deck (None: no index seen, or too coarse to tell)
     center_mm: tuple[float, float]
 
     def to_json(self) -> dict:
@@ -84,17 +90,20 @@ class _Look:
     redness: float
 
     @classmethod
-    def of(cls, glyphs: tuple[Glyph, Glyph], deck: Deck) -> _Look:
-        return cls(_key_scores(glyphs[0], deck.rank_templates), _key_scores(glyphs[1], deck.suit_templates),
-                   glyphs[1].redness)
+    def of(cls, glyphs: tuple[Glyph, Glyph], deck: Deck, px_per_mm: float, span: float) -> _Look:
+        return cls(_key_scores(glyphs[0], deck.rank_templates, px_per_mm, span),
+                   _key_scores(glyphs[1], deck.suit_templates, px_per_mm, span), glyphs[1].redness)
 
 
-def _key_scores(glyph: Glyph, templates: Templates) -> np.ndarray:
-    """Each key's best score (in ``templates.keys`` order) over the glyph's one-pixel shifts; a
+def _key_scores(glyph: Glyph, templates: Templates, px_per_mm: float, span: float) -> np.ndarray:
+    """Each key's best score (in ``templates.keys`` order) over the glyph's one-pixel shifts, among
+    the templates learned at about the card's resolution (the nearest, if none is near); a
     template of another shape (aspect) loses 0.2."""
     scores = (templates.images @ glyph.shifted().T).max(axis=1)
     off_shape = np.abs(np.log(max(glyph.aspect, 1e-3)) - templates.log_aspects) > 0.35
-    return np.maximum.reduceat(scores - 0.2 * off_shape, templates.starts)
+    distance = np.abs(templates.log_px_per_mm - np.log(px_per_mm))
+    usable = distance <= max(np.log(span), float(distance.min()) + 1e-6)
+    return np.maximum.reduceat(np.where(usable, scores - 0.2 * off_shape, -1.0), templates.starts)
 
 
 def _colour(redness: float, t: Thresholds) -> set[str] | None:
@@ -133,19 +142,28 @@ def _decide(looks: list[_Look], deck: Deck, t: Thresholds, ratio: float) -> tupl
 def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck,
               t: Thresholds) -> tuple[str | None, float, str | None, float | None]:
     """The card at ``quad`` (frame pixels), from both its index corners."""
-    return _read_corners(index_corners(frame, quad), deck, t)
+    return _read_corners(index_corners(frame, quad, deck.index.box_mm), deck, t, quad_px_per_mm(quad))
 
 
-def _read_corners(corners: list[np.ndarray], deck: Deck,
-                  t: Thresholds) -> tuple[str | None, float, str | None, float | None]:
-    """(code, confidence, reason, match) from a card's index corners in view. With two, their scores
-    are averaged (two looks at the same symbols) under the looser test, unless each corner alone
-    clearly names a different card; with one, the strict test. The match is the lower of the best
-    rank's and the best suit's score, averaged over the corners."""
-    looks = [_Look.of(g, deck) for g in map(index_glyphs, corners) if g is not None]
+#: A card seen at less than the lowest resolution the deck was learned at, over this, is not read.
+LOWEST_SPAN = 1.6
+
+
+def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds,
+                  px_per_mm: float) -> tuple[str | None, float, str | None, float | None]:
+    """(code, confidence, reason, match) from a card's index corners in view (seen at ``px_per_mm``).
+    With two, their scores are averaged (two looks at the same symbols) under the looser test,
+    unless each corner alone clearly names a different card; with one, the strict test. The match
+    is the lower of the best rank's and the best suit's score, averaged over the corners."""
+    lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
+    if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
+        return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
+                           f"{lowest:.1f} px/mm the deck was learned down to"), None
+    looks = [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in (index_glyphs(c, deck.index) for c in corners) if g is not None]
     if not looks:
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(corners) > 1 else ""), None
-    match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks)
+    match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks) \
+        if px_per_mm >= EVIDENCE_MIN_PX_PER_MM else None
     if len(looks) == 2:
         alone = {_decide([look], deck, t, t.ratio)[0] for look in looks} - {None}
         if len(alone) > 1:
@@ -192,26 +210,18 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
         frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
         reads.append(CardRead(*read_card(frame, frame_quad, deck, t), mm(quad.mean(axis=0))))
     for quad in odd:
-        spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM)
+        spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM, deck.index)
         if spread is None:
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
                                   None, mm(quad.mean(axis=0))))
             continue
+        frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
+        sides = np.linalg.norm(frame_quad - np.roll(frame_quad, -1, axis=0), axis=1)
+        spread_px = float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2 / CARD_H_MM)  # its short side: a card's height
         for corners, centre in spread:  # a hand spread with overlap: each card's index corners in view
-            reads.append(CardRead(*_read_corners(corners, deck, t), mm(centre)))
+            reads.append(CardRead(*_read_corners(corners, deck, t, spread_px), mm(centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
-    if _px_per_mm(calibration, zone) < JUDGED_FROM_PX_PER_MM:
-        reads = [replace(r, match=None) for r in reads]  # too coarse a view to tell one deck from another
     return reads
-
-
-def _px_per_mm(calibration: Calibration, zone: Zone) -> float:
-    """How many frame pixels the camera gives a millimetre of the layout at the zone's centre."""
-    centre = (zone.x + zone.width / 2, zone.y + zone.height / 2)
-    points = np.array([[centre, (centre[0] + 1, centre[1]), (centre[0], centre[1] + 1)]], np.float64)
-    seen = cv2.perspectiveTransform(points, calibration.homography)[0]
-    (dx1, dy1), (dx2, dy2) = seen[1:] - seen[0]
-    return float(np.sqrt(abs(dx1 * dy2 - dy1 * dx2)))  # the square root of the area a square mm covers
 
 
 def read_frame(frame: np.ndarray, layout: Layout, deck: Deck, calibration: Calibration,
@@ -236,3 +246,66 @@ def read_frame(frame: np.ndarray, layout: Layout, deck: Deck, calibration: Calib
     return result
 
 
+
+
+# --- cards in a photo, without a layout -------------------------------------------------------
+
+#: Outlines closer to square than this in the photo may be a card seen end-on in a steep
+#: perspective: the card is read both ways round.
+AMBIGUOUS_ASPECT = (0.8, 1.25)
+
+
+@dataclass(frozen=True)
+class PhotoCard:
+    card: str | None
+    confidence: float
+    reason: str | None
+    outline: CardOutline
+
+    def to_json(self) -> dict:
+        x, y = self.outline.center
+        return {"card": self.card, "confidence": round(self.confidence, 3), "reason": self.reason,
+                "center": [round(x, 1), round(y, 1)], "outline": [[round(float(a), 1), round(float(b), 1)]
+                                                                  for a, b in self.outline.corners]}
+
+
+@dataclass
+class PhotoRead:
+    cards: list[PhotoCard]
+    elapsed_ms: float = 0.0
+
+    def to_json(self) -> dict:
+        return {"elapsed_ms": round(self.elapsed_ms, 1), "cards": [c.to_json() for c in self.cards]}
+
+
+def _read_outline(photo: np.ndarray, outline: CardOutline, deck: Deck, t: Thresholds) -> tuple[str | None, float, str | None]:
+    """One card of a photo from both its index corners, the card taken portrait as the photo
+    shows it and, where the outline is near square, also the other way round."""
+    box = deck.index.box_mm
+    turns = (0, 1) if AMBIGUOUS_ASPECT[0] <= image_aspect(outline.corners) <= AMBIGUOUS_ASPECT[1] else (0,)
+    reads = []
+    for turn in turns:
+        quad = np.roll(outline.corners, turn, axis=0)
+        corners = [flatten(photo, np.roll(quad, half, axis=0), box, ordered=True) for half in (0, 2)]
+        reads.append(_read_corners(corners, deck, t, quad_px_per_mm(outline.corners))[:3])
+    named = {code for code, _, _ in reads if code is not None}
+    if len(named) > 1:
+        return None, 0.0, f"unreadable: the card reads {' or '.join(sorted(named))} as it is turned"
+    best = max(reads, key=lambda r: (r[0] is not None, r[1]))
+    if best[0] is None and outline.cut:
+        return None, 0.0, best[2] + " (the card is cut by the photo's edge)"
+    return best
+
+
+#: A photo from any camera, without a layout's calibration, lit and focused as it comes: each
+#: corner alone must win as clearly as on the table before the looser test for two was measured,
+#: and a card's resolution is only estimated from its outline (perspective varies it across the card).
+PHOTO_THRESHOLDS = Thresholds(ratio=0.5, resolution_span=1.6)
+
+
+def read_photo(photo: np.ndarray, deck: Deck, t: Thresholds = PHOTO_THRESHOLDS) -> PhotoRead:
+    """Every card in a photo (no layout, any background, in perspective), each named from its
+    index corners or reported unreadable with the reason."""
+    start = time.perf_counter()
+    cards = [PhotoCard(*_read_outline(photo, outline, deck, t), outline) for outline in find_cards(photo)]
+    return PhotoRead(cards, (time.perf_counter() - start) * 1000)

@@ -13,21 +13,16 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, CORNER_MM, index_glyphs, ink_symbols, order_quad
+from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, ink_symbols, order_quad
+from .index import IndexGeometry, index_glyphs
 
 # The spread's short side is one card's height; its cards may lie a little askew.
 HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
 MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver of a centre pip less
-COLUMN_MARGIN_MM = 2.0  # around a column's ink when it is cut out as an index corner
-MIN_STEP_MM = CORNER_MM[2] - CORNER_MM[0]  # less, and the next card would cover the index
-INDEX_CENTRE_X_MM = (CORNER_MM[0] + CORNER_MM[2]) / 2  # from the card's left edge
-# A corner on the far edge belongs to the card whose centre it places within this of a card's
-# centre found on the near edge: less than half the least step between cards.
-SAME_CARD_MM = MIN_STEP_MM / 2
 
 
-def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray,
-                   px_per_mm: float) -> list[tuple[list[np.ndarray], np.ndarray]] | None:
+def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray, px_per_mm: float,
+                   index: IndexGeometry) -> list[tuple[list[np.ndarray], np.ndarray]] | None:
     """Each card's index corners in view (upright, each as the top-left corner of a face) and the
     card's centre in zone pixels, in the spread's order, for the shape ``quad`` (zone pixels); None
     when the shape is not a spread of cards."""
@@ -41,28 +36,33 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         length = float(np.linalg.norm(corners_zone[1] - corners_zone[0])) / px_per_mm
         height = float(np.linalg.norm(corners_zone[2] - corners_zone[1])) / px_per_mm
         if HEIGHT_RANGE_MM[0] <= height <= HEIGHT_RANGE_MM[1] and length >= CARD_W_MM + 10:
-            edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height)
-            indices[turn] = sum(index_glyphs(corner) is not None for corner, _ in edges[turn])
+            edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height, index)
+            indices[turn] = sum(index_glyphs(corner, index) is not None for corner, _ in edges[turn])
     best = int(np.argmax(indices))
     if indices[best] <= 1:
         return None
     cards = [([corner], centre) for corner, centre in edges[best]]
-    # The far edge's corners, each to the card whose centre it points to (cards lie a step apart).
+    # The far edge's corners, each to the card whose centre it points to: within half the least
+    # step between cards (an index's width, or the next card would cover it).
+    same_card_mm = (index.box_mm[2] - index.box_mm[0]) / 2
     for corner, centre in edges[(best + 2) % 4]:
         distances = [float(np.linalg.norm(centre - c)) for _, c in cards]
         nearest = int(np.argmin(distances))
-        if distances[nearest] <= SAME_CARD_MM * px_per_mm:
+        if distances[nearest] <= same_card_mm * px_per_mm:
             cards[nearest][0].append(corner)
     return cards
 
 
-def _columns(frame, corners_zone, zone_to_frame, length, height) -> list[tuple[np.ndarray, np.ndarray]]:
+def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeometry) -> list[tuple[np.ndarray, np.ndarray]]:
     """The index corners along the edge ``corners_zone[0]`` -> ``[1]``: the band of the spread
     where every card's top-left index lies, cut from the frame and split into columns of ink."""
     m = CANON_PX_PER_MM
     rect_mm = np.array([[0, 0], [length, 0], [length, height], [0, height]], np.float32)
     mm_to_zone = cv2.getPerspectiveTransform(rect_mm, corners_zone.astype(np.float32))
-    y0, y1 = CORNER_MM[1], CORNER_MM[3]
+    x0, y0, x1, y1 = index.box_mm
+    # the middle of an index's ink on a face: a column of ink is cut out around its own middle
+    ink_mid = (min(index.rank_mm[0], index.suit_extent_mm[0]) + max(index.rank_mm[2], index.suit_extent_mm[2])) / 2
+    step = x1 - x0  # cards closer than this would cover each other's index
     strip_to_mm = np.array([[1 / m, 0, 0], [0, 1 / m, y0], [0, 0, 1]])
     strip = cv2.warpPerspective(frame, zone_to_frame @ mm_to_zone @ strip_to_mm, (round(length * m), round((y1 - y0) * m)),
                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
@@ -87,13 +87,13 @@ def _columns(frame, corners_zone, zone_to_frame, length, height) -> list[tuple[n
     centres = [(left + right) / 2 / m for left, right, _ in columns]
     # Index corners start at the spread's end and lie a card's visible part apart; symbols side
     # by side (an index seen from another edge) are closer.
-    if not centres or not CORNER_MM[0] <= centres[0] <= CORNER_MM[2] + 3 \
-            or any(b - a < MIN_STEP_MM for a, b in zip(centres, centres[1:])):
+    if not centres or not x0 <= centres[0] <= x1 + 3 or any(b - a < step for a, b in zip(centres, centres[1:])):
         return []
     out = []
-    pad = round(COLUMN_MARGIN_MM * m)
     for left, right, _ in columns:
-        corner = strip[:, max(0, int(left) - pad):int(right) + pad]
-        centre_mm = np.array([[[(left + right) / 2 / m - INDEX_CENTRE_X_MM + CARD_W_MM / 2, CARD_H_MM / 2]]])
+        # cut as the index corner of a face is cut: the ink centred where the deck prints it
+        start = round((left + right) / 2 - (ink_mid - x0) * m)
+        corner = strip[:, max(0, start):start + round((x1 - x0) * m)]
+        centre_mm = np.array([[[(left + right) / 2 / m - ink_mid + CARD_W_MM / 2, CARD_H_MM / 2]]])
         out.append((corner, cv2.perspectiveTransform(centre_mm, mm_to_zone)[0, 0]))
     return out

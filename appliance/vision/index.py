@@ -1,0 +1,275 @@
+"""Where a deck design prints its index, learned from its faces, and the index's rank and suit
+symbols cut from a card with it.
+
+Makers print the index near the edge or well inside it, small or jumbo, the suit below or beside
+the rank, framed by a border or not. What every design shares: in the top-left corner, one small
+region's ink is the same on all thirteen cards of a suit and differs between suits (the index
+suit), and the region next to it is the same on the four cards of a rank and differs between ranks
+(the index rank). Pips and court pictures change with both. The faces are compared pixel by
+pixel (ink at 2 px/mm, slightly blurred, so a face flattened a little off still lines up) to find
+those two regions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, glyph_of
+
+RANKS, SUITS = "23456789TJQKA", "cdhs"
+MAP_PX_PER_MM = 2.0
+# The index lies in the top-left quarter of the face on every design.
+SEARCH_MM = (CARD_W_MM / 2, CARD_H_MM / 2)
+# A pixel belongs to the index suit when some suit inks it on (nearly) all its cards and its ink
+# hardly changes between the ranks of a suit; to the index rank alike across the suits of a rank.
+INKED = 0.5
+STEADY = 0.03  # variance of ink (0..1) within a suit (or rank) at most this
+MIN_SYMBOL_MM2 = 3.0
+MAX_RANK_WIDTH = 2.0  # times the suit symbol's larger side
+GROWN_INK = 0.12  # see _grown
+DIFFERS = 0.02  # variance between the suits' (ranks') mean ink somewhere in a region of the index
+MARGIN_MM = 0.5  # around the symbols' reach when a corner is cut from a card
+REACH_MM, REACH_SHARE = 1.0, 0.15  # see IndexGeometry.reach
+LINE_MM = (4.0, 0.8)  # a frame line: a straight run this long, thinner than this
+SYMBOL_SIZE_MM = (1.5, 25.0)  # each learned region's width and height
+
+
+class IndexNotFound(ValueError):
+    """The faces do not show where the index is; the message says what was seen."""
+
+
+@dataclass(frozen=True)
+class IndexGeometry:
+    """Where the index is, in mm on an upright face from its top-left corner: the rank's and the
+    suit's regions (x0, y0, x1, y1)."""
+
+    rank_mm: tuple[float, float, float, float]  # where the rank's ink is steady: its pieces' centres lie here
+    suit_mm: tuple[float, float, float, float]
+    suit_extent_mm: tuple[float, float, float, float]  # the whole suit symbol, with its stem
+
+    def extent(self, region: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        """How far the symbol of ``region`` (the rank's or the suit's) may reach: ink beyond is cut."""
+        if region == self.suit_mm:
+            reach = self.reach(self.suit_mm)
+            return (min(reach[0], self.suit_extent_mm[0]), min(reach[1], self.suit_extent_mm[1]),
+                    max(reach[2], self.suit_extent_mm[2]), max(reach[3], self.suit_extent_mm[3]))
+        return self.reach(region)
+
+    @staticmethod
+    def reach(region: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+        """How far a symbol's ink may reach beyond its learned region, which holds only the ink
+        steady on every card of the suit (rank): its edges vary, and a printed frame line that
+        touches the symbol is cut off beyond this."""
+        x0, y0, x1, y1 = region
+        dx, dy = max(REACH_MM, REACH_SHARE * (x1 - x0)), max(REACH_MM, REACH_SHARE * (y1 - y0))
+        return max(0.0, x0 - dx), max(0.0, y0 - dy), x1 + dx, y1 + dy
+
+    @property
+    def box_mm(self) -> tuple[float, float, float, float]:
+        """The whole index with a margin: what is cut from a card."""
+        r, s = self.extent(self.rank_mm), self.extent(self.suit_mm)
+        return (max(0.0, min(r[0], s[0]) - MARGIN_MM), max(0.0, min(r[1], s[1]) - MARGIN_MM),
+                max(r[2], s[2]) + MARGIN_MM, max(r[3], s[3]) + MARGIN_MM)
+
+    def to_json(self) -> dict:
+        return {"rank_mm": [round(v, 2) for v in self.rank_mm], "suit_mm": [round(v, 2) for v in self.suit_mm],
+                "suit_extent_mm": [round(v, 2) for v in self.suit_extent_mm]}
+
+    @classmethod
+    def of_json(cls, data: dict) -> IndexGeometry:
+        return cls(*(tuple(float(v) for v in data[k]) for k in ("rank_mm", "suit_mm", "suit_extent_mm")))
+
+
+def _ink_map(face: np.ndarray) -> np.ndarray:
+    """Ink (0 paper .. 1 ink) of the face's top-left quarter at MAP_PX_PER_MM, in the darkest
+    channel (red and black ink alike), scaled between the paper and the darkest ink of that face."""
+    m = CANON_PX_PER_MM
+    quarter = face[:round(SEARCH_MM[1] * m), :round(SEARCH_MM[0] * m)].min(axis=2).astype(np.float32)
+    size = (round(SEARCH_MM[0] * MAP_PX_PER_MM), round(SEARCH_MM[1] * MAP_PX_PER_MM))
+    grey = cv2.resize(quarter, size, interpolation=cv2.INTER_AREA)
+    paper, dark = np.percentile(grey, 90), np.percentile(grey, 1)
+    ink = np.clip((paper - grey) / max(paper - dark, 30.0) * 1.5 - 0.25, 0, 1)
+    return cv2.GaussianBlur(ink, (0, 0), 0.5 * MAP_PX_PER_MM)
+
+
+@dataclass(frozen=True)
+class IndexMaps:
+    """Per pixel of the top-left quarter: where the ink is a suit's, and where a rank's."""
+
+    suit: np.ndarray  # bool
+    rank: np.ndarray  # bool
+    between_suits: np.ndarray  # variance of the suits' mean ink: where the suits differ
+    between_ranks: np.ndarray
+    suit_ink: np.ndarray  # the most any suit inks each pixel on average: a suit symbol's whole extent
+    rank_ink: np.ndarray
+
+    def picture(self) -> np.ndarray:
+        """What was seen, for a technician: suit pixels blue, rank pixels red, 4x."""
+        image = np.full(self.suit.shape + (3,), 255, np.uint8)
+        image[self.suit] = (200, 60, 0)
+        image[self.rank] = (0, 0, 200)
+        return cv2.resize(image, None, fx=4, fy=4, interpolation=cv2.INTER_NEAREST)
+
+
+def index_maps(faces: dict[str, np.ndarray]) -> IndexMaps:
+    """The suit and rank maps from upright faces of the 52 cards (keys such as "As")."""
+    ink = np.stack([np.stack([_ink_map(faces[r + s]) for s in SUITS]) for r in RANKS])  # rank, suit, y, x
+    suit = (ink.var(axis=0).mean(axis=0) < STEADY) & (ink.mean(axis=0).max(axis=0) > INKED)
+    rank = (ink.var(axis=1).mean(axis=0) < STEADY) & (ink.mean(axis=1).max(axis=0) > INKED) & ~suit
+    suit_means, rank_means = ink.mean(axis=0), ink.mean(axis=1)
+    return IndexMaps(suit, rank, suit_means.var(axis=0), rank_means.var(axis=0), suit_means.max(axis=0), rank_means.max(axis=0))
+
+
+def _regions(mask: np.ndarray, differs: np.ndarray) -> list[tuple[float, float, float, float, float]]:
+    """(x0, y0, x1, y1 in mm, area in mm2) of the mask's pieces big enough to be a symbol, whose
+    ink differs between the suits (or ranks) somewhere: ink common to
+    every card (a stroke all the ranks share, a printed border) tells nothing."""
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    p = MAP_PX_PER_MM
+    out = []
+    height, width = mask.shape
+    for x, y, w, h, area in stats[1:]:
+        # what the search area cuts (a centre pip, a court picture) is not the index
+        if area >= MIN_SYMBOL_MM2 * p * p and x + w < width and y + h < height \
+                and differs[y:y + h, x:x + w].max() > DIFFERS:
+            out.append((x / p, y / p, (x + w) / p, (y + h) / p, area / (p * p)))
+    return out
+
+
+def _gap(a, b) -> float:
+    """Distance between two boxes (0 when they touch or overlap)."""
+    dx = max(0.0, max(a[0], b[0]) - min(a[2], b[2]))
+    dy = max(0.0, max(a[1], b[1]) - min(a[3], b[3]))
+    return float(np.hypot(dx, dy))
+
+
+def locate_index(maps: IndexMaps) -> IndexGeometry:
+    """The index's rank and suit regions: the suit region nearest the corner (among those of a
+    symbol's size: a centre pip printed on every card of a suit is farther), and the rank region
+    next to it, above or beside it."""
+    suits = [r for r in _regions(maps.suit, maps.between_suits) if all(SYMBOL_SIZE_MM[0] <= v <= SYMBOL_SIZE_MM[1]
+                                                    for v in (r[2] - r[0], r[3] - r[1]))]
+    if not suits:
+        raise IndexNotFound("no region whose ink is the same on every card of a suit: no index suit found")
+    suit = min(suits, key=lambda r: np.hypot((r[0] + r[2]) / 2, (r[1] + r[3]) / 2))
+    size = max(suit[2] - suit[0], suit[3] - suit[1])
+    ranks = [r for r in _regions(maps.rank, maps.between_ranks) if r[1] < suit[3] and _gap(r, suit) <= 0.8 * size
+             and all(SYMBOL_SIZE_MM[0] <= v <= SYMBOL_SIZE_MM[1] for v in (r[2] - r[0], r[3] - r[1]))]
+    if not ranks:
+        raise IndexNotFound(f"no rank region next to the index suit at {_mm(suit)}")
+    rank = min(ranks, key=lambda r: _gap(r, suit))
+    # A rank printed in pieces that do not overlap between ranks (the two digits of a "10"); a
+    # corner pip beside the index is steady on the cards of a rank too, but makes the index far
+    # wider than its suit.
+    for other in sorted(ranks, key=lambda r: _gap(r, rank)):
+        merged = (min(rank[0], other[0]), min(rank[1], other[1]), max(rank[2], other[2]), max(rank[3], other[3]), 0.0)
+        if other is not rank and _gap(other, rank) <= 1.5 and merged[2] - merged[0] <= MAX_RANK_WIDTH * size:
+            rank = merged
+    rank = tuple(float(v) for v in rank[:4])
+    suit = tuple(float(v) for v in suit[:4])
+    return IndexGeometry(rank, suit, _grown(suit, maps.suit_ink, rank))
+
+
+def _grown(core, mean_ink: np.ndarray, rank) -> tuple[float, float, float, float]:
+    """The suit's region grown from its steady core to the whole symbol: the pixels connected to
+    the core that a suit inks on a good share of its cards (a thin stem, edges that shift a little
+    from card to card), within a quarter of the core's width beside it and half its height above and
+    below (not into a neighbouring pip), and not
+    into the rank's region (every rank shares the rank's place too)."""
+    p = MAP_PX_PER_MM
+    x0, y0, x1, y1 = core[:4]
+    dx, dy = 0.25 * (x1 - x0), 0.5 * (y1 - y0)  # a stem hangs below; beside a suit lie pips and frames
+    h, w = mean_ink.shape
+    bx0, by0 = max(0, int((x0 - dx) * p)), max(0, int((y0 - dy) * p))
+    bx1, by1 = min(w, int(np.ceil((x1 + dx) * p))), min(h, int(np.ceil((y1 + dy) * p)))
+    ink = mean_ink > GROWN_INK
+    ink[int(rank[1] * p):int(np.ceil(rank[3] * p)), int(rank[0] * p):int(np.ceil(rank[2] * p))] = False
+    window = ink[by0:by1, bx0:bx1].astype(np.uint8)
+    window[int(y0 * p) - by0:int(np.ceil(y1 * p)) - by0, int(x0 * p) - bx0:int(np.ceil(x1 * p)) - bx0] |= 1
+    _, labels = cv2.connectedComponents(window, connectivity=8)
+    core_labels = np.unique(labels[int((y0 + y1) / 2 * p) - by0, int(x0 * p) - bx0:int(np.ceil(x1 * p)) - bx0])
+    ys, xs = np.nonzero(np.isin(labels, core_labels[core_labels > 0]))
+    if not len(xs):
+        return (float(x0), float(y0), float(x1), float(y1))
+    return (float(bx0 + xs.min()) / p, float(by0 + ys.min()) / p, float(bx0 + xs.max() + 1) / p, float(by0 + ys.max() + 1) / p)
+
+
+def _mm(box) -> str:
+    return "({:.1f}, {:.1f})-({:.1f}, {:.1f}) mm".format(*box[:4])
+
+
+def index_patch(face: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
+    """The index corner (with its margin) of an upright canonical face."""
+    x0, y0, x1, y1 = (round(v * CANON_PX_PER_MM) for v in geometry.box_mm)
+    return face[y0:y1, x0:x1]
+
+
+def _symbol_pieces(corner: np.ndarray, geometry: IndexGeometry):
+    """The corner's darkest channel, its ink components (labels, stats) and, for the rank and the
+    suit, the components whose centre lies in its learned region; None when washed out."""
+    m = CANON_PX_PER_MM
+    blue, green, red = cv2.split(corner)
+    grey = cv2.min(cv2.min(blue, green), red)
+    if float(grey.max()) - float(grey.min()) < 40:
+        return None  # washed out (glare) or blank
+    _, ink = cv2.threshold(cv2.GaussianBlur(grey, (3, 3), 0), 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    _, labels, stats, centroids = cv2.connectedComponentsWithStats(ink & ~_frame_lines(ink), connectivity=8)
+    ox, oy = geometry.box_mm[:2]
+    parts = []
+    for region in (geometry.rank_mm, geometry.suit_mm):
+        x0, y0, x1, y1 = ((region[0] - ox - 0.5) * m, (region[1] - oy - 0.5) * m,
+                          (region[2] - ox + 0.5) * m, (region[3] - oy + 0.5) * m)
+        pieces = [i for i in range(1, len(stats)) if stats[i, cv2.CC_STAT_AREA] >= 0.6 * m * m and not _line(stats[i])
+                  and x0 <= centroids[i][0] <= x1 and y0 <= centroids[i][1] <= y1]
+        if pieces:
+            biggest = max(stats[i, cv2.CC_STAT_AREA] for i in pieces)
+            pieces = [i for i in pieces if stats[i, cv2.CC_STAT_AREA] >= 0.15 * biggest]  # specks beside a symbol
+        parts.append(pieces)
+    return grey, labels, stats, parts
+
+
+def _frame_lines(ink: np.ndarray) -> np.ndarray:
+    """Printed frame lines in an ink mask: long straight runs thinner than a symbol's stroke, so a
+    line that touches a symbol does not join it."""
+    m = CANON_PX_PER_MM
+    long, thick = round(LINE_MM[0] * m), round(LINE_MM[1] * m)
+    lines = np.zeros_like(ink)
+    # kernels are (rows, columns): a vertical run, and the stroke's width across it
+    for run, across in (((long, 1), (1, thick)), ((1, long), (thick, 1))):
+        runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones(run, np.uint8))
+        wide = cv2.dilate(cv2.erode(ink, np.ones(across, np.uint8)), np.ones((across[0] + 2, across[1] + 2), np.uint8))
+        lines |= runs & ~wide
+    return lines
+
+
+def _line(stat: np.ndarray) -> bool:
+    """A printed frame line, or a piece of one: long, and thin or hollow."""
+    m = CANON_PX_PER_MM
+    w, h, area = int(stat[cv2.CC_STAT_WIDTH]), int(stat[cv2.CC_STAT_HEIGHT]), int(stat[cv2.CC_STAT_AREA])
+    return max(w, h) >= 3 * m and (min(w, h) <= 0.6 * m or area < 0.15 * w * h)
+
+
+def index_glyphs(corner: np.ndarray, geometry: IndexGeometry) -> tuple[Glyph, Glyph] | None:
+    """The rank and suit symbols in an index corner cut at ``geometry.box_mm``: the ink whose
+    pieces lie in the learned rank and suit regions, cut to those regions (a printed frame line
+    touching a symbol is not part of it). None when either has no ink."""
+    found = _symbol_pieces(corner, geometry)
+    if found is None:
+        return None
+    grey, labels, stats, parts = found
+    m = CANON_PX_PER_MM
+    ox, oy = geometry.box_mm[:2]
+    glyphs = []
+    for pieces, region, size in zip(parts, (geometry.rank_mm, geometry.suit_mm), (RANK_SIZE, SUIT_SIZE)):
+        if not pieces:
+            return None
+        x0, y0, x1, y1 = geometry.extent(region)
+        window = (max(0, round((x0 - ox) * m)), max(0, round((y0 - oy) * m)), round((x1 - ox) * m), round((y1 - oy) * m))
+        glyph = glyph_of(corner, grey, labels, stats, pieces, size, window)
+        if glyph is None:
+            return None
+        glyphs.append(glyph)
+    return glyphs[0], glyphs[1]
