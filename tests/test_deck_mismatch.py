@@ -107,11 +107,14 @@ def test_the_dealer_loop_holds_the_table_for_a_deck_not_taught(tmp_path, decks):
 
 def test_a_view_too_coarse_to_judge_the_deck_is_no_evidence(decks):
     """A camera giving cards 60 px (under the installation's 120): the taught deck's cards score
-    lower there, so they are read as before, and say nothing about the deck."""
+    lower there, so they say nothing about the deck; most are still read, none wrongly (a card seen
+    far below the resolution its deck was learned at is unreadable)."""
     rng = random.Random(3)
     rendered = render_table(LAYOUT, deal_table(rng), DESIGNS["classic"], Scene.random(rng, LAYOUT, size=(2400, 1350)),
                             seed=3)
     result = read_frame(rendered.image, LAYOUT, decks["classic"], calibrate(rendered.image, LAYOUT))
     assert DECK_MISMATCH not in result.warnings
     reads = [r for zone in rendered.truth for r in result.zones[zone]]
-    assert all(r.match is None for r in reads) and sum(r.card is not None for r in reads) >= 45
+    assert all(r.match is None for r in reads) and sum(r.card is not None for r in reads) >= 40
+    assert all(r.card in (None, card) for zone, truth in rendered.truth.items()
+               for r, card in zip(result.zones[zone], truth))

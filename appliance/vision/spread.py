@@ -80,9 +80,9 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
             columns[-1][2] += area
         else:
             columns.append([left, right, area])
-    # Every card lies within the spread, its index in its first CORNER_MM[2] mm: ink further along
+    # Every card lies within the spread, its index within the deck's index box: ink further along
     # than the last card's index is the top card's face (a corner of its printed border, a pip).
-    last = length - CARD_W_MM + CORNER_MM[2] + 3
+    last = length - CARD_W_MM + x1 + 3
     columns = [c for c in columns if c[2] >= MIN_COLUMN_INK_MM2 * m * m and (c[0] + c[1]) / 2 / m <= last]
     centres = [(left + right) / 2 / m for left, right, _ in columns]
     # Index corners start at the spread's end and lie a card's visible part apart; symbols side
