@@ -100,11 +100,8 @@ def _resize(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return np.clip(canvas * (255.0 / peak), 0, 255).astype(np.uint8)
 
 
-def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]] | None:
-    """The grey image, the ink's connected components (labels, stats) and the boxes (top, bottom,
-    left, right, label) of those that may be index symbols: not specks, not printed border lines,
-    not cut by the top or left edge. None when the patch is washed out or blank."""
-    m = CANON_PX_PER_MM
+def dark_ink(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The corner's darkest channel and the ink in it (255); None when washed out or blank."""
     # Ink of any colour is dark in at least one channel, so the darkest channel shows red and
     # black ink alike against the paper and a grey printed border (which the grey of red ink
     # would be no darker than).
@@ -114,6 +111,18 @@ def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
         return None  # washed out (glare) or blank
     # Ink is darker than the paper; Otsu finds the split even under uneven light.
     _, ink = cv2.threshold(cv2.GaussianBlur(grey, (3, 3), 0), 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    return grey, ink
+
+
+def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]] | None:
+    """The grey image, the ink's connected components (labels, stats) and the boxes (top, bottom,
+    left, right, label) of those that may be index symbols: not specks, not printed border lines,
+    not cut by the top or left edge. None when the patch is washed out or blank."""
+    m = CANON_PX_PER_MM
+    found = dark_ink(corner)
+    if found is None:
+        return None
+    grey, ink = found
     _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     x, y, bw, bh, area = stats[1:].T
     long_side, short_side = np.maximum(bw, bh), np.minimum(bw, bh)

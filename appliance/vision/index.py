@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, glyph_of
+from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, dark_ink, glyph_of
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 MAP_PX_PER_MM = 2.0
@@ -211,11 +211,10 @@ def _symbol_pieces(corner: np.ndarray, geometry: IndexGeometry):
     """The corner's darkest channel, its ink components (labels, stats) and, for the rank and the
     suit, the components whose centre lies in its learned region; None when washed out."""
     m = CANON_PX_PER_MM
-    blue, green, red = cv2.split(corner)
-    grey = cv2.min(cv2.min(blue, green), red)
-    if float(grey.max()) - float(grey.min()) < 40:
-        return None  # washed out (glare) or blank
-    _, ink = cv2.threshold(cv2.GaussianBlur(grey, (3, 3), 0), 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
+    found = dark_ink(corner)
+    if found is None:
+        return None
+    grey, ink = found
     _, labels, stats, centroids = cv2.connectedComponentsWithStats(ink & ~_frame_lines(ink), connectivity=8)
     ox, oy = geometry.box_mm[:2]
     parts = []
