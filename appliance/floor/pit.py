@@ -6,10 +6,11 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
+from ..game.money import fmt
+
 OFFLINE_AFTER = dt.timedelta(seconds=15)  # a shipper says hello every few seconds, even with nothing to send
 SHIFTS = ("day", "swing", "grave")  # eight hours each from the start of the gaming day
 GROUPS = {"table": "table_id", "dealer": "dealer", "shift": "shift"}
-CENTS = Decimal("0.01")
 
 
 class StatsError(ValueError):
@@ -97,8 +98,9 @@ GROUP BY {key} ORDER BY {key}
 """
 
 
-def money(value) -> str:
-    return str(Decimal(value or 0).quantize(CENTS))
+def _cents(value) -> str:
+    """A sum from SQL (None over no rows) as the project writes amounts."""
+    return fmt(Decimal(value or 0))
 
 
 def stats(conn, day: dt.date, by: str = "table", day_starts_at: dt.time = dt.time(6, 0)) -> list[dict]:
@@ -113,8 +115,8 @@ def stats(conn, day: dt.date, by: str = "table", day_starts_at: dt.time = dt.tim
         out.append({
             by: SHIFTS[key] if by == "shift" and 0 <= key < 3 else key, "rounds": rounds,
             "rounds_per_hour": round(rounds / hours, 1) if hours >= 0.25 else None,
-            "wagers": money(wagers), "commission": money(commission), "collection": money(collection),
-            "banker_result": money(banker_net), "house_result": money(house_net),
+            "wagers": _cents(wagers), "commission": _cents(commission), "collection": _cents(collection),
+            "banker_result": _cents(banker_net), "house_result": _cents(house_net),
             "hold": f"{Decimal(banker_net) / Decimal(wagers) * 100:.2f}%" if wagers else None,
             "fouls": int(fouls), "seats": int(seats), "misdeals": misdeals, "voids": voids,
             "corrections": int(corrections), "unreadable_cards": int(unreadable)})

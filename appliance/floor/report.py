@@ -9,7 +9,8 @@ import html
 import io
 from decimal import Decimal
 
-from .pit import money, stats
+from ..game.money import fmt
+from .pit import stats
 
 COLUMNS = ("table", "rounds", "wagers", "commission", "collection", "banker_result", "house_result", "hold",
            "fouls", "misdeals", "voids", "corrections", "unreadable_cards")
@@ -21,7 +22,7 @@ def day_report(conn, day: dt.date) -> list[dict]:
     """One row per table, then the floor's total."""
     rows = [{k: row[k] for k in COLUMNS} for row in stats(conn, day, "table")]
     total = {"table": "FLOOR"}
-    total.update({k: money(sum((Decimal(r[k]) for r in rows), Decimal(0))) for k in SUMMED})
+    total.update({k: fmt(sum((Decimal(r[k]) for r in rows), Decimal(0))) for k in SUMMED})
     total.update({k: sum(r[k] for r in rows) for k in COUNTED})
     wagers = Decimal(total["wagers"])
     total["hold"] = f"{Decimal(total['banker_result']) / wagers * 100:.2f}%" if wagers else None
