@@ -266,6 +266,15 @@ class AuditLog:
         return notes
 
     def _cut_partial(self, path: Path) -> dict | None:
+        # Every day file is looked at on every start: its last byte tells whether anything was cut,
+        # and only a file whose last record is cut short is read whole.
+        with open(path, "rb") as handle:
+            end = handle.seek(0, os.SEEK_END)
+            if end == 0:
+                return None
+            handle.seek(end - 1)
+            if handle.read(1) == b"\n":
+                return None
         data = path.read_bytes()
         whole = data[: data.rfind(b"\n") + 1]
         if len(whole) == len(data):
