@@ -28,12 +28,12 @@ def key_path(given: str | Path | None, config_dir: Path | None, fallback: Path |
     return Path(chosen)
 
 
-def audit_key(path: Path, log_folder: Path) -> bytes:
-    """The key at ``path``; made there only when no log exists yet."""
+def audit_key(path: Path, log_folder: Path, key: bytes | None = None) -> bytes:
+    """The key at ``path``; made there (``key``, else a random one) only when no log exists yet."""
     if not path.exists():
         if log_folder.is_dir() and (day_files(log_folder) or (log_folder / HEAD).exists()):
             raise AuditKeyError(f"{path}: no audit key, but the log in {log_folder} already holds records: put back "
                                 "the key that signed it (a new key would leave the log unverifiable)")
         path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
-        new_key(path)
+        new_key(path, key)
     return load_key(path)

@@ -97,12 +97,13 @@ def load_key(path: str | Path) -> bytes:
     return key
 
 
-def new_key(path: str | Path) -> None:
-    """A random key, readable by its owner only (the service user)."""
+def new_key(path: str | Path, key: bytes | None = None) -> None:
+    """A key file readable by its owner only (the service user): ``key`` (one escrowed elsewhere),
+    else a random one. An existing file is never overwritten."""
     path = Path(path)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as handle:
-        handle.write(os.urandom(32).hex().encode() + b"\n")
+        handle.write((key or os.urandom(32).hex().encode()) + b"\n")
 
 
 def day_files(folder: Path) -> list[Path]:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import psycopg
 
-from ..audit.log import HEAD, day_files, load_key
+from ..audit.keys import AuditKeyError, audit_key
+from ..audit.log import load_key
 from .database import connect
 
 FORMAT = "paigow-floor-credentials/1"
@@ -95,15 +96,10 @@ def table_key(key_file: Path, credentials: Credentials, log_folder: Path) -> byt
     """The table's audit key when it ships to a floor: the escrowed one. Written to the key file on first
     use, where no log exists yet (audit/keys.py's rule); a key file holding another key is an error
     (enroll that key with --audit-key)."""
-    if not key_file.exists():
-        if log_folder.is_dir() and (day_files(log_folder) or (log_folder / HEAD).exists()):
-            raise CredentialsError(f"{key_file}: no audit key, but the log in {log_folder} already holds records: "
-                                   f"put back the key that signed it and enroll the table with --audit-key")
-        key_file.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
-        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(credentials.audit_key + b"\n")
-    key = load_key(key_file)
+    try:
+        key = audit_key(key_file, log_folder, credentials.audit_key)
+    except AuditKeyError as err:
+        raise CredentialsError(f"{err}; then enroll the table with --audit-key") from None
     if key != credentials.audit_key:
         raise CredentialsError(f"{key_file}: this log's key is not the one the floor holds for table "
                                f"{credentials.table}; enroll the table with --audit-key {key_file}")
