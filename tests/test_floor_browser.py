@@ -58,10 +58,17 @@ def test_the_pit_view_follows_a_simulated_floor_live(floor_dsn, tmp_path):
             expect(page.locator("#recall .round")).to_have_count(6, timeout=10_000)
             page.locator('.tabs button[data-by="shift"]').click()
             expect(page.locator("#stats th").first).to_have_text("shift")
-            # T1 ships a forged record: refused, and the alert is on the page.
-            tables["T1"][2].append("RoundOpened", {"round": "x"})
-            path = sorted(tables["T1"][1].glob("*.jsonl"))[-1]
+            # T1 ships a forged record: refused, and the alert is on the page. Its shipper is stopped
+            # while the record is forged, so that it cannot ship the honest record first.
+            credentials, audit_dir, audit = tables["T1"]
+            shipper, thread, stop = shippers[0]
+            stop.set()
+            thread.join(10)
+            audit.append("RoundOpened", {"round": "x"})
+            path = sorted(audit_dir.glob("*.jsonl"))[-1]
             path.write_bytes(path.read_bytes().replace(b'"round":"x"', b'"round":"y"'))
+            shipper = Shipper(audit_dir, url, credentials)
+            shippers.append((shipper, *shipper.start()))
             expect(page.locator("#alerts .alert")).to_contain_text("T1: table T1: record", timeout=20_000)
         finally:
             for shipper, thread, stop in shippers:
