@@ -13,7 +13,6 @@ log lives on a real 2 MB tmpfs that another writer fills, leaving a random numbe
 from __future__ import annotations
 
 import argparse
-import errno
 import os
 import random
 import shutil
@@ -31,26 +30,13 @@ from appliance.config import load_house
 from appliance.table.recording import SpaceLimits
 from appliance.table.simulation import play_rounds
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from audit_disk import FillingDisk, fill, tmpfs  # noqa: E402  (the tests' own disks that fill)
+
 ROOM = SpaceLimits(0, 0)  # a 2 MB disk: no threshold (the faults are what is measured)
 
 FULL = "The audit disk is full: nothing can be recorded"
 RULES = load_house("general")
-
-
-class FillingDisk:
-    """``os.write`` that refuses every byte past ``budget`` (ENOSPC)."""
-
-    def __init__(self, budget: int | None = None):
-        self.budget = budget
-
-    def write(self, fd, data) -> int:
-        if self.budget is None:
-            return os.write(fd, data)
-        if self.budget == 0:
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        written = os.write(fd, bytes(data[: self.budget]))
-        self.budget -= written
-        return written
 
 
 def settled(folder: Path) -> Counter:
@@ -89,7 +75,8 @@ def fill_trials(n: int, rng: random.Random, work: Path) -> dict:
         warm = AuditLog(folder, key)
         play_rounds(RULES, warm, rng.randint(1, 4), seed=trial)  # some history first
         before = settled(folder)
-        disk = FillingDisk(rng.randint(0, 60_000))  # the disk fills at a random byte of the next ones
+        disk = FillingDisk()
+        disk.budget = rng.randint(0, 60_000)  # the disk fills at a random byte of the next ones
         try:
             play_rounds(RULES, AuditLog(folder, key, write=disk.write), 50, seed=trial)
         except RecordingStopped as err:
@@ -108,22 +95,13 @@ def tmpfs_trials(n: int, rng: random.Random, work: Path) -> dict | None:
     row = {"fault": "disk fills (2 MB tmpfs)", "trials": n, "stopped_with_reason": 0, "whole_while_full": 0,
            "verify_after": 0, "lost": 0, "repeated": 0}
     mount = work / "tmpfs"
-    mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True).returncode:
-        return None
-    try:
+    with tmpfs(mount) as mounted:
+        if not mounted:
+            return None
         for trial in range(n):
             folder, key = mount / f"log-{trial}", b"t" * 64
             play_rounds(RULES, AuditLog(folder, key), 1, seed=trial, space=ROOM)
-            filler = mount / "filler"
-            fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            try:
-                while os.write(fd, b"x" * 4096) > 0:
-                    pass
-            except OSError:
-                pass
-            os.close(fd)
-            os.truncate(filler, max(0, filler.stat().st_size - rng.randint(0, 40_000)))
+            filler = fill(mount, leave=rng.randint(0, 40_000))
             try:
                 play_rounds(RULES, AuditLog(folder, key), 200, seed=trial, space=ROOM)
             except RecordingStopped as err:
@@ -137,8 +115,6 @@ def tmpfs_trials(n: int, rng: random.Random, work: Path) -> dict | None:
             row["lost"] += sum(1 for r in during if r not in after)
             row["repeated"] += repeated(folder)
             shutil.rmtree(folder)
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
     return row
 
 
