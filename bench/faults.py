@@ -13,7 +13,6 @@ log lives on a real 2 MB tmpfs that another writer fills, leaving a random numbe
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import shutil
 import signal
