@@ -22,8 +22,9 @@ from decimal import Decimal
 
 from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
+from ..game.banking import history_needed, passed_over
 from ..game.cards import Card, parse_cards
-from ..game.rules import BankerSetting
+from ..game.rules import BankerSetting, BankingMode
 from ..game.settlement import RoundError, check_wagers
 from ..game.start_seat import DEALER, Position
 from ..vision.deck_match import DECK_MISMATCH
@@ -322,9 +323,17 @@ class DealerLoop:
             refused = self.space.refusal(self.table.audit)
             if refused:
                 raise RoundStateError(refused)
+            # The wagers stay from round to round, and the rotation moves on: the banker entered is
+            # checked again for this round (NEXT on the rail alone must not give a third bank in a row).
+            refused = self.table.bank_refused(self.banker, who)
+            if refused:
+                raise RoundStateError(f"{refused}: choose the banker in the wagers")
+            history = self.table.bank_history
+            passed = passed_over(self.banker, self.table.bank_offers())
             table_round = self.table.new_round(self._round_id())
             table_round.open(self.banker, self.bets, self.banker_wager, who=who,
-                             previous_rounds=self.table.bank_history if self.banker != DEALER else None)
+                             previous_rounds=history_needed(history, self.table.rules.banking)
+                             if self.banker != DEALER else None, bank_passed=passed)
             self.zones = {}
             return True
         if step is Step.START:
@@ -399,13 +408,26 @@ class DealerLoop:
             step = self.step
             zones = {name: z.to_json() for name, z in self.zones.items() if z.reads is not None}
             wanted = self.wanted_zones()
-            return {"step": step.value, "say": self.message or _say(step, self.table, self.bets, zones, wanted),
+            bank = self._bank_prompt()
+            say = self.message or _say(step, self.table, self.bets, zones, wanted, bank["refused"])
+            return {"step": step.value, "say": say, "bank": bank,
                     "held": self.table.held, "round": self._round_or_none(), "start_source": self.start_source,
                     "player_seats": self.table.rules.start.player_seats,
                     "bets": self.bets, "banker": self.banker,
                     "banker_wager": None if self.banker_wager is None else str(self.banker_wager),
                     "wanted": wanted, "zones": zones, "version": self.version,
                     "recording": self.space.status(self.table.audit), "notices": self.table.notices}
+
+    def _bank_prompt(self) -> dict:
+        """The next round's bank as the screen offers it: every seat in the order the bank is offered,
+        with the rule that refuses it; whether the house dealer may bank; why the banker entered may not."""
+        offers = self.table.bank_offers()
+        refused = None
+        if self.banker != DEALER:
+            refused = next((o.refusal for o in offers if o.seat == self.banker), None)
+            refused = refused and f"seat {self.banker} may not bank this round: {refused}"
+        return {"offers": [o.to_json() for o in offers], "refused": refused,
+                "house": self.table.rules.banking.mode is not BankingMode.PLAYER}
 
     def announce(self) -> None:
         """Tell the lamps and the screen where the round stands (under the lock, so that an older
@@ -439,10 +461,12 @@ def spoken(zone: str) -> str:
     return f"{name}, {part}" if part else name
 
 
-def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str]) -> str:
+def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str], bank_refused: str | None) -> str:
     if step is Step.HELD:
         return f"Held: {table.held}"
     if step is Step.IDLE:
+        if bets and bank_refused:
+            return f"Choose the banker: {bank_refused}"
         return "Press NEXT to open the round" if bets else "Enter the wagers, then press NEXT"
     if step is Step.START:
         return "Waiting for the start-seat value (NEXT asks the device again)"

@@ -31,7 +31,7 @@ from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
 from .recording import IndexFeed, SpaceLimits, catch_up
 from .round import Events, RoundIds, void_interrupted
-from .table import Table
+from .table import BANK_MEMORY, Table
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,7 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
     table.log(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
                                          "house": rules.key}, "appliance")
     interrupted = void_interrupted(audit)
+    table.remember_banking(index.bank_rounds(rules.key, BANK_MEMORY))
     totals = {"rounds": 0, "confirmed_reads": 0, "commission": Decimal(0), "collection": Decimal(0),
               "voided_at_start": interrupted}
 
