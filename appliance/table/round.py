@@ -191,8 +191,9 @@ class TableRound:
         at) are logged with it, so that the settlement checks the Player/Dealer against the rotation
         rules, and the replay does the same. ``bank_passed``: the seats offered the bank before the
         banker, who passed it (logged)."""
-        seats = [{"seat": b["seat"], "wager": fmt(Decimal(b["wager"])),
-                  **({"bonus": {"fortune": fmt(Decimal(b["fortune"]))}} if b.get("fortune") else {})} for b in bets]
+        seats = [{"seat": b["seat"], **_wager_json(b),
+                  **({"backline": [{"by": w["by"], **_wager_json(w)} for w in b["backline"]]} if b.get("backline") else {})}
+                 for b in bets]
         data = {"house": self.rules.key, "rules": self.rules_mapping,
                 "rules_sha256": rules_fingerprint(self.rules_mapping), "banker": banker,
                 "banker_wager": None if banker_wager is None else fmt(banker_wager), "bets": seats}
@@ -297,6 +298,12 @@ class TableRound:
             data = {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                     "back": format_cards(parse_cards(back, unique=False))}
         self._record(Events.READ_CORRECTED, {**data, "reason": reason}, who)
+
+
+def _wager_json(wager: dict) -> dict:
+    """A wager as the round records it, in the settlement's input form (``appliance settle``)."""
+    return {"wager": fmt(Decimal(wager["wager"])),
+            **({"bonus": {"fortune": fmt(Decimal(wager["fortune"]))}} if wager.get("fortune") else {})}
 
 
 def fold_rounds(logged) -> dict[str, dict]:
