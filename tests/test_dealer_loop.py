@@ -324,3 +324,47 @@ def test_next_refuses_a_third_consecutive_bank_and_the_bank_passes_on_clockwise(
     opened = [r["data"] for r in log if r["event"] == Events.ROUND_OPENED][-1]
     assert opened["banker"] == 6 and opened["bank_passed"] == [5]  # offered first, seat 5 passed
     assert opened["previous_rounds"] == [{"banker": 4, "wagered": list(range(1, 8))}] * 2
+
+
+def test_backline_wagers_ride_on_a_seats_hand_in_the_live_round(tmp_path):
+    """Capitol rule 18: "A seated player cannot stop any backline wagers"; rule 9: "The Player/Dealer cannot
+    collect losing bets beyond the amount that has been wagered"; rule 17: "The person wagering the largest
+    amount of money will handle the cards". Each wager is entered, recorded, settled and shown on its own."""
+    from dealer_screen import ServedTable
+
+    table = ServedTable(tmp_path, "california")  # Capitol, seat 4 banks
+    try:
+        loop = table.d.loop
+        bets = [{"seat": n, "wager": "25"} for n in table.seats]
+        bets[0]["backline"] = [{"wager": "40", "by": "Ann"}, {"wager": "10"}]
+        with pytest.raises(DealerInputError, match=r"seats\[0\].backline\[0\].wager: 5 is under the table minimum 10.00"):
+            loop.set_bets([{**bets[0], "backline": [{"wager": "5", "by": "Ann"}]}], 4, "500")
+        with pytest.raises(DealerInputError, match=r"seat 1 Ann: 1500 is over the table maximum 1000.00"):
+            loop.set_bets([{**bets[0], "backline": [{"wager": "1500", "by": "Ann"}]}], 4, "500")
+        loop.set_bets(bets, 4, "100")  # the Player/Dealer's action: 100
+        assert loop.prompt()["bets"][0]["backline"] == [{"wager": "40", "by": "Ann"}, {"wager": "10", "by": "backline 2"}]
+        table.play_round()
+        seat1 = table.d.live.snapshot()["seats"]["1"]
+        assert [w["by"] for w in seat1["backline"]] == ["Ann", "backline 2"]
+    finally:
+        table.close()
+    log = records(tmp_path / "log")
+    opened = next(r["data"] for r in log if r["event"] == Events.ROUND_OPENED)
+    assert opened["bets"][0] == {"seat": 1, "wager": "25.00", "backline": [{"by": "Ann", "wager": "40.00"},
+                                                                             {"by": "backline 2", "wager": "10.00"}]}
+    settled = next(r["data"]["settlement"] for r in log if r["event"] == Events.ROUND_SETTLED)
+    seat = next(s for s in settled["seats"] if s["seat"] == 1)
+    assert [w["by"] for w in seat["wagers"]] == ["Ann", "seat", "backline 2"]  # the largest first
+    assert seat["wager"] == "75.00" and seat1["wagers"] == seat["wagers"]
+    assert all(w["collection"] != "0.00" for w in seat["wagers"])  # rule 4: "a collection ... for each wager"
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_a_house_that_seats_every_player_takes_no_backline_wager(tmp_path):
+    # Greektown: "All guests have to be seated in order to play."
+    from appliance.config import load_house
+    d = Dealer(tmp_path / "log", rules=load_house("greektown"))
+    with pytest.raises(DealerInputError, match=r"seats\[0\].backline: Greektown Casino takes no wager on a seat "
+                                               r"besides the seated player's \(limits.backline\)"):
+        d.loop.set_bets([{"seat": 2, "wager": "25", "backline": [{"wager": "25"}]}])
+    assert d.loop.prompt()["wager_kinds"] == {"backline": False, "fortune": False}

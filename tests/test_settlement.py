@@ -1,5 +1,5 @@
-import re
 import dataclasses
+import re
 from decimal import Decimal as D
 
 import pytest
