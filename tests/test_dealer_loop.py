@@ -306,21 +306,23 @@ def test_next_refuses_a_third_consecutive_bank_and_the_bank_passes_on_clockwise(
         table.play_round()
         loop = table.d.loop
         refused = loop.press("next", "dealer (button)")
-        assert refused == ("Capitol Casino: seat 4 may not bank this round: seat 4 has banked 2 consecutive rounds, "
-                           "the most allowed (banking.max_consecutive): choose the banker in the wagers")
+        assert refused == ("seat 4 may not bank this round: seat 4 has banked 2 consecutive rounds, "
+                           "the most allowed (banking.max_consecutive)")
         assert loop.step is Step.IDLE and table.d.table.current.round_id == "t-2"
         prompt = loop.prompt()
         assert [o["seat"] for o in prompt["bank"]["offers"]] == [5, 6, 7, 1, 2, 3, 4]
         assert [o["may"] for o in prompt["bank"]["offers"]] == [True] * 6 + [False]
         assert prompt["bank"]["house"] is False  # rule 1: the casino "does not participate in the play"
         loop.message = ""
-        assert loop.prompt()["say"].startswith("Choose the banker: seat 4 may not bank this round")
+        assert loop.prompt()["say"] == "Choose the banker: seat 4 may not bank this round"
         loop.set_bets([{"seat": n, "wager": "25"} for n in (1, 2, 3, 4, 5, 7)], 6, "500")
         assert loop.press("next") == ""
     finally:
         table.close()
     log = records(tmp_path / "log")
-    assert [(r["who"], r["data"]["seat"]) for r in log if r["event"] == Events.BANK_REFUSED] == [("dealer (button)", 4)]
+    assert [(r["who"], r["data"]) for r in log if r["event"] == Events.BANK_REFUSED] == [("dealer (button)", {
+        "seat": 4, "reason": "Capitol Casino: seat 4 may not bank this round: seat 4 has banked 2 consecutive rounds, "
+                             "the most allowed (banking.max_consecutive)"})]
     opened = [r["data"] for r in log if r["event"] == Events.ROUND_OPENED][-1]
     assert opened["banker"] == 6 and opened["bank_passed"] == [5]  # offered first, seat 5 passed
     assert opened["previous_rounds"] == [{"banker": 4, "wagered": list(range(1, 8))}] * 2

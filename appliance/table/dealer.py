@@ -322,9 +322,8 @@ class DealerLoop:
                 raise RoundStateError(refused)
             # The wagers stay from round to round, and the rotation moves on: the banker entered is
             # checked again for this round (NEXT on the rail alone must not give a third bank in a row).
-            refused = self.table.bank_refused(self.banker, who)
-            if refused:
-                raise RoundStateError(f"{refused}: choose the banker in the wagers")
+            if self.table.bank_refused(self.banker, who):  # logged with the house's name
+                raise RoundStateError(self._bank_prompt()["refused"])
             history = self.table.bank_history
             passed = passed_over(self.banker, self.table.bank_offers())
             table_round = self.table.new_round(self._round_id())
@@ -406,7 +405,8 @@ class DealerLoop:
             zones = {name: z.to_json() for name, z in self.zones.items() if z.reads is not None}
             wanted = self.wanted_zones()
             bank = self._bank_prompt()
-            say = self.message or _say(step, self.table, self.bets, zones, wanted, bank["refused"])
+            say = self.message or _say(step, self.table, self.bets, zones, wanted,
+                                       bank["refused"] and f"seat {self.banker} may not bank this round")
             return {"step": step.value, "say": say, "bank": bank,
                     "held": self.table.held, "round": self._round_or_none(), "start_source": self.start_source,
                     "player_seats": self.table.rules.start.player_seats,
