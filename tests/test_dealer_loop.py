@@ -370,3 +370,31 @@ def test_a_house_that_seats_every_player_takes_no_backline_wager(tmp_path):
                                                r"besides the seated player's \(limits.backline\)"):
         d.loop.set_bets([{"seat": 2, "wager": "25", "backline": [{"wager": "25"}]}])
     assert d.loop.prompt()["wager_kinds"] == {"backline": False, "fortune": False}
+
+
+def test_greektown_gives_the_next_round_to_the_house_after_a_players_bank(tmp_path):
+    """Greektown: "The banking option will be offered to each player every other round of play ... the dealer
+    will act as banker when all players decline." After seat 3 banks, NEXT with the same wagers is refused
+    and only the house is offered the bank; after the house's round the bank is offered again."""
+    from dealer_screen import ServedTable
+
+    table = ServedTable(tmp_path, "greektown")  # seat 3 banks from a house-dealer table
+    try:
+        table.wager_everyone()
+        table.play_round()
+        loop = table.d.loop
+        assert loop.press("next") == ("seat 3 may not bank this round: the bank is offered to players every 2nd "
+                                      "round; the house banks this one (banking.offer_every)")
+        bank = loop.prompt()["bank"]
+        assert bank["house"] is True and not any(o["may"] for o in bank["offers"])
+        loop.set_bets([{"seat": n, "wager": "25"} for n in (1, 2, 4, 5, 6)])  # seat 3 sits out: the house banks
+        table.banker, table.seats = "dealer", [1, 2, 4, 5, 6]
+        table.play_round()
+        offers = loop.prompt()["bank"]["offers"]
+        assert [(o["seat"], o["may"]) for o in offers] == [(4, True), (5, True), (6, True), (1, True), (2, True),
+                                                           (3, False)]
+        assert "seat 3 did not wager in the last round the house banked" in offers[-1]["refusal"]
+    finally:
+        table.close()
+    opened = [r["data"] for r in records(tmp_path / "log") if r["event"] == Events.ROUND_OPENED]
+    assert opened[1]["banker"] == "dealer" and "previous_rounds" not in opened[1]
