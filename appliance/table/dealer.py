@@ -459,7 +459,7 @@ def _checked_bet(i: int, bet) -> dict:
         raise DealerInputError(f"seat {seat} backline: expected a list of at most {BACKLINE_LIMIT} {{wager, by}}")
     backline = []
     for k, other in enumerate(others, 1):
-        by = other.get("by") or f"backline {k}" if isinstance(other, dict) else None
+        by = (other.get("by") or f"backline {k}") if isinstance(other, dict) else None
         if not isinstance(by, str) or not by.strip() or len(by) > BY_LIMIT or by.strip() == "seat":
             raise DealerInputError(f"seat {seat} backline {k}: expected {{wager, by}} (by: who wagered, at most "
                                    f"{BY_LIMIT} characters), got {other!r:.40}")
