@@ -21,7 +21,8 @@ from appliance.web.serving import serve_dashboard
 
 #: (house, banker): six players with a house dealer; seven seats at a California table, where the
 #: Player/Dealer banks from one of them; at Greektown a player may take the bank from the house.
-TABLES = {"house-dealer": ("general", DEALER), "california": ("capitol", 4), "greektown": ("greektown", 3)}
+TABLES = {"house-dealer": ("general", DEALER), "california": ("capitol", 4), "greektown": ("greektown", 3),
+          "fortune": ("fortune", 4)}
 
 
 class ServedTable:

@@ -289,3 +289,25 @@ def test_the_bank_offer_and_backline_wagers_on_the_dealers_screen(browser, tmp_p
     assert [r["data"]["seat"] for r in log if r["event"] == Events.BANK_REFUSED] == [4]
     opened = [r["data"] for r in log if r["event"] == Events.ROUND_OPENED][-1]
     assert opened["banker"] == 6 and opened["bank_passed"] == [5]
+
+
+def test_the_wagers_dialog_with_every_betting_circle_fits_every_size(browser, tmp_path):
+    """Fortune rule 5: "Every seat has multiple numbers of betting circles"; rule 3: the optional "fortune
+    bet". Seven seats, each with its wager, Fortune bet and other circles, and the bank: nothing scrolled or
+    covered, every field at least 44 px, at every size."""
+    table = ServedTable(tmp_path, "fortune")
+    failures = []
+    try:
+        table.wager_everyone()
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(table.base + "/")
+            page.click("#open-wagers")
+            page.wait_for_selector("#wagers[open]")
+            assert page.locator("#wagers input[name$=-fortune]").count() == 7
+            assert page.locator("#wagers input[name$=-backline]").count() == 7
+            failures += [f"{width}x{height}: {p}" for p in problems(audit(page, within="#wagers"))]
+            page.close()
+    finally:
+        table.close()
+    assert not failures, "\n".join(failures)
