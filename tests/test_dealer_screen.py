@@ -307,6 +307,12 @@ def test_the_wagers_dialog_with_every_betting_circle_fits_every_size(browser, tm
             assert page.locator("#wagers input[name$=-fortune]").count() == 7
             assert page.locator("#wagers input[name$=-backline]").count() == 7
             failures += [f"{width}x{height}: {p}" for p in problems(audit(page, within="#wagers"))]
+            if width == 800:  # a second circle on seat 1 with its own Fortune bet, and a third without one
+                page.fill("#wagers [name=seat1-backline]", "20/5 15")
+                page.click("#wagers-save")
+                page.wait_for_function("!document.getElementById('wagers').open")
+                assert table.d.loop.bets[0]["backline"] == [{"wager": "20", "by": "backline 1", "fortune": "5"},
+                                                            {"wager": "15", "by": "backline 2"}]
             page.close()
     finally:
         table.close()
