@@ -173,9 +173,11 @@ def main() -> None:
                 by_source.setdefault(source, Counter())["cards"] += 1
             if len(got) != len(truth):
                 counts["not_found" if len(got) < len(truth) else "extra"] += abs(len(truth) - len(got))
+                # the pairing of reads with cards is unknown, but a card named that is not in the zone is wrong
+                counts["misread_not_in_zone"] += sum(r.card is not None and r.card not in truth for r in got)
                 misreads.append({"frame": seed, "zone": zone, "truth": truth,
                                  "read": [r.card or r.reason for r in got]})
-                continue  # the pairing of reads with cards is unknown
+                continue
             for read, card, source in zip(got, truth, sources):
                 outcome = "unreadable" if read.card is None else "correct" if read.card == card else "misread"
                 counts[outcome] += 1

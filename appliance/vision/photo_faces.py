@@ -8,6 +8,10 @@ A card's image is, where there is one, another photo of it than the one the deck
 and flattened afresh: the photo turned and scaled before the finder looks for the card, so the
 outline, the flattening and the resampling differ from the taught ones (the frame then adds its
 own tilt, light, blur, noise and JPEG). Which cards are which is reported (``sources``).
+
+Each photo was taken under its own light and white balance (one face pink, the next blue), where
+the cards on a table are all under the table's light: each card's image is balanced so its paper
+is grey (its brightness kept), and the frame then lights the table as a whole.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .cards import flatten, quad_px_per_mm
+from .cards import CANON_PX_PER_MM, flatten, quad_px_per_mm
 from .deck import Deck
 from .index import index_glyphs, index_patch
 from .photo import find_cards
@@ -54,11 +58,58 @@ class PhotoDeck:
         return dict(Counter(views[0].source for views in self.images.values()))
 
 
-def _index_in_place(image: np.ndarray, corners: np.ndarray, deck: Deck) -> bool:
-    """The flattened card shows a rank and a suit where the deck prints its index, in one of its
-    two index corners: the outline is a whole card, taken the right way round (portrait)."""
+def _whole_card(image: np.ndarray, corners: np.ndarray, deck: Deck) -> bool:
+    """The outline is one whole card taken the right way round (portrait): flattened, it has the
+    same paper along all four edges (an outline that runs over the table or another card has not),
+    and a rank and a suit where the deck prints its index, in one of its two index corners."""
     face = flatten(image, corners, ordered=True)
-    return any(index_glyphs(index_patch(f, deck.index), deck.index) is not None for f in (face, face[::-1, ::-1]))
+    return _paper_all_round(face) and \
+        any(index_glyphs(index_patch(f, deck.index), deck.index) is not None for f in (face, face[::-1, ::-1]))
+
+
+EDGE_BAND_MM = (0.8, 2.0)  # inside each edge of a flattened card, clear of the rounded corners
+# Paper: hardly more coloured than the card's paper at large, and not much darker (light falls
+# off across a card in a photo). An outline that runs over wood, cloth or another card's picture
+# along one side has less than this share of paper in that side's band (a good outline in a
+# blurred, steep view still has about half).
+PAPER_SATURATION = 35
+PAPER_DARKER = 0.6
+PAPER_SHARE = 0.4
+
+
+def _paper_all_round(face: np.ndarray) -> bool:
+    h, w = face.shape[:2]
+    a, b = (round(v * CANON_PX_PER_MM) for v in EDGE_BAND_MM)
+    clear_x, clear_y = round(0.15 * w), round(0.15 * h)
+    hsv = cv2.cvtColor(face, cv2.COLOR_BGR2HSV)
+    bands = [hsv[a:b, clear_x:w - clear_x], hsv[h - b:h - a, clear_x:w - clear_x],
+             hsv[clear_y:h - clear_y, a:b], hsv[clear_y:h - clear_y, w - b:w - a]]
+    pixels = [band.reshape(-1, 3).astype(np.float32) for band in bands]
+    saturation, value = np.median(np.concatenate(pixels)[:, 1:], axis=0)
+    return all(float(((p[:, 1] <= saturation + PAPER_SATURATION) & (p[:, 2] >= PAPER_DARKER * value)).mean()) >= PAPER_SHARE
+               for p in pixels)
+
+
+PAPER_RING = (0.03, 0.10)  # the band just inside a card's outline (shares of the way to its centre): paper
+
+
+def balanced(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The photo with its colour balance set so that the card's paper (the lighter half of the band
+    just inside its outline, where no ink is) is grey, as bright as it was."""
+    centre = corners.mean(axis=0)
+    ring = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillPoly(ring, [np.round(centre + (corners - centre) * (1 - PAPER_RING[0])).astype(np.int32)], 255)
+    cv2.fillPoly(ring, [np.round(centre + (corners - centre) * (1 - PAPER_RING[1])).astype(np.int32)], 0)
+    band = image[ring > 0].astype(np.float32)
+    lightness = band.sum(axis=1)
+    paper = np.median(band[lightness >= np.median(lightness)], axis=0)
+    gains = paper.mean() / np.maximum(paper, 1.0)
+    return np.clip(image.astype(np.float32) * gains, 0, 255).astype(np.uint8)
+
+
+def _card(image: np.ndarray, corners: np.ndarray, source: str) -> CardImage:
+    card = CardImage.cropped(image, corners, source)
+    return CardImage(balanced(card.image, card.corners), card.corners, source, True)
 
 
 def _inside(corners: np.ndarray, point) -> bool:
@@ -82,10 +133,10 @@ def scene_images(scenes: dict[Path, list[dict]], deck: Deck) -> tuple[dict[str, 
                 unused["no whole outline"] += 1
             elif quad_px_per_mm(outline.corners) < MIN_SOURCE_PX_PER_MM:
                 unused[f"seen under {MIN_SOURCE_PX_PER_MM:g} px/mm"] += 1
-            elif not _index_in_place(photo, outline.corners, deck):
-                unused["no index where the deck prints it"] += 1
+            elif not _whole_card(photo, outline.corners, deck):
+                unused["not one whole card, or no index where the deck prints it"] += 1
             else:
-                images.setdefault(label["card"], []).append(CardImage.cropped(photo, outline.corners, OTHER_PHOTO))
+                images.setdefault(label["card"], []).append(_card(photo, outline.corners, OTHER_PHOTO))
     return images, unused
 
 
@@ -101,13 +152,16 @@ def refound_images(photo: np.ndarray, deck: Deck, rng: random.Random, views: int
         turn = cv2.getRotationMatrix2D((w / 2, h / 2), angle, scale)
         side = round(scale * (w + h))  # holds the turned photo whatever the angle
         turn[:, 2] += (side / 2 - w / 2, side / 2 - h / 2)
-        turned = cv2.warpAffine(photo, turn, (side, side), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REFLECT)
-        whole = [o for o in find_cards(turned) if not o.cut and cv2.contourArea(o.corners) >= 0.02 * side * side]
+        turned = cv2.warpAffine(photo, turn, (side, side), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
+        # a card the photo's own edge cuts is no whole card, whatever the turned copy's border shows
+        edge = cv2.transform(np.float32([[0, 0], [w, 0], [w, h], [0, h]])[None], turn)[0].reshape(-1, 1, 2)
+        whole = [o for o in find_cards(turned) if cv2.contourArea(o.corners) >= 0.02 * side * side
+                 and all(cv2.pointPolygonTest(edge, tuple(map(float, c)), True) >= 3 for c in o.corners)]
         if not whole:
             continue
         outline = max(whole, key=lambda o: cv2.contourArea(o.corners))
-        if _index_in_place(turned, outline.corners, deck):
-            out.append(CardImage.cropped(turned, outline.corners, SAME_PHOTO))
+        if _whole_card(turned, outline.corners, deck):
+            out.append(_card(turned, outline.corners, SAME_PHOTO))
     return out
 
 

@@ -327,6 +327,9 @@ def _background(layout: Layout, homography: np.ndarray, size: tuple[int, int], r
 
 
 CORNER_RADIUS_MM = 3.2  # a poker card's rounded corner (1/8 inch)
+# A photographed card's outline is fitted where the card's edge blurs into what it lay on (black
+# cloth, wood): that rim is the photo's background, not card, and is left out.
+PHOTO_RIM_MM = 0.5
 MASK_PX_PER_MM = 4.0
 
 
@@ -335,12 +338,12 @@ def _card_mask(card: CardImage) -> tuple[np.ndarray, np.ndarray]:
     to its edges; a photographed card's rounded corners leave the photo's background out."""
     if not card.photo:
         return np.full(card.image.shape[:2], 255, np.uint8), card.corners
-    m, r = MASK_PX_PER_MM, CORNER_RADIUS_MM * MASK_PX_PER_MM
+    m, r, e = MASK_PX_PER_MM, CORNER_RADIUS_MM * MASK_PX_PER_MM, round(PHOTO_RIM_MM * MASK_PX_PER_MM)
     w, h = round(CARD_W * m), round(CARD_H * m)
     mask = np.zeros((h, w), np.uint8)
-    cv2.rectangle(mask, (round(r), 0), (w - 1 - round(r), h - 1), 255, -1)
-    cv2.rectangle(mask, (0, round(r)), (w - 1, h - 1 - round(r)), 255, -1)
-    for cx, cy in ((r, r), (w - 1 - r, r), (w - 1 - r, h - 1 - r), (r, h - 1 - r)):
+    cv2.rectangle(mask, (round(e + r), e), (w - 1 - round(e + r), h - 1 - e), 255, -1)
+    cv2.rectangle(mask, (e, round(e + r)), (w - 1 - e, h - 1 - round(e + r)), 255, -1)
+    for cx, cy in ((e + r, e + r), (w - 1 - e - r, e + r), (w - 1 - e - r, h - 1 - e - r), (e + r, h - 1 - e - r)):
         cv2.circle(mask, (round(cx), round(cy)), round(r), 255, -1, cv2.LINE_AA)
     return mask, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
 
