@@ -165,7 +165,7 @@ def refound_images(photo: np.ndarray, deck: Deck, rng: random.Random, views: int
     return out
 
 
-def load_photo_deck(real_cards: Path, name: str, deck: Deck, seed: int = 0) -> PhotoDeck:
+def load_photo_deck(real_cards: Path, name: str, deck: Deck, seed: int = 0, views: int = SAME_PHOTO_VIEWS) -> PhotoDeck:
     """The card images of the real deck ``real_cards/name`` (its ``faces/`` and the scenes that
     ``real_cards/labels.json`` labels), for the cards ``deck`` (learned from those faces) can read."""
     labels = json.loads((real_cards / "labels.json").read_text())
@@ -182,7 +182,7 @@ def load_photo_deck(real_cards: Path, name: str, deck: Deck, seed: int = 0) -> P
         if code in other:
             images[code] = other[code]
             continue
-        found = refound_images(cv2.imread(str(path), cv2.IMREAD_COLOR), deck, rng)
+        found = refound_images(cv2.imread(str(path), cv2.IMREAD_COLOR), deck, rng, views)
         if found:
             images[code] = found
         else:
