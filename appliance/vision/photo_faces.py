@@ -145,7 +145,7 @@ def refound_images(photo: np.ndarray, deck: Deck, rng: random.Random, views: int
     by a random angle and scaled down: a different outline and flattening than the taught one."""
     out = []
     h, w = photo.shape[:2]
-    for _ in range(4 * views):
+    for _ in range(max(4 * views, 6)):  # a turn that puts the card against the edge: another
         if len(out) == views:
             break
         angle, scale = rng.uniform(0, 360), rng.uniform(0.5, 0.8)
