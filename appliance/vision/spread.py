@@ -85,25 +85,26 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     # than the last card's index is the top card's face (a corner of its printed border, a pip).
     last = length - CARD_W_MM + x1 + 3
     columns = [c for c in columns if c[2] >= MIN_COLUMN_INK_MM2 * m * m and (c[0] + c[1]) / 2 / m <= last]
-    # Index corners start at the spread's end and lie a card's visible part apart. Ink closer to
-    # the index before it than an index's width is no index (the next card would cover it): a pip
-    # that real designs print beside the index, in the card's visible part.
-    indexed: list[list[float]] = []
-    for column in columns:
-        if not indexed or (column[0] + column[1]) / 2 - (indexed[-1][0] + indexed[-1][1]) / 2 >= step * m:
-            indexed.append(column)
-    columns = indexed
-    # symbols side by side (an index seen from another edge) leave the first column elsewhere
+    # Index corners start at the spread's end (symbols side by side, an index seen from another
+    # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
+    # more in that part (pips, a court's picture): further ink is an index only where a rank and a
+    # suit lie where the deck prints them, no nearer the index before it than an index's width
+    # (the next card would cover it).
     if not columns or not x0 <= (columns[0][0] + columns[0][1]) / 2 / m <= x1 + 3:
         return []
-    out = []
+    out, middles = [], []
     for left, right, _ in columns:
         # cut as the index corner of a face is cut: the ink centred where the deck prints it; a
-        # column wider than an index is the index joined by what real designs print beside it (a
-        # court's picture, a pip), and the index is its left part
+        # column wider than an index is the index joined by what is printed beside it, and the
+        # index is its left part
         middle = (left + right) / 2 if right - left <= (ink_right - ink_left + 2) * m else left + (ink_mid - ink_left) * m
+        if middles and middle - middles[-1] < step * m:
+            continue
         start = round(middle - (ink_mid - x0) * m)
         corner = strip[:, max(0, start):start + round((x1 - x0) * m)]
+        if middles and index_glyphs(corner, index) is None:
+            continue
+        middles.append(middle)
         centre_mm = np.array([[[middle / m - ink_mid + CARD_W_MM / 2, CARD_H_MM / 2]]])
         out.append((corner, cv2.perspectiveTransform(centre_mm, mm_to_zone)[0, 0]))
     return out
