@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from .cards import CANON_PX_PER_MM, flatten, quad_px_per_mm
-from .deck import Deck
+from .deck import IMAGE_SUFFIXES, Deck
 from .index import index_glyphs, index_patch
 from .photo import find_cards
 from .render import CardImage
@@ -177,7 +177,7 @@ def load_photo_deck(real_cards: Path, name: str, deck: Deck, seed: int = 0, view
     skipped = {code: f"the deck did not learn it: {why}" for code, why in refused.items()}
     for path in sorted((real_cards / name / "faces").iterdir()):
         code = path.stem
-        if code in refused or path.suffix.lower() not in {".jpg", ".jpeg", ".png"}:
+        if code in refused or path.suffix.lower() not in IMAGE_SUFFIXES:
             continue
         if code in other:
             images[code] = other[code]
