@@ -64,11 +64,13 @@ case "$model" in
                       run "$venv/bin/pip" install rpi-lgpio ;;
   *"Raspberry Pi"*) run "$venv/bin/pip" install RPi.GPIO ;;
 esac
+camera_stack=cv2
 if [ -n "$pi" ]; then
   run "$venv/bin/pip" install --ignore-installed --no-deps "simplejpeg>=1.8"
-  # Checked here, not at the table: the camera stack must import under the venv's numpy.
-  run "$venv/bin/python" -c "import numpy, cv2, picamera2; print('picamera2 with numpy', numpy.__version__, 'OpenCV', cv2.__version__)"
+  camera_stack="cv2, picamera2"
 fi
+# Checked here, not at the table: the reader (and on a Pi the camera) must import under the venv's numpy.
+run "$venv/bin/python" -c "import numpy, $camera_stack; print('numpy', numpy.__version__, 'OpenCV', cv2.__version__, 'from', numpy.__file__)"
 run install -m 0644 README.md "$prefix/README.md"
 # On the technician's PATH: every step of the README uses `appliance`.
 run ln -sfn "$venv/bin/appliance" /usr/local/bin/appliance
@@ -100,14 +102,19 @@ if [ ! -e "$conf/audit.key" ]; then
 fi
 
 # 5. The service and the udev names of the serial devices.
-run install -m 0644 systemd/paigow-appliance.service /etc/systemd/system/
-run install -m 0644 hardware/99-paigow.rules /etc/udev/rules.d/
-run udevadm control --reload
-run systemctl daemon-reload
+# -D: a system without udev or a desktop yet (a chroot, a minimal image) lacks the folders.
+run install -D -m 0644 systemd/paigow-appliance.service /etc/systemd/system/paigow-appliance.service
+run install -D -m 0644 hardware/99-paigow.rules /etc/udev/rules.d/99-paigow.rules
+if [ -d /run/systemd/system ] || [ -n "$dry" ]; then  # booted with systemd (sd_booted(3)), as a Pi is
+  run udevadm control --reload
+  run systemctl daemon-reload
+else
+  echo "# not booted with systemd (a chroot or an image): udev and systemd read the new files at the next boot"
+fi
 
 # 6. The touch screen: the desktop logs in by itself and opens the dashboard in kiosk mode.
 run install -m 0755 systemd/paigow-kiosk /usr/local/bin/paigow-kiosk
-run install -m 0644 systemd/paigow-kiosk.desktop /etc/xdg/autostart/paigow-kiosk.desktop
+run install -D -m 0644 systemd/paigow-kiosk.desktop /etc/xdg/autostart/paigow-kiosk.desktop
 if [ -n "$pi" ]; then
   run raspi-config nonint do_boot_behaviour B4  # desktop, logged in automatically
   run raspi-config nonint do_blanking 1         # the screen never blanks during a shift

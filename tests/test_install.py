@@ -41,7 +41,7 @@ def test_the_install_on_a_pi_5_updates_the_index_first_and_isolates_the_camera_s
     assert "ln -sfn /opt/paigow-appliance/venv/bin/appliance /usr/local/bin/appliance" in done
     assert "write /etc/paigow-appliance/table.env: HOUSE=capitol" in done
     assert "install -d -m 2750 -o root -g paigow /etc/paigow-appliance/deck" in done
-    assert "install -m 0644 systemd/paigow-kiosk.desktop /etc/xdg/autostart/paigow-kiosk.desktop" in done
+    assert "install -D -m 0644 systemd/paigow-kiosk.desktop /etc/xdg/autostart/paigow-kiosk.desktop" in done
     assert "raspi-config nonint do_boot_behaviour B4" in done
     assert done.index("apt-get update") < done.index("systemctl daemon-reload")
     assert out.stdout.rstrip().endswith("Dry run: nothing was changed.")
