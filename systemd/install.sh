@@ -2,7 +2,8 @@
 # Installs the appliance as a service on Raspberry Pi OS Bookworm (Debian 12), Pi 4 or Pi 5.
 # Run as root from the repository:
 #   sudo systemd/install.sh [--house NAME] [--dry-run]
-#       --house NAME   the house whose rules the table deals by (a file of config/houses/; default general)
+#       --house NAME   the house whose rules the table deals by (a file of config/houses/); without it,
+#                      the house already set is kept (a first install: general)
 #       --dry-run      print every step, change nothing (root not needed)
 # Then set the hardware in /etc/paigow-appliance/devices.toml and: sudo systemctl enable --now paigow-appliance
 set -euo pipefail
@@ -11,7 +12,7 @@ cd "$(dirname "$0")/.."
 prefix=/opt/paigow-appliance
 conf=/etc/paigow-appliance
 venv=$prefix/venv
-house=general
+house=  # --house, else the one in table.env, else general
 dry=
 model_file=${PAIGOW_MODEL_FILE:-/proc/device-tree/model}  # the Pi's model (a file in tests)
 while [ $# -gt 0 ]; do
@@ -25,8 +26,8 @@ if [ -z "$dry" ] && [ "$(id -u)" -ne 0 ]; then
   echo "install.sh: run as root (sudo systemd/install.sh), or with --dry-run to see the steps" >&2
   exit 2
 fi
-if [ ! -e "config/houses/$house.toml" ]; then
-  echo "install.sh: --house $house: no config/houses/$house.toml (houses: $(ls config/houses | sed 's/\.toml$//' | tr '\n' ' '))" >&2
+if [ -n "$house" ] && [ ! -e "config/houses/$house.toml" ]; then
+  echo "install.sh: --house $house: no config/houses/$house.toml (houses: $(cd config/houses && ls -- *.toml | sed 's/\.toml$//' | paste -sd ' '))" >&2
   exit 2
 fi
 
@@ -77,16 +78,26 @@ run ln -sfn "$venv/bin/appliance" /usr/local/bin/appliance
 
 # 4. The configuration: 2750 root:paigow, so that what root adds later (the deck, supervisors) is the
 # service's group's to read and no one else's.
-run install -d -m 2750 -o root -g paigow "$conf"
-for f in config/devices.toml config/layout.toml; do
-  [ -e "$conf/$(basename "$f")" ] || run install -m 0640 -o root -g paigow "$f" "$conf/"
+run install -d -m 2750 -o root -g paigow "$conf" "$conf/houses"
+# What the technician set is never overwritten; a file this release changed is named, to compare.
+for f in config/devices.toml config/layout.toml config/houses/*; do
+  to=$conf/${f#config/}
+  if [ ! -e "$to" ]; then
+    run install -m 0640 -o root -g paigow "$f" "$to"
+  elif ! cmp -s "$f" "$to"; then
+    echo "# kept $to: this release's differs (compare: diff $to $PWD/$f)"
+  fi
 done
-[ -e "$conf/houses" ] || run cp -r config/houses "$conf/houses"
-# The house the table deals by (the service's --house); kept if already set.
-if [ ! -e "$conf/table.env" ]; then
-  echo "+ write $conf/table.env: HOUSE=$house"
+# The house the table deals by (the service's --house): --house sets it, else the one already set is kept.
+old_house=$(sed -n 's/^HOUSE=//p' "$conf/table.env" 2>/dev/null || true)
+if [ -z "$house" ] && [ -n "$old_house" ]; then
+  echo "# house: $old_house (kept from $conf/table.env; --house NAME changes it)"
+elif [ "${house:=general}" != "$old_house" ]; then
+  echo "+ write $conf/table.env: HOUSE=$house${old_house:+ (was $old_house)}"
   [ -n "$dry" ] || printf '# The house whose rules this table deals by (a file stem of houses/).\nHOUSE=%s\n' "$house" \
     | install -m 0640 -o root -g paigow /dev/stdin "$conf/table.env"
+else
+  echo "# house: $house (already set in $conf/table.env)"
 fi
 # The deck: `appliance deck learn --faces FACES --out /etc/paigow-appliance/deck` (devices.toml: deck = "deck").
 run install -d -m 2750 -o root -g paigow "$conf/deck"

@@ -1,5 +1,6 @@
-"""The install on a Raspberry Pi (systemd/install.sh, as far as a machine without a Pi allows: its
-dry run prints every step it would take), and the service's refusal to deal on a simulated source."""
+"""The install on a Raspberry Pi (systemd/install.sh): its dry run for a Pi 5, a Pi 4 and a machine that is not a
+Pi, which is where the Pi-only steps are checked (test_install_chroot.py runs the rest for real in a fresh
+Debian), and the service's refusal to deal on a simulated source."""
 
 import re
 import shutil

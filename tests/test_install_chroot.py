@@ -71,8 +71,12 @@ def debian(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def installed(debian):
-    out = debian.run("bash", f"{SRC}/systemd/install.sh", "--house", "capitol", timeout=900)
+    out = debian.run("bash", f"{SRC}/systemd/install.sh", "--house", "general", timeout=900)
     return debian, out
+
+
+def house_set(debian: DebianChroot) -> str:
+    return re.search(r"^HOUSE=(.*)$", (debian.root / CONF.lstrip("/") / "table.env").read_text(), re.M).group(1)
 
 
 def test_the_readme_newcomer_commands_work_on_debian_as_written(debian):
@@ -96,18 +100,25 @@ def test_the_readme_newcomer_commands_work_on_debian_as_written(debian):
         stop(newcomer)
 
 
-def test_install_runs_to_the_end_and_keeps_the_configuration_when_run_again(installed):
+def test_install_runs_to_the_end_and_an_upgrade_keeps_what_the_technician_set(installed):
     debian, first = installed
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     steps = [line for line in first.stdout.splitlines() if line.startswith("+ ")]
     assert steps[0] == "+ apt-get update"
     assert "Installed. Before starting the service:" in first.stdout
     assert re.search(r"^numpy 2\.\S+ OpenCV \S+ from /opt/paigow-appliance/venv/", first.stdout, re.M), first.stdout
-    key = (debian.root / CONF.lstrip("/") / "audit.key").read_bytes()
-    again = debian.run("bash", f"{SRC}/systemd/install.sh", "--house", "general", timeout=600)  # an upgrade
-    assert (debian.root / CONF.lstrip("/") / "audit.key").read_bytes() == key
-    assert "HOUSE=capitol" in (debian.root / CONF.lstrip("/") / "table.env").read_text()  # kept: set by the first
-    assert "keygen" not in again.stdout
+    assert house_set(debian) == "general"
+    conf = debian.root / CONF.lstrip("/")
+    key = (conf / "audit.key").read_bytes()
+    (conf / "layout.toml").write_text((conf / "layout.toml").read_text() + "# measured at table 12\n")
+    upgrade = debian.run("bash", f"{SRC}/systemd/install.sh", timeout=600)  # a new release, nothing asked
+    assert f"# house: general (kept from {CONF}/table.env; --house NAME changes it)" in upgrade.stdout
+    assert f"# kept {CONF}/layout.toml: this release's differs (compare: diff {CONF}/layout.toml " \
+           f"{SRC}/config/layout.toml)" in upgrade.stdout
+    assert (conf / "layout.toml").read_text().endswith("# measured at table 12\n")
+    again = debian.run("bash", f"{SRC}/systemd/install.sh", "--house", "capitol", timeout=600)
+    assert f"+ write {CONF}/table.env: HOUSE=capitol (was general)" in again.stdout and house_set(debian) == "capitol"
+    assert (conf / "audit.key").read_bytes() == key and "keygen" not in upgrade.stdout + again.stdout
 
 
 def test_appliance_is_on_path_and_works_from_any_directory(installed):
@@ -196,7 +207,7 @@ def test_the_service_refuses_a_production_table_on_the_shipped_simulated_source(
     debian, _ = installed
     service = Service(debian)
     assert service.argv[:2] == ["/opt/paigow-appliance/venv/bin/appliance", "run"] and "--production" in service.argv
-    assert service.argv[service.argv.index("--house") + 1] == "capitol"  # the house written by install.sh
+    assert service.argv[service.argv.index("--house") + 1] == house_set(debian)  # as install.sh wrote it
     assert service.cwd == service.state == STATE
     out = service.run()
     assert out.returncode == 2, out.stderr
