@@ -10,6 +10,7 @@ the unit's fixed port collides with nothing on this machine.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -18,6 +19,8 @@ from pathlib import Path
 SUITE = "bookworm"  # Raspberry Pi OS Bookworm is Debian 12
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"  # systemd's and a root shell's
 MOUNT = 'mount -t proc proc "$0/proc" && mount --rbind /dev "$0/dev"'
+# This machine's tools, also where root's PATH lacks the sbin folders (debootstrap, chroot).
+HOST_PATH = os.pathsep.join([os.environ.get("PATH", "/usr/bin:/bin"), "/usr/sbin", "/sbin"])
 
 
 class NoChroot(RuntimeError):
@@ -44,36 +47,43 @@ def configured_mirror() -> str:
 
 class DebianChroot:
     def __init__(self, root: Path) -> None:
-        missing = [tool for tool in ("debootstrap", "unshare", "chroot", "ip") if shutil.which(tool) is None]
+        missing = [tool for tool in ("debootstrap", "unshare", "chroot", "ip")
+                   if shutil.which(tool, path=HOST_PATH) is None]
         if missing:
             raise NoChroot(f"{', '.join(missing)} not installed (.ci/run installs debootstrap and iproute2)")
         self.root = root
 
-    def bootstrap(self) -> None:
-        out = subprocess.run(["debootstrap", "--variant=minbase", SUITE, str(self.root), configured_mirror()],
-                             capture_output=True, text=True, timeout=600)
+    def bootstrap(self, packages: tuple[str, ...] = ()) -> None:
+        include = [f"--include={','.join(packages)}"] if packages else []
+        # A tree thrown away after the test: dpkg (debootstrap's too) need not wait for every file to reach the disk.
+        (self.root / "etc/dpkg/dpkg.cfg.d").mkdir(parents=True)
+        (self.root / "etc/dpkg/dpkg.cfg.d/unsafe-io").write_text("force-unsafe-io\n")
+        out = subprocess.run(["env", f"PATH={HOST_PATH}", "debootstrap", "--variant=minbase", *include, SUITE,
+                              str(self.root), configured_mirror()], capture_output=True, text=True, timeout=600)
         if out.returncode != 0:
             raise AssertionError(f"debootstrap failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
-        # A tree thrown away after the test: dpkg need not wait for every file to reach the disk.
-        (self.root / "etc/dpkg/dpkg.cfg.d/unsafe-io").write_text("force-unsafe-io\n")
-        # This machine's own certificate authorities (if any), as its pip trusts them: the tree's
-        # ca-certificates package adds them when python3-pip brings it in.
+        # This machine's own certificate authorities (if any), as its pip trusts them, added to the tree's
+        # (now, if ca-certificates came with the packages; else when python3-pip brings it in).
         local_ca = Path("/usr/local/share/ca-certificates")
         if local_ca.is_dir():
             shutil.copytree(local_ca, self.root / "usr/local/share/ca-certificates", dirs_exist_ok=True)
+            if (self.root / "usr/sbin/update-ca-certificates").exists():
+                self.run("update-ca-certificates")
 
     def command(self, *argv: str, net: bool = False, env: dict[str, str] | None = None) -> list[str]:
         """argv run in the tree, as root, with a clean environment (nothing of this machine's leaks in)."""
         setup = MOUNT + (" && ip link set lo up" if net else "")
         variables = [f"{k}={v}" for k, v in {"PATH": PATH, "HOME": "/root", "LANG": "C.UTF-8", **(env or {})}.items()]
-        return ["unshare", "--mount", "--propagation", "private", *(["--net"] if net else []), "sh", "-c",
-                f'{setup} && exec chroot "$0" env -i "$@"', str(self.root), *variables, *argv]
+        return ["env", f"PATH={HOST_PATH}", "unshare", "--mount", "--propagation", "private",
+                *(["--net"] if net else []), "sh", "-c", f'{setup} && exec chroot "$0" env -i "$@"', str(self.root),
+                *variables, *argv]
 
     def run(self, *argv: str, timeout: float = 300, net: bool = False, env: dict[str, str] | None = None,
             check: bool = True) -> subprocess.CompletedProcess:
         out = subprocess.run(self.command(*argv, net=net, env=env), capture_output=True, text=True, timeout=timeout)
         if check and out.returncode != 0:
-            raise AssertionError(f"{' '.join(argv)} exited {out.returncode}:\n{out.stdout[-4000:]}\n{out.stderr[-4000:]}")
+            said = f"{out.stdout[-4000:]}\n{out.stderr[-4000:]}"
+            raise AssertionError(f"{' '.join(argv)} exited {out.returncode}:\n{said}")
         return out
 
     def sh(self, script: str, **kwargs) -> subprocess.CompletedProcess:
