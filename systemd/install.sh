@@ -79,15 +79,24 @@ run ln -sfn "$venv/bin/appliance" /usr/local/bin/appliance
 # 4. The configuration: 2750 root:paigow, so that what root adds later (the deck, supervisors) is the
 # service's group's to read and no one else's.
 run install -d -m 2750 -o root -g paigow "$conf" "$conf/houses"
-# What the technician set is never overwritten; a file this release changed is named, to compare.
+# What the technician changed is never overwritten (it is named, to compare with this release's); a file
+# still as the last install left it takes this release's, so that a corrected house rule reaches the table.
+shipped=$prefix/shipped-config.sha256  # what each file was when installed
+as_installed() { awk -v f="$1" '$2 == f {print $1}' "$shipped" 2>/dev/null || true; }
 for f in config/devices.toml config/layout.toml config/houses/*; do
   to=$conf/${f#config/}
   if [ ! -e "$to" ]; then
     run install -m 0640 -o root -g paigow "$f" "$to"
-  elif ! cmp -s "$f" "$to"; then
-    echo "# kept $to: this release's differs (compare: diff $to $PWD/$f)"
+  elif cmp -s "$f" "$to"; then
+    :
+  elif [ "$(sha256sum <"$to" | cut -d' ' -f1)" = "$(as_installed "${f#config/}")" ]; then
+    run install -m 0640 -o root -g paigow "$f" "$to"
+  else
+    echo "# kept $to: changed here, and this release's differs (compare: diff $to $PWD/$f)"
   fi
 done
+echo "+ record in $shipped what this release's configuration files are"
+[ -n "$dry" ] || (cd config && sha256sum devices.toml layout.toml houses/*) >"$shipped"
 # The house the table deals by (the service's --house): --house sets it, else the one already set is kept.
 old_house=$(sed -n 's/^HOUSE=//p' "$conf/table.env" 2>/dev/null || true)
 if [ -z "$house" ] && [ -n "$old_house" ]; then

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -45,6 +46,20 @@ def configured_mirror() -> str:
     raise NoChroot(f"no apt source for Debian {suite} in /etc/apt: nowhere to fetch a Debian tree from")
 
 
+def run_all_or_none(argv: list[str], timeout: float) -> subprocess.CompletedProcess:
+    """subprocess.run, but a timeout or an interrupt ends the whole process group (dpkg under debootstrap,
+    the service under setpriv), so nothing goes on writing into a tree that is being removed."""
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          start_new_session=True) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout)
+        except BaseException:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
+    return subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
+
+
 class DebianChroot:
     def __init__(self, root: Path) -> None:
         missing = [tool for tool in ("debootstrap", "unshare", "chroot", "ip")
@@ -58,8 +73,8 @@ class DebianChroot:
         # A tree thrown away after the test: dpkg (debootstrap's too) need not wait for every file to reach the disk.
         (self.root / "etc/dpkg/dpkg.cfg.d").mkdir(parents=True)
         (self.root / "etc/dpkg/dpkg.cfg.d/unsafe-io").write_text("force-unsafe-io\n")
-        out = subprocess.run(["env", f"PATH={HOST_PATH}", "debootstrap", "--variant=minbase", *include, SUITE,
-                              str(self.root), configured_mirror()], capture_output=True, text=True, timeout=600)
+        out = run_all_or_none(["env", f"PATH={HOST_PATH}", "debootstrap", "--variant=minbase", *include, SUITE,
+                               str(self.root), configured_mirror()], timeout=600)
         if out.returncode != 0:
             raise AssertionError(f"debootstrap failed:\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}")
         # This machine's own certificate authorities (if any), as its pip trusts them, added to the tree's
@@ -80,7 +95,7 @@ class DebianChroot:
 
     def run(self, *argv: str, timeout: float = 300, net: bool = False, env: dict[str, str] | None = None,
             check: bool = True) -> subprocess.CompletedProcess:
-        out = subprocess.run(self.command(*argv, net=net, env=env), capture_output=True, text=True, timeout=timeout)
+        out = run_all_or_none(self.command(*argv, net=net, env=env), timeout)
         if check and out.returncode != 0:
             said = f"{out.stdout[-4000:]}\n{out.stderr[-4000:]}"
             raise AssertionError(f"{' '.join(argv)} exited {out.returncode}:\n{said}")

@@ -110,11 +110,15 @@ def test_install_runs_to_the_end_and_an_upgrade_keeps_what_the_technician_set(in
     conf = debian.root / CONF.lstrip("/")
     key = (conf / "audit.key").read_bytes()
     (conf / "layout.toml").write_text((conf / "layout.toml").read_text() + "# measured at table 12\n")
-    upgrade = debian.run("bash", f"{SRC}/systemd/install.sh", timeout=600)  # a new release, nothing asked
+    release = debian.root / SRC.lstrip("/") / "config"  # the next release corrects a house and the layout
+    for name in ("houses/general.toml", "layout.toml"):
+        (release / name).write_text((release / name).read_text() + "# corrected in the next release\n")
+    upgrade = debian.run("bash", f"{SRC}/systemd/install.sh", timeout=600)  # that release, nothing asked
     assert f"# house: general (kept from {CONF}/table.env; --house NAME changes it)" in upgrade.stdout
-    assert f"# kept {CONF}/layout.toml: this release's differs (compare: diff {CONF}/layout.toml " \
-           f"{SRC}/config/layout.toml)" in upgrade.stdout
+    assert f"# kept {CONF}/layout.toml: changed here, and this release's differs (compare: diff " \
+           f"{CONF}/layout.toml {SRC}/config/layout.toml)" in upgrade.stdout
     assert (conf / "layout.toml").read_text().endswith("# measured at table 12\n")
+    assert (conf / "houses/general.toml").read_text().endswith("# corrected in the next release\n")  # untouched here
     again = debian.run("bash", f"{SRC}/systemd/install.sh", "--house", "capitol", timeout=600)
     assert f"+ write {CONF}/table.env: HOUSE=capitol (was general)" in again.stdout and house_set(debian) == "capitol"
     assert (conf / "audit.key").read_bytes() == key and "keygen" not in upgrade.stdout + again.stdout
