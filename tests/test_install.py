@@ -1,5 +1,6 @@
-"""The install on a Raspberry Pi (systemd/install.sh, as far as a machine without a Pi allows: its
-dry run prints every step it would take), and the service's refusal to deal on a simulated source."""
+"""The install on a Raspberry Pi (systemd/install.sh): its dry run for a Pi 5, a Pi 4 and a machine that is not a
+Pi, which is where the Pi-only steps are checked (test_install_chroot.py runs the rest for real in a fresh
+Debian), and the service's refusal to deal on a simulated source."""
 
 import re
 import shutil
@@ -41,7 +42,7 @@ def test_the_install_on_a_pi_5_updates_the_index_first_and_isolates_the_camera_s
     assert "ln -sfn /opt/paigow-appliance/venv/bin/appliance /usr/local/bin/appliance" in done
     assert "write /etc/paigow-appliance/table.env: HOUSE=capitol" in done
     assert "install -d -m 2750 -o root -g paigow /etc/paigow-appliance/deck" in done
-    assert "install -m 0644 systemd/paigow-kiosk.desktop /etc/xdg/autostart/paigow-kiosk.desktop" in done
+    assert "install -D -m 0644 systemd/paigow-kiosk.desktop /etc/xdg/autostart/paigow-kiosk.desktop" in done
     assert "raspi-config nonint do_boot_behaviour B4" in done
     assert done.index("apt-get update") < done.index("systemctl daemon-reload")
     assert out.stdout.rstrip().endswith("Dry run: nothing was changed.")
