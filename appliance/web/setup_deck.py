@@ -95,7 +95,7 @@ class DeckTeaching:
 
     def capture(self, code: str, photo: np.ndarray) -> TaughtCard:
         """Keep the photo of ``code`` (replacing an earlier one) unless its templates do not come out
-        clean under this teaching's index place; learn the deck once all 52 are in."""
+        clean under this teaching's index place; learn the deck once all 53 are in."""
         with self._lock:
             if self.learning:
                 raise DeckError("the deck is being learned from the cards captured: wait for it, then capture again")
@@ -121,7 +121,7 @@ class DeckTeaching:
                    else "kept; its rank and suit are cut once the whole deck is in (where a deck prints them is "
                    "learned from all 52)")
             self.cards[code] = TaughtCard("checked" if "rank" in images else "captured", say, images)
-            if not any(c not in self.cards for c in ORDER[:-1]):
+            if all(c in self.cards for c in ORDER):  # every house deals the joker; Learn again does without
                 self._start_learning()
             return self.cards[code]
 
