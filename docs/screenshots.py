@@ -73,7 +73,7 @@ def shoot_setup(browser, folder: Path, out: Path) -> None:
         for _ in range(6):
             with page.expect_response(lambda r: r.url.endswith("/api/setup/deck/capture"), timeout=120_000):
                 page.click("#capture")
-        page.click("#cards button[data-card=Ks]")
+        page.click("#cards button[data-card='Ks']")
         page.wait_for_selector("#rank:not([hidden])")
         for width, height in SIZES:
             page.set_viewport_size({"width": width, "height": height})

@@ -63,23 +63,25 @@ def test_a_technician_sets_up_the_table_on_the_screen(tmp_path):
         assert float(page.inner_text("#camera-error").split()[0]) < 1.0
 
         page.click("nav [data-step=deck]")
-        page.wait_for_selector("#cards button[data-card=As][aria-pressed=true]")
+        page.wait_for_selector("#cards button[data-card='As'][aria-pressed=true]")
         for n in range(53):
             card = page.get_attribute("#cards button[aria-pressed=true]", "data-card")
             with page.expect_response(lambda r: r.url.endswith("/api/setup/deck/capture"), timeout=120_000) as answer:
                 page.click("#capture")
             assert answer.value.status == 200, answer.value.json()
+            if n < 52:  # the page moves on to the next card of the box
+                page.wait_for_selector(f"#cards button[data-card='{card}'].checked")
+                page.wait_for_function(f"document.querySelector('#cards [aria-pressed=true]').dataset.card !== '{card}'")
             if n == 0:  # the first card's templates at once, under the index place of the deck in use
-                assert page.get_attribute("#cards button[data-card=As]", "class") == "checked"
                 assert page.get_attribute("#cards button[aria-pressed=true]", "data-card") == "Ks"
-                page.click("#cards button[data-card=As]")
+                page.click("#cards button[data-card='As']")
                 page.wait_for_function("document.getElementById('rank').naturalWidth > 0 && "
                                        "document.getElementById('suit').naturalWidth > 0")
                 assert "rank and suit cut cleanly" in page.inner_text("#card-say")
                 assert_fits(page, "the deck step")
-                page.click("#cards button[data-card=Ks]")
+                page.click("#cards button[data-card='Ks']")
         page.wait_for_selector("#message:has-text('The deck is learned; 1 card(s) refused')", timeout=180_000)
-        assert page.get_attribute("#cards button[data-card=5s]", "class") == "refused"
+        assert page.get_attribute("#cards button[data-card='5s']", "class") == "refused"
         assert page.get_attribute("#cards button[aria-pressed=true]", "data-card") == "5s"  # the next to capture
         say = page.inner_text("#card-say")
         assert "Refused when the deck was learned: its rank looks like 3" in say and "five of spades" in say
@@ -87,11 +89,11 @@ def test_a_technician_sets_up_the_table_on_the_screen(tmp_path):
         assert page.is_disabled("#capture") is False
         page.click("#capture")  # the five of spades this time
         page.wait_for_selector("#message:has-text('The deck is learned: every card came out clean')", timeout=180_000)
-        assert page.get_attribute("#cards button[data-card=5s]", "class") == "learned"
+        assert page.get_attribute("#cards button[data-card='5s']", "class") == "learned"
         assert_fits(page, "the deck learned")
         page.click("#use-deck")
         page.wait_for_selector("#message:has-text('The reader now reads with this deck')")
-        page.click("#cards button[data-card=9d]")
+        page.click("#cards button[data-card='9d']")
         page.click("#try-deck")
         page.wait_for_selector("#message:has-text('read as the nine of diamonds')", timeout=60_000)
 
@@ -130,5 +132,6 @@ def test_a_technician_sets_up_the_table_on_the_screen(tmp_path):
     assert taught[0]["data"]["faces_learned"] == 53
     ended = next(r for r in log if r["event"] == Events.SETUP_ENDED)
     assert ended["data"]["checks"]["house"] == "capitol" and ended["data"]["checks"]["lamps"]["ready"] == [True]
-    assert [r["event"] for r in log if r["event"] in (Events.SETUP_BEGUN, Events.TABLE_HELD, Events.TABLE_RELEASED)] \
-        == [Events.SETUP_BEGUN, Events.TABLE_HELD, Events.TABLE_RELEASED]
+    assert [r["event"] for r in log if r["event"] in (Events.SETUP_BEGUN, Events.TABLE_HELD, Events.TABLE_RELEASED,
+                                                      Events.SETUP_ENDED)] \
+        == [Events.SETUP_BEGUN, Events.TABLE_HELD, Events.TABLE_RELEASED, Events.SETUP_ENDED]

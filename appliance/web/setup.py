@@ -17,7 +17,7 @@ from flask import Blueprint, Response, g, jsonify, request, session
 
 from ..game.cards import Card, CardError
 from ..game.rules import HouseRulesError
-from ..table.round import Events, Phase
+from ..table.round import Events, Phase, RoundStateError
 from ..table.supervisor import PinError
 from ..vision.calibrate import CalibrationError, calibrate
 from ..vision.capture import CaptureError, photo_in_teach_zone
@@ -59,11 +59,9 @@ def setup_routes(rig: SetupRig, sessions: SessionStore, page: str) -> Blueprint:
                     if not before_begin and rig.begun_by is None:
                         raise SetupRefused("begin the setup first: it holds the table while you test")
                     return view(*args, **kwargs)
-                except BodyError:
-                    raise  # 400, naming the field
                 except PinError as err:
                     return jsonify({"error": str(err)}), 403
-                except (SetupRefused, CaptureError, CalibrationError, DeckError, HouseRulesError) as err:
+                except (SetupRefused, CaptureError, CalibrationError, DeckError, HouseRulesError, RoundStateError) as err:
                     return jsonify({"error": str(err)}), 409
             return guarded
         return wrap
@@ -114,14 +112,16 @@ def setup_routes(rig: SetupRig, sessions: SessionStore, page: str) -> Blueprint:
     @supervisor_needed(change=True)
     def end(body):
         pin = text(body, "pin", PIN_LIMIT)
+        address = request.remote_addr or "?"
+        if table.held is not None:  # the release checks the PIN
+            table.release(g.supervisor.supervisor, pin, "setup finished", address)
+        else:
+            table.gate.check(g.supervisor.supervisor, pin, address)
         for lamp in rig.panel.layout.lamps:
             rig.panel.test_lamp(lamp, None)
         if rig.lay is not None:
-            rig.lay({})
-        table.gate.check(g.supervisor.supervisor, pin, request.remote_addr or "?")
+            rig.lay({})  # the simulation's teach card taken away
         table.log(Events.SETUP_ENDED, {"checks": rig.checks, "presses": dict(rig.panel.presses)}, g.who)
-        if table.held is not None:
-            table.release(g.supervisor.supervisor, pin, "setup finished", request.remote_addr or "?")
         rig.begun_by = None
         return jsonify({"ok": True, "held": table.held})
 

@@ -114,7 +114,7 @@ class DeckTeaching:
                                               f"Lay the {card_name(code)} flat and upright and capture it again.",
                                         {**images, "refused": _png(index_patch(face, geometry))})
                 if glyphs is not None:
-                    images.update(rank=_png(glyphs[0].raw), suit=_png(glyphs[1].raw))
+                    images.update(rank=_ink(glyphs[0]), suit=_ink(glyphs[1]))
             save_face(photo, code, self.faces)
             say = ("rank and suit cut cleanly" if "rank" in images else "kept; checked when the whole deck is "
                    "learned (this design prints its index elsewhere than the deck in use)" if geometry is not None
@@ -177,13 +177,18 @@ class DeckTeaching:
             glyphs = index_glyphs(index_patch(face, deck.index), deck.index)
             if glyphs is not None:
                 return TaughtCard("learned", "learned: its rank and suit are templates of the deck",
-                                  {"face": _png(face), "rank": _png(glyphs[0].raw), "suit": _png(glyphs[1].raw)})
+                                  {"face": _png(face), "rank": _ink(glyphs[0]), "suit": _ink(glyphs[1])})
             why = "no rank and suit ink in the index corner"
         picture = self.pictures / f"refused-{code}.png"
         return TaughtCard("refused", f"Refused when the deck was learned: {why}. Check that this is the "
                                      f"{card_name(code)}, lay it flat and capture it again.",
                           {"face": self.cards[code].images["face"],
                            **({"refused": picture.read_bytes()} if picture.is_file() else {})})
+
+
+def _ink(glyph) -> bytes:
+    """A template as a technician looks at it: dark ink on white (a deck stores ink as light)."""
+    return _png(255 - glyph.raw)
 
 
 def _png(image: np.ndarray) -> bytes:
