@@ -83,11 +83,6 @@ class DeckTeaching:
     def learning(self) -> bool:
         return self._learning is not None and self._learning.is_alive()
 
-    def wait(self, timeout: float | None = None) -> None:
-        """Until the learning under way, if any, has ended."""
-        if self._learning is not None:
-            self._learning.join(timeout)
-
     def image(self, code: str, kind: str) -> bytes | None:
         with self._lock:
             taught = self.cards.get(code)
@@ -121,17 +116,21 @@ class DeckTeaching:
                    else "kept; its rank and suit are cut once the whole deck is in (where a deck prints them is "
                    "learned from all 52)")
             self.cards[code] = TaughtCard("checked" if "rank" in images else "captured", say, images)
-            if all(c in self.cards for c in ORDER):  # every house deals the joker; Learn again does without
+            if not self._without_face(ORDER):  # every house deals the joker; Learn again does without
                 self._start_learning()
             return self.cards[code]
 
     def learn_again(self) -> None:
         with self._lock:
-            missing = [c for c in ORDER[:-1] if c not in self.cards]
+            missing = self._without_face(ORDER[:-1])
             if missing:
                 raise DeckError(f"{len(missing)} card(s) not captured yet, the first: the {card_name(missing[0])}")
             if not self.learning:
                 self._start_learning()
+
+    def _without_face(self, codes: list[str]) -> list[str]:
+        """The cards of ``codes`` with no photo kept (a card refused at its first capture has none)."""
+        return [c for c in codes if not (self.faces / f"{c}.png").is_file()]
 
     def _start_learning(self) -> None:
         self.learned, self.problem = None, ""
@@ -160,8 +159,8 @@ class DeckTeaching:
         (no capture meanwhile: the faces do not change under it)."""
         try:
             deck = learn(self.faces, self.pictures)
-            verdicts = {code: self._verdict(code, deck) for code in list(self.cards)}
-        except (DeckError, OSError) as err:
+            verdicts = {code: self._verdict(code, deck) for code in ORDER if not self._without_face([code])}
+        except (DeckError, OSError, ValueError) as err:
             with self._lock:
                 self.problem = (f"The deck could not be learned: {err}. Check that every photo is of this one "
                                 "deck, each card upright, and capture the cards named again.")
@@ -171,9 +170,9 @@ class DeckTeaching:
             self.learned = deck
 
     def _verdict(self, code: str, deck: Deck) -> TaughtCard:
+        face = face_from_photo(cv2.imread(str(self.faces / f"{code}.png"), cv2.IMREAD_COLOR))  # as learn saw it
         why = deck.refused.get(f"{code}.png")
         if why is None:
-            face = face_from_photo(cv2.imread(str(self.faces / f"{code}.png"), cv2.IMREAD_COLOR))
             glyphs = index_glyphs(index_patch(face, deck.index), deck.index)
             if glyphs is not None:
                 return TaughtCard("learned", "learned: its rank and suit are templates of the deck",
@@ -182,8 +181,7 @@ class DeckTeaching:
         picture = self.pictures / f"refused-{code}.png"
         return TaughtCard("refused", f"Refused when the deck was learned: {why}. Check that this is the "
                                      f"{card_name(code)}, lay it flat and capture it again.",
-                          {"face": self.cards[code].images["face"],
-                           **({"refused": picture.read_bytes()} if picture.is_file() else {})})
+                          {"face": _png(face), **({"refused": picture.read_bytes()} if picture.is_file() else {})})
 
 
 def _ink(glyph) -> bytes:
