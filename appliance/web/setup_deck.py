@@ -34,7 +34,9 @@ IMAGES = ("face", "rank", "suit", "refused")
 
 
 def card_name(code: str) -> str:
-    """>>> card_name("Th"), card_name("Jk")
+    """The card as a person says it.
+
+    >>> card_name("Th"), card_name("Jk")
     ('ten of hearts', 'joker')
     """
     return "joker" if code == "Jk" else f"{RANKS[code[0]]} of {SUITS[code[1]]}"
