@@ -57,11 +57,11 @@ def devices_toml(folder: Path, port: str, size: tuple[int, int]) -> Path:
 def setup_table(tmp_path: Path, size: tuple[int, int] = (4608, 2592), lay=None):
     """The appliance served; ``lay(real_lay)`` may stand in for the simulation's hand (a technician who
     lays the wrong card)."""
-    with DeviceSimulator(DeviceKind.RNG, seed=4) as rng:
+    with DeviceSimulator(DeviceKind.RNG, seed=4, link=str(tmp_path / "paigow-rng")) as rng:  # a udev-like name
         live = LiveTable()
         table = Table(RULES, read_toml(Path(RULES.source)), AuditLog(tmp_path / "log", KEY), {"1042": hash_pin("4821")},
                       listeners=[live])
-        station = Station(table, load_devices(devices_toml(tmp_path / "config", rng.path, size)), simulate=False)
+        station = Station(table, load_devices(devices_toml(tmp_path / "config", rng.name, size)), simulate=False)
         if lay is not None:
             station.lay = lay(station.lay)
         rig = SetupRig.of(station, tmp_path / "data", None, RULES.key)

@@ -76,7 +76,7 @@ def test_the_start_seat_rng_answers_over_its_port_and_its_values_are_shown(serve
     client.login()
     client.call("/api/setup/begin", {})
     status, device = client.call("/api/setup/device")
-    assert status == 200 and device["port"] == served.rng.path and device["source"] == "rng"
+    assert status == 200 and device["port"] == served.rng.name and device["source"] == "rng"
     wait_for(lambda: client.call("/api/setup/device")[1]["status"] == "online", 10, "the RNG online")
     before = len(client.call("/api/setup/device")[1]["values"])
     assert client.call("/api/setup/device/roll", {}) == (200, {"ok": True})
@@ -86,6 +86,17 @@ def test_the_start_seat_rng_answers_over_its_port_and_its_values_are_shown(serve
     assert values[0]["used"] is False and any(line.decode().startswith(sent) for line in served.rng.sent)
     logged = [r for r in records(served.log) if r["event"] == Events.DEVICE_VALUE]
     assert logged[-1]["data"]["seq"] == values[0]["seq"] and logged[-1]["data"]["used"] is False
+    served.rng.unplug()  # the USB adapter pulled out
+    try:
+        offline = wait_for(lambda: (d := client.call("/api/setup/device")[1])["status"] == "offline" and d, 15,
+                           "the RNG offline")
+        assert offline["say"] == (f"No valid message from the RNG on {served.rng.name} (offline): check its USB cable "
+                                  "and power; the udev name comes from hardware/99-paigow.rules.")
+        assert client.call("/api/setup/device/roll", {}) == \
+            (409, {"error": "the device's port is not open: is it plugged in? (see the status above)"})
+    finally:
+        served.rng.replug()
+    wait_for(lambda: client.call("/api/setup/device")[1]["status"] == "online", 15, "the RNG back")
 
 
 def test_each_button_shows_as_pressed_and_a_lamp_test_holds_whatever_the_table_asks(served):
