@@ -57,6 +57,7 @@ def devices_toml(folder: Path, port: str, size: tuple[int, int]) -> Path:
 def setup_table(tmp_path: Path, size: tuple[int, int] = (4608, 2592), lay=None):
     """The appliance served; ``lay(real_lay)`` may stand in for the simulation's hand (a technician who
     lays the wrong card)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     with DeviceSimulator(DeviceKind.RNG, seed=4, link=str(tmp_path / "paigow-rng")) as rng:  # a udev-like name
         live = LiveTable()
         table = Table(RULES, read_toml(Path(RULES.source)), AuditLog(tmp_path / "log", KEY), {"1042": hash_pin("4821")},
