@@ -159,7 +159,8 @@ def test_the_house_chosen_is_logged_and_dealt_by_at_the_next_start(served, tmp_p
     client.login()
     client.call("/api/setup/begin", {})
     status, houses = client.call("/api/setup/houses")
-    assert status == 200 and houses["in_use"] == "general" and "capitol" in [h["house"] for h in houses["houses"]]
+    assert status == 200, houses
+    assert houses["in_use"] == "general" and "capitol" in [h["house"] for h in houses["houses"]]
     status, chosen = client.call("/api/setup/house", {"house": "capitol"})
     assert status == 200 and chosen["by"] == "supervisor 1042" and "from its next start" in chosen["say"]
     assert client.call("/api/setup/houses")[1]["chosen"] == "capitol"
