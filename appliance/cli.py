@@ -8,6 +8,7 @@ lines of a batch failed).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import secrets
@@ -255,7 +256,7 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
 
 
 def cmd_deck_capture(args: argparse.Namespace) -> int:
-    from .vision.capture import face_in_teach_zone, save_face
+    from .vision.capture import photo_in_teach_zone, save_face
 
     layout = _layout(args.layout)
     codes = parse_cards(args.codes) if args.codes else parse_cards(" ".join(
@@ -265,7 +266,7 @@ def cmd_deck_capture(args: argparse.Namespace) -> int:
     card_of = dict(zip(args.frames, map(str, codes)))
 
     def capture(path, frame):
-        saved = save_face(face_in_teach_zone(frame, layout), card_of[path], Path(args.out))
+        saved = save_face(photo_in_teach_zone(frame, layout), card_of[path], Path(args.out))
         return {"card": card_of[path], "face": str(saved)}
 
     return _each_frame(args.frames, capture)
@@ -444,6 +445,23 @@ def dashboard_tls(args: argparse.Namespace, config_dir: Path | None):
     return tls_context(cert, key)
 
 
+def house_to_deal_by(given: str | None, data: Path) -> tuple[str, str | None]:
+    """The house chosen on the setup screen (a technician's later word than the service's --house),
+    else ``given``, else the default; and what the screens say when the choice is not ``given``."""
+    from .web.setup_rig import chosen_house
+
+    try:
+        choice = chosen_house(data)
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+    if choice is None:
+        return given or DEFAULT_HOUSE, None
+    if given and given != choice["house"]:
+        return choice["house"], (f"The house {choice.get('name', choice['house'])} was chosen on the setup screen "
+                                 f"by {choice.get('by', '?')} ({choice.get('at', '?')}): --house {given} is not used")
+    return choice["house"], None
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import os
 
@@ -465,14 +483,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .table.table import Table
     from .web.app import create_app
     from .web.serving import serve_dashboard
+    from .web.setup_rig import SetupRig, taught_deck
     from .web.site_guard import check_bind
 
     config_dir = Path(args.config) if args.config else None
     tls = dashboard_tls(args, config_dir)
     check_bind(args.host, tls is not None, args.insecure_http)  # before anything starts
     data = data_dir(args.data)
-    rules = load_house(args.house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
+    house, house_notice = house_to_deal_by(args.house, data)
+    rules = load_house(house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
     devices = load_devices(config_dir / "devices.toml" if config_dir else None)
+    taught = taught_deck(data)
+    if taught is not None:  # taught on the setup screen, after the configuration's deck
+        devices = dataclasses.replace(devices, vision=dataclasses.replace(devices.vision, deck=taught))
     if args.production:
         refuse_simulated_parts(args, devices)
     supervisors = supervisors_as_saved(config_dir)
@@ -503,6 +526,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         f"EXTEND_TIMEOUT_USEC=60000000\nSTATUS=indexing the audit history: {done} records"))
     feed = IndexFeed(index.add, audit)  # an index that cannot be written stops recording too
     table = Table(rules, rules_mapping, audit, supervisors, listeners=[live, feed])
+    if house_notice:
+        table.notices.append(house_notice)
     if beside_data:
         table.notices.append(f"Simulation: the audit key is kept in the data folder ({key_file}); on a table it "
                              "lives in the configuration folder")
@@ -511,14 +536,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     # Records lost from the log's end, or a log that fails verification: no round until a supervisor has seen it.
     table.hold_for_audit(audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
     dashboard = serve_dashboard(lambda site: create_app(live, rules, table=table, index=index, audit=audit,
-                                                        dealer=station.loop, site=site),
+                                                        dealer=station.loop, site=site,
+                                                        setup=SetupRig.of(station, data, config_dir, rules.key)),
                                 live, args.host, args.port, names=tuple(args.allow_host), tls=tls,
                                 insecure_http=args.insecure_http)
     if dashboard.site.insecure_http:
         print(f"WARNING: the dashboard is served over plain HTTP on {args.host} (--insecure-http): anyone on "
               "the network can read and change what it sends", file=sys.stderr, flush=True)
     print(json.dumps({"dashboard": dashboard.url + "/", "data": str(data), "tls": tls is not None,
-                      "simulate": simulate, "key_file": str(key_file), "verified": check.verification.records,
+                      "simulate": simulate, "house": rules.key, "key_file": str(key_file), "verified": check.verification.records,
                       "held": table.held}), flush=True)
     table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
                                          "dashboard": f"{args.host}:{dashboard.site.port}", "tls": tls is not None,
@@ -631,7 +657,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tls-key", help="PEM private key (default: <config>/tls/dashboard.key if present)")
     p.add_argument("--insecure-http", action="store_true",
                    help="serve plain HTTP off loopback (every page then warns that it is not secure)")
-    p.add_argument("--house", default=DEFAULT_HOUSE)
+    p.add_argument("--house", help=f"house rules (default: the house chosen on the setup screen, else {DEFAULT_HOUSE})")
     p.add_argument("--simulate", action="store_true", help="simulated devices and camera (the default without hardware)")
     p.add_argument("--production", action="store_true",
                    help="a dealing table (the service): refuse to start on a simulated start source or camera")

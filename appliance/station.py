@@ -69,6 +69,7 @@ class Station:
         self.table = table
         self.workers: list[Worker] = []
         self.camera: Camera | None = None  # a real camera, closed when the station stops
+        self.start_device: StartSeatDevice | None = None  # the serial RNG or shaker, if the start values come from one
         self.hearts = Heartbeats(devices.stale_after)  # what the watchdog's pings rest on
         status = self._status_logger()
         health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.note(
@@ -76,6 +77,10 @@ class Station:
                                    **w.check.to_json()}, "appliance"))
         request_start, source = self._start_source(devices, simulate, status)
         eye, lay, every = self._eye(devices, simulate, render, seed, status)
+        # what the technician's setup reaches: the start value asked for, and in a simulation with a
+        # rendered camera the hand that lays cards before it (a teach card too)
+        self.request_start, self.start_source_name = request_start, source
+        self.lay = lay if render or not simulate else None
         pins = SimulatedPins() if simulate else BACKENDS[devices.gpio_backend]()
         self.panel = Panel(pins, devices.panel,
                            on_press=self._guarded("buttons", lambda name: self.loop.press(name, "dealer (button)")))
@@ -156,6 +161,7 @@ class Station:
             on_status=lambda state, why: status(name, state.value, why))
         device.on_beat = self.hearts.watch("device")
         self.workers.append(device)
+        self.start_device = device
         return device.roll, name
 
     def _eye(self, devices: DeviceConfig, simulate: bool, render: bool, seed: int, status):

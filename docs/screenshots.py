@@ -51,6 +51,38 @@ def log_in_and_open(round_id: str | None):
     return act
 
 
+def shoot_setup(browser, folder: Path, out: Path) -> None:
+    """The technician's setup: the camera's view with its markers, and the deck being taught."""
+    from setup_table import setup_table
+
+    with setup_table(folder / "setup") as served:
+        page = browser.new_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]})
+        page.goto(served.url + "/setup")
+        page.fill("#login [name=supervisor]", SUPERVISOR)
+        page.fill("#login [name=pin]", PIN)
+        page.click("#login button")
+        page.click("#begin button")
+        page.wait_for_selector("#camera-say li", timeout=60_000)
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            page.click("nav [data-step=camera]")
+            page.wait_for_timeout(4000)  # a fresh frame at this size
+            page.screenshot(path=str(out / f"setup-camera-{width}x{height}.png"))
+            print(out / f"setup-camera-{width}x{height}.png")
+        page.click("nav [data-step=deck]")
+        for _ in range(6):
+            with page.expect_response(lambda r: r.url.endswith("/api/setup/deck/capture"), timeout=120_000):
+                page.click("#capture")
+        page.click("#cards button[data-card='Ks']")
+        page.wait_for_selector("#rank:not([hidden])")
+        for width, height in SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(out / f"setup-deck-{width}x{height}.png"))
+            print(out / f"setup-deck-{width}x{height}.png")
+        page.close()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(REPO / "docs"))
@@ -79,6 +111,7 @@ def main() -> int:
             table.d.loop.press("confirm")
             table.lay_seats(hands, unreadable=("seat2.back", 1), unseen="seat5.front")
             shoot(browser, table.base + "/", out, "table-reading", ".enter-hand")
+            shoot_setup(browser, Path(folder), out)
         finally:
             browser.close()
             table.close()

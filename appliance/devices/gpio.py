@@ -114,6 +114,9 @@ class Panel(Worker):
         now = clock()
         self._stable = {name: True for name in layout.buttons}
         self._raw = {name: (True, now) for name in layout.buttons}
+        self.presses = {name: 0 for name in layout.buttons}  # debounced presses since start (the setup shows them)
+        self._wanted = {name: False for name in layout.lamps}  # what the table last asked of each lamp
+        self._tested: dict[str, bool] = {}  # lamps held by a technician's test, whatever the table asks
 
     def sample(self) -> None:
         """Read every button once; a press is a debounced fall from released to pressed."""
@@ -127,10 +130,30 @@ class Panel(Worker):
             if level != self._stable[name] and now - since >= self.layout.debounce:
                 self._stable[name] = level
                 if not level:
+                    self.presses[name] += 1
                     self._on_press(name)
 
+    def is_down(self, name: str) -> bool:
+        """The button is held down now (debounced)."""
+        return not self._stable[name]
+
     def lamp(self, name: str, on: bool) -> None:
-        self.pins.write(self.layout.lamps[name], on)
+        self._wanted[name] = on
+        if name not in self._tested:
+            self.pins.write(self.layout.lamps[name], on)
+
+    def test_lamp(self, name: str, on: bool | None) -> None:
+        """A technician's lamp test: ``on`` holds the lamp lit or dark whatever the table asks (the
+        table lights its lamps on every change); None gives the lamp back to the table."""
+        if on is None:
+            self._tested.pop(name, None)
+            self.pins.write(self.layout.lamps[name], self._wanted[name])
+        else:
+            self._tested[name] = on
+            self.pins.write(self.layout.lamps[name], on)
+
+    def lamp_is_on(self, name: str) -> bool:
+        return self.pins.read(self.layout.lamps[name])
 
     def _work(self) -> None:
         while not self._stop.wait(self.layout.sample_every):

@@ -66,6 +66,11 @@ class Events:
     SCREEN_PAIRING_CODE = "ScreenPairingCode"  # a one-time code to pair another screen was issued (not the code)
     SCREEN_PAIRED = "ScreenPaired"  # another device may drive the dealer's controls
     SCREEN_REVOKED = "ScreenRevoked"
+    SETUP_BEGUN = "SetupBegun"  # the technician's setup holds the table (camera, deck, devices, house)
+    SETUP_ENDED = "SetupEnded"  # what the setup checked, and the table released
+    DECK_TAUGHT = "DeckTaught"  # a deck taught card by card from the camera is now the reader's
+    LAMP_TESTED = "LampTested"  # a lamp lit or darkened by the technician's test
+    HOUSE_CHOSEN = "HouseChosen"  # the house the table deals by from its next start
 
 
 #: phase -> (event that leaves it, next phase); any open round may be voided.

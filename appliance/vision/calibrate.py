@@ -41,8 +41,12 @@ def _detector(layout: Layout) -> cv2.aruco.ArucoDetector:
 
 
 def calibrate(frame: np.ndarray, layout: Layout, min_markers: int = 4, max_error_px: float = 4.0) -> Calibration:
-    gray = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame
-    return _fit(_detect(gray, layout), layout, min_markers, max_error_px)
+    return fit_markers(detect_markers(frame, layout), layout, min_markers, max_error_px)
+
+
+def detect_markers(frame: np.ndarray, layout: Layout) -> list[tuple[int, np.ndarray]]:
+    """(id, its four corners in frame px) of each of the layout's markers seen in the frame."""
+    return _detect(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY) if frame.ndim == 3 else frame, layout)
 
 
 def _detect(gray: np.ndarray, layout: Layout, offset: tuple[int, int] = (0, 0)) -> list[tuple[int, np.ndarray]]:
@@ -53,7 +57,7 @@ def _detect(gray: np.ndarray, layout: Layout, offset: tuple[int, int] = (0, 0)) 
                                    if int(i) in known]
 
 
-def _fit(seen: list[tuple[int, np.ndarray]], layout: Layout, min_markers: int, max_error_px: float) -> Calibration:
+def fit_markers(seen: list[tuple[int, np.ndarray]], layout: Layout, min_markers: int, max_error_px: float) -> Calibration:
     by_id = {m.id: m for m in layout.markers}
     seen = sorted(dict(seen).items())
     if len(seen) < min_markers:
@@ -108,7 +112,7 @@ class Calibrator:
             try:
                 if self.last is None or self._stale_for:
                     raise CalibrationError("no recent fit to search near")
-                self.last = _fit(_near_last(frame, self.layout, self.last), self.layout, self.min_markers,
+                self.last = fit_markers(_near_last(frame, self.layout, self.last), self.layout, self.min_markers,
                                  self.max_error_px)
             except CalibrationError:
                 self.last = calibrate(frame, self.layout, self.min_markers, self.max_error_px)

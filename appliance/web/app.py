@@ -27,6 +27,8 @@ from .request_body import BODY_LIMIT, BodyError
 from .query_params import ParameterError
 from .supervisor_routes import supervisor_routes
 from .screen_pairing import ScreenPairings
+from .setup import setup_routes
+from .setup_rig import SetupRig
 from .site_guard import Site
 from .supervisor_sessions import SessionStore
 
@@ -99,14 +101,15 @@ def answer_errors_as_json(app: Flask) -> None:
 
 def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, session_minutes: float = 15,
                secret_key: bytes | None = None, index: Index | None = None, audit: AuditLog | None = None,
-               dealer: DealerLoop | None = None, site: Site = Site("127.0.0.1")) -> Flask:
+               dealer: DealerLoop | None = None, site: Site = Site("127.0.0.1"), setup: SetupRig | None = None) -> Flask:
     """The dashboard. With ``table``, supervisors log in with their PIN and correct, void or declare a
     misdeal; every such request needs the session, its CSRF token and the PIN again. Behind the same
     session (no token: they change nothing), they read the history and shift totals from ``index``,
     and a round's records, its zone images and the CSV export from ``audit``; an export is logged.
     With ``dealer``, the touch screen drives the dealer's loop as the rail's buttons do (the appliance's
     own screen, and screens paired to it). ``site`` says which names and origins are answered, and
-    whether the dashboard is served over TLS."""
+    whether the dashboard is served over TLS. With ``setup`` (and ``table``), the technician's setup
+    is at /setup, behind the same supervisor's session."""
     app = Flask(__name__, static_folder=None)
     app.secret_key = secret_key or os.urandom(32)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict", MAX_CONTENT_LENGTH=BODY_LIMIT,
@@ -122,7 +125,10 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
             f'<option value="{html.escape(r)}">' for r in rules.misdeal_reasons) + "</datalist>")
     hint_page = static.joinpath("hint.html").read_text(encoding="utf-8")
     pairings = ScreenPairings() if dealer is not None else None
-    app.register_blueprint(supervisor_routes(table, rules, index, audit, SessionStore(session_minutes * 60), pairings))
+    sessions = SessionStore(session_minutes * 60)
+    app.register_blueprint(supervisor_routes(table, rules, index, audit, sessions, pairings))
+    if setup is not None and table is not None:
+        app.register_blueprint(setup_routes(setup, sessions, static.joinpath("setup.html").read_text(encoding="utf-8")))
     if dealer is not None:
         app.register_blueprint(dealer_routes(dealer, pairings, static.joinpath("pair.html").read_text(encoding="utf-8")))
 
