@@ -200,7 +200,7 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     refused: dict[str, str] = {}
     corners = {code: index_patch(face, geometry) for code, face in flat.items()}
     for code, face in flat.items():
-        views = [(px, index_glyphs(index_patch(seen, geometry), geometry)) for px, seen in _as_the_camera_sees(face)]
+        views = [(px, index_glyphs(index_patch(seen, geometry), geometry, px)) for px, seen in _as_the_camera_sees(face)]
         if views[0][1] is None:
             refused[files[code].name] = "no rank and suit ink in the index region " + _box(geometry.box_mm)
         else:
