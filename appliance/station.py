@@ -31,7 +31,7 @@ from .table.recording import RecordingProbe, SpaceLimits
 from .table.repeats import fault_kind
 from .table.round import Events, RoundIds, interrupted, void_interrupted
 from .table.simulation import SimulatedDealer, simulated_eye
-from .table.table import Table
+from .table.table import BANK_MEMORY, Table
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +102,10 @@ class Station:
             # the settled round stays on the screen while the dealer pays it, as at a table
             self.workers.append(SimulatedDealer(self.loop, press, lay, seed, pace, rounds, paying=4))
             void_interrupted(table.audit)  # the simulation clears a power cut itself
-        for round_id in interrupted(table.audit.folder):
+        open_rounds = interrupted(table.audit.folder)
+        # The bank's rotation looks back across a restart: the rounds settled before it, from the index.
+        table.remember_banking(index.bank_rounds(table.rules.key, BANK_MEMORY, excluding=tuple(open_rounds)))
+        for round_id in open_rounds:
             table.resume(round_id)  # held until a supervisor decides
 
     def _guarded(self, part: str, action):

@@ -15,7 +15,15 @@ work done on the one core.
 With --deck DESIGN the deck is learned from another design's faces (a deck not the one in play):
 then every card named is a misread unless the designs print it alike, and the frames whose
 reader reported the mismatch are counted.
-Run: python bench/vision_accuracy.py [--frames 500] [--seed 500] [--design casino] [--spread] [--deck modern]
+A --design that names a real deck (deck-a, deck-b: a folder of --real-cards, by default
+../shared/real-cards beside the repository, read from there) lays real photographed cards into
+the frames instead of drawn faces: the deck is learned from its faces/ photos (one per card), and
+each card is shown from another labelled photo of it (scenes/) where there is one, else from its
+teaching photo found and flattened afresh (turned and scaled first); the frame then tilts, lights,
+blurs, noises and compresses it as any card. Cards the deck could not learn are not dealt. The
+counts of cards shown from another photo and from the same photo are printed, and the figures
+for each.
+Run: python bench/vision_accuracy.py [--frames 500] [--seed 500] [--design casino|deck-a|...] [--spread] [--deck modern]
 """
 
 from __future__ import annotations
@@ -41,29 +49,42 @@ from appliance.vision.deck import learn
 from appliance.vision.layout import load_layout
 from appliance.vision.deck_match import DECK_MISMATCH
 from appliance.vision.reader import read_frame, read_zone
+from appliance.vision.render import DESIGNS
+
+REAL_CARDS = Path(__file__).resolve().parents[1].parent / "shared" / "real-cards"
 
 
-def render(folder: Path, design: str, seeds: range, spread: bool) -> None:
-    """Runs in its own process: the faces of the design, then each frame and its truth."""
+def render(folder: Path, design: str, seeds: range, spread: bool, real_cards: Path) -> None:
+    """Runs in its own process: the faces of the design (of a real deck: its photographed cards,
+    for the cards the deck learned in ``folder/deck``), then each frame and its truth."""
     import random
 
     from appliance.game.cards import CARDS
-    from appliance.vision.render import DESIGNS, Scene, card_face, card_width_px, deal_table, render_table
+    from appliance.vision.render import Scene, card_face, card_width_px, deal_table, render_table
 
     layout = load_layout(shipped_config_dir() / "layout.toml")
-    (folder / "faces").mkdir(parents=True, exist_ok=True)
-    for c in CARDS:
-        cv2.imwrite(str(folder / "faces" / f"{c}.png"), card_face(str(c), DESIGNS[design]))
+    if design in DESIGNS:
+        faces, cards = DESIGNS[design], None
+        (folder / "faces").mkdir(parents=True, exist_ok=True)
+        for c in CARDS:
+            cv2.imwrite(str(folder / "faces" / f"{c}.png"), card_face(str(c), faces))
+    elif not all((folder / f"{seed}.json").exists() for seed in seeds) or not (folder / "card_images.json").exists():
+        from appliance.vision.deck import Deck
+        from appliance.vision.photo_faces import load_photo_deck
+
+        faces = load_photo_deck(real_cards, design, Deck.load(folder / "deck"))
+        cards = faces.codes
+        (folder / "card_images.json").write_text(json.dumps({"sources": faces.sources(), "skipped": faces.skipped}))
     for seed in seeds:
         if (folder / f"{seed}.json").exists():
             continue
         rng = random.Random(seed)
         scene = Scene.random(rng, layout, rotation="any", spread=spread)
-        rendered = render_table(layout, deal_table(rng), DESIGNS[design], scene, seed=seed)
+        rendered = render_table(layout, deal_table(rng, cards=cards), faces, scene, seed=seed)
         cv2.imwrite(str(folder / f"{seed}.png"), rendered.image, [cv2.IMWRITE_PNG_COMPRESSION, 1])
         widths = [card_width_px(q) for quads in rendered.quads.values() for q in quads]
         (folder / f"{seed}.json").write_text(json.dumps({
-            "truth": rendered.truth, "widths": widths, "tilt_deg": scene.tilt_deg}))
+            "truth": rendered.truth, "sources": rendered.sources, "widths": widths, "tilt_deg": scene.tilt_deg}))
 
 
 def peak_rss_mb() -> float:
@@ -78,29 +99,45 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--frames", type=int, default=500)
     parser.add_argument("--seed", type=int, default=500)
-    parser.add_argument("--design", default="casino", help="a design not used while tuning the reader")
+    parser.add_argument("--design", default="casino",
+                        help="a drawn design (casino: not used while tuning the reader) or a real deck of --real-cards")
     parser.add_argument("--spread", action="store_true", help="hands spread with overlap, each index corner in view")
     parser.add_argument("--deck", default=None, help="learn the deck from this design's faces instead")
     parser.add_argument("--dir", type=Path, default=None, help="where the rendered frames are kept")
+    parser.add_argument("--real-cards", type=Path, default=REAL_CARDS, help="the folder of the real decks")
     parser.add_argument("--render-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    real = args.design not in DESIGNS
+    if real and not (args.real_cards / args.design / "faces").is_dir():
+        parser.error(f"--design {args.design}: neither a drawn design ({', '.join(DESIGNS)}) "
+                     f"nor a real deck ({args.real_cards / args.design / 'faces'} is not there)")
     seeds = range(args.seed, args.seed + args.frames)
     folder = args.dir or Path("/tmp/vision-bench") / f"{args.design}-{'spread' if args.spread else 'apart'}"
     if args.render_only:
-        render(folder, args.design, seeds, args.spread)
+        render(folder, args.design, seeds, args.spread, args.real_cards)
         return
-    start = time.perf_counter()
-    subprocess.run([sys.executable, __file__, "--render-only", "--frames", str(args.frames), "--seed", str(args.seed),
-                    "--design", args.design, "--dir", str(folder)] + (["--spread"] if args.spread else []), check=True)
-    render_s = time.perf_counter() - start
-
     cv2.setNumThreads(1)
     layout = load_layout(shipped_config_dir() / "layout.toml")
+    start = time.perf_counter()
+    if real:  # learned first: the frames deal only the cards the deck learned
+        deck = learn(args.real_cards / args.design / "faces", folder / "deck")
+        deck.save(folder / "deck")
+    learn_s = time.perf_counter() - start
+    start = time.perf_counter()
+    subprocess.run([sys.executable, __file__, "--render-only", "--frames", str(args.frames), "--seed", str(args.seed),
+                    "--design", args.design, "--dir", str(folder), "--real-cards", str(args.real_cards)]
+                   + (["--spread"] if args.spread else []), check=True)
+    render_s = time.perf_counter() - start
+    start = time.perf_counter()
     if args.deck:
         subprocess.run([sys.executable, __file__, "--render-only", "--frames", "0", "--design", args.deck,
                         "--dir", str(folder.parent / f"{args.deck}-faces")], check=True)
-    deck = learn(folder.parent / f"{args.deck}-faces" / "faces" if args.deck else folder / "faces")
+        deck = learn(folder.parent / f"{args.deck}-faces" / "faces")
+    elif not real:
+        deck = learn(folder / "faces")
+    learn_s += time.perf_counter() - start
     counts: Counter = Counter()
+    by_source: dict[str, Counter] = {}  # the image a card was shown from -> its counts
     misreads, unreadable = [], Counter()
     times: dict[str, list[float]] = {}  # what -> (wall ms, CPU ms) per call
     widths, tilts = [], []
@@ -130,21 +167,25 @@ def main() -> None:
             timed(f"read_zone {kind}", read_zone, frame, layout.zone(zone), deck, calibration)
         for zone, truth in meta["truth"].items():
             got = result.zones.get(zone, [])
+            sources = meta.get("sources", {}).get(zone, ["drawn"] * len(truth))
             counts["cards"] += len(truth)
+            for source in sources:
+                by_source.setdefault(source, Counter())["cards"] += 1
             if len(got) != len(truth):
                 counts["not_found" if len(got) < len(truth) else "extra"] += abs(len(truth) - len(got))
+                # the pairing of reads with cards is unknown, but a card named that is not in the zone is wrong
+                counts["misread_not_in_zone"] += sum(r.card is not None and r.card not in truth for r in got)
                 misreads.append({"frame": seed, "zone": zone, "truth": truth,
                                  "read": [r.card or r.reason for r in got]})
-                continue  # the pairing of reads with cards is unknown
-            for read, card in zip(got, truth):
-                if read.card is None:
-                    counts["unreadable"] += 1
+                continue
+            for read, card, source in zip(got, truth, sources):
+                outcome = "unreadable" if read.card is None else "correct" if read.card == card else "misread"
+                counts[outcome] += 1
+                by_source[source][outcome] += 1
+                if outcome == "unreadable":
                     unreadable[read.reason.split("(")[0].strip()] += 1
-                elif read.card == card:
-                    counts["correct"] += 1
-                else:
-                    counts["misread"] += 1
-                    misreads.append({"frame": seed, "zone": zone, "card": card, "read": read.card})
+                elif outcome == "misread":
+                    misreads.append({"frame": seed, "zone": zone, "card": card, "read": read.card, "source": source})
     read_s = time.perf_counter() - start
     times["read_zone"] = [t for what, values in times.items() if what.startswith("read_zone ") for t in values]
 
@@ -155,11 +196,19 @@ def main() -> None:
                 "cpu": {"median": round(float(np.median(cpu)), 1), "p95": round(float(np.percentile(cpu, 95)), 1),
                         "max": round(float(cpu.max()), 1)}}
 
+    images = {}
+    if real:
+        images = json.loads((folder / "card_images.json").read_text())
+        images["note"] = (f"{images['sources'].get('same photo', 0)} of the deck's cards are shown from the photo the "
+                          "deck was taught from (found and flattened afresh, then seen by the frame's camera), "
+                          f"{images['sources'].get('other photo', 0)} from other photos of them")
     print(json.dumps({
         "frames": args.frames, "seeds": f"{seeds.start}-{seeds.stop - 1}", "design": args.design,
         "deck": args.deck or args.design,
         "cards": "spread with overlap" if args.spread else "apart", **counts,
         "correct_rate": round(counts["correct"] / counts["cards"], 5),
+        **({"card_images": images} if real else {}),
+        "by_source": {source: {**c, "correct_rate": round(c["correct"] / c["cards"], 5)} for source, c in by_source.items()},
         "card_width_px": {"min": round(min(widths), 1), "median": round(float(np.median(widths)), 1)},
         "tilt_deg": {"median": round(float(np.median(tilts)), 1), "max": round(max(tilts), 1),
                      "over_25": sum(t > 25 for t in tilts)},
@@ -168,7 +217,7 @@ def main() -> None:
         "frame_vs_warp_ratio_cpu": round(float(np.median(np.array(times["read_frame"])[:, 1])
                                                / np.median(np.array(times["baseline_full_frame_warp"])[:, 1])), 2),
         "reader_peak_rss_mb": round(peak_rss_mb()),
-        "render_s": round(render_s), "read_s": round(read_s),
+        "learn_s": round(learn_s), "render_s": round(render_s), "read_s": round(read_s),
         "unreadable_reasons": dict(unreadable.most_common(8)), "misreads": misreads[:20],
     }, indent=1))
 

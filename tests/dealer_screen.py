@@ -20,8 +20,9 @@ from appliance.web.app import create_app
 from appliance.web.serving import serve_dashboard
 
 #: (house, banker): six players with a house dealer; seven seats at a California table, where the
-#: Player/Dealer banks from one of them.
-TABLES = {"house-dealer": ("general", DEALER), "california": ("capitol", 4)}
+#: Player/Dealer banks from one of them; at Greektown a player may take the bank from the house.
+TABLES = {"house-dealer": ("general", DEALER), "california": ("capitol", 4), "greektown": ("greektown", 3),
+          "fortune": ("fortune", 4)}
 
 
 class ServedTable:

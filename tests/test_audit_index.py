@@ -194,3 +194,31 @@ def test_an_index_of_an_older_layout_is_built_again(tmp_path):
     index = Index(tmp_path / "index.sqlite")
     index.catch_up(tmp_path / "log")
     assert [r["round"] for r in index.recent(2)] == ["4-2", "4-1"] and index.recent(1)[0]["gaming_day"]
+
+
+def test_the_banking_history_of_the_last_settled_rounds_of_the_house(tmp_path):
+    """What the bank's rotation looks back at after a restart: each settled round's banker and the seats
+    that wagered (the Player/Dealer's own seat among them), oldest first; not an open or voided round, not
+    a round of another house, not a round named as not settled for good."""
+    from decimal import Decimal
+
+    from appliance.game.banking import BankRound
+    from appliance.table.round import rounds_in
+
+    audit = AuditLog(tmp_path / "log", KEY)
+    play_rounds(load_house("capitol"), audit, 6, seed=4)
+    play_rounds(load_house("general"), audit, 2, seed=5)
+    index = Index(tmp_path / "index.sqlite")
+    index.rebuild(tmp_path / "log")
+    folded = rounds_in(tmp_path / "log")
+    capitol = [BankRound.played(e["state"]["banker"], (b["seat"] for b in e["state"]["bets"]))
+               for rid, e in folded.items() if e["state"]["house"] == "capitol"]
+    assert index.bank_rounds("capitol", 100) == capitol and len(capitol) == 6
+    assert index.bank_rounds("capitol", 2) == capitol[-2:]
+    assert index.bank_rounds("capitol", 2, excluding=("4-6",)) == capitol[-3:-1]
+    assert all(r.banker == "dealer" for r in index.bank_rounds("general", 100))
+    TableRound("open-1", load_house("capitol"), {"house": {}}, audit, [index.add]).open(
+        2, [{"seat": 1, "wager": "20"}], Decimal("100"))  # opened, never settled
+    void_interrupted(audit)
+    index.catch_up(tmp_path / "log")
+    assert index.recent(1)[0]["status"] == "voided" and index.bank_rounds("capitol", 100) == capitol

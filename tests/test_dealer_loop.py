@@ -291,3 +291,110 @@ def test_the_prompt_names_zones_as_a_dealer_says_them_and_calls_no_empty_zone_a_
     assert d.live.snapshot()["dealer"]["say"] == "Press CONFIRM to settle (Seat 2 has 3 cards in front: a foul)"
     d.look({"seat2.back": SEAT2["seat2.back"]})
     assert d.loop.press("confirm") == "Seat 2: 5 cards seen, 7 expected: name or enter the hand"
+
+
+def test_next_refuses_a_third_consecutive_bank_and_the_bank_passes_on_clockwise(tmp_path):
+    """Capitol: "No player is allowed to bank for more than two consecutive hands"; "The Player/Dealer button
+    rotates around clockwise". The wagers stay from round to round, so NEXT alone (the rail's button)
+    would open a third: it is refused with the rule named, logged, and the screen offers the next seats."""
+    from dealer_screen import ServedTable
+
+    table = ServedTable(tmp_path, "california")  # Capitol, seat 4 banks
+    try:
+        table.wager_everyone()
+        table.play_round()
+        table.play_round()
+        loop = table.d.loop
+        refused = loop.press("next", "dealer (button)")
+        assert refused == ("seat 4 may not bank this round: seat 4 has banked 2 consecutive rounds, "
+                           "the most allowed (banking.max_consecutive)")
+        assert loop.step is Step.IDLE and table.d.table.current.round_id == "t-2"
+        prompt = loop.prompt()
+        assert [o["seat"] for o in prompt["bank"]["offers"]] == [5, 6, 7, 1, 2, 3, 4]
+        assert [o["may"] for o in prompt["bank"]["offers"]] == [True] * 6 + [False]
+        assert prompt["bank"]["house"] is False  # rule 1: the casino "does not participate in the play"
+        loop.message = ""
+        assert loop.prompt()["say"] == "Choose the banker: seat 4 may not bank this round"
+        loop.set_bets([{"seat": n, "wager": "25"} for n in (1, 2, 3, 4, 5, 7)], 6, "500")
+        assert loop.press("next") == ""
+    finally:
+        table.close()
+    log = records(tmp_path / "log")
+    assert [(r["who"], r["data"]) for r in log if r["event"] == Events.BANK_REFUSED] == [("dealer (button)", {
+        "seat": 4, "reason": "Capitol Casino: seat 4 may not bank this round: seat 4 has banked 2 consecutive rounds, "
+                             "the most allowed (banking.max_consecutive)"})]
+    opened = [r["data"] for r in log if r["event"] == Events.ROUND_OPENED][-1]
+    assert opened["banker"] == 6 and opened["bank_passed"] == [5]  # offered first, seat 5 passed
+    assert opened["previous_rounds"] == [{"banker": 4, "wagered": list(range(1, 8))}] * 2
+
+
+def test_backline_wagers_ride_on_a_seats_hand_in_the_live_round(tmp_path):
+    """Capitol rule 18: "A seated player cannot stop any backline wagers"; rule 9: "The Player/Dealer cannot
+    collect losing bets beyond the amount that has been wagered"; rule 17: "The person wagering the largest
+    amount of money will handle the cards". Each wager is entered, recorded, settled and shown on its own."""
+    from dealer_screen import ServedTable
+
+    table = ServedTable(tmp_path, "california")  # Capitol, seat 4 banks
+    try:
+        loop = table.d.loop
+        bets = [{"seat": n, "wager": "25"} for n in table.seats]
+        bets[0]["backline"] = [{"wager": "40", "by": "Ann"}, {"wager": "10"}]
+        with pytest.raises(DealerInputError, match=r"seats\[0\].backline\[0\].wager: 5 is under the table minimum 10.00"):
+            loop.set_bets([{**bets[0], "backline": [{"wager": "5", "by": "Ann"}]}], 4, "500")
+        with pytest.raises(DealerInputError, match=r"seat 1 Ann: 1500 is over the table maximum 1000.00"):
+            loop.set_bets([{**bets[0], "backline": [{"wager": "1500", "by": "Ann"}]}], 4, "500")
+        loop.set_bets(bets, 4, "100")  # the Player/Dealer's action: 100
+        assert loop.prompt()["bets"][0]["backline"] == [{"wager": "40", "by": "Ann"}, {"wager": "10", "by": "backline 2"}]
+        table.play_round()
+        seat1 = table.d.live.snapshot()["seats"]["1"]
+        assert [w["by"] for w in seat1["backline"]] == ["Ann", "backline 2"]
+    finally:
+        table.close()
+    log = records(tmp_path / "log")
+    opened = next(r["data"] for r in log if r["event"] == Events.ROUND_OPENED)
+    assert opened["bets"][0] == {"seat": 1, "wager": "25.00", "backline": [{"by": "Ann", "wager": "40.00"},
+                                                                             {"by": "backline 2", "wager": "10.00"}]}
+    settled = next(r["data"]["settlement"] for r in log if r["event"] == Events.ROUND_SETTLED)
+    seat = next(s for s in settled["seats"] if s["seat"] == 1)
+    assert [w["by"] for w in seat["wagers"]] == ["Ann", "seat", "backline 2"]  # the largest first
+    assert seat["wager"] == "75.00" and seat1["wagers"] == seat["wagers"]
+    assert all(w["collection"] != "0.00" for w in seat["wagers"])  # rule 4: "a collection ... for each wager"
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_a_house_that_seats_every_player_takes_no_backline_wager(tmp_path):
+    # Greektown: "All guests have to be seated in order to play."
+    from appliance.config import load_house
+    d = Dealer(tmp_path / "log", rules=load_house("greektown"))
+    with pytest.raises(DealerInputError, match=r"seats\[0\].backline: Greektown Casino takes no wager on a seat "
+                                               r"besides the seated player's \(limits.backline\)"):
+        d.loop.set_bets([{"seat": 2, "wager": "25", "backline": [{"wager": "25"}]}])
+    assert d.loop.prompt()["wager_kinds"] == {"backline": False, "fortune": False}
+
+
+def test_greektown_gives_the_next_round_to_the_house_after_a_players_bank(tmp_path):
+    """Greektown: "The banking option will be offered to each player every other round of play ... the dealer
+    will act as banker when all players decline." After seat 3 banks, NEXT with the same wagers is refused
+    and only the house is offered the bank; after the house's round the bank is offered again."""
+    from dealer_screen import ServedTable
+
+    table = ServedTable(tmp_path, "greektown")  # seat 3 banks from a house-dealer table
+    try:
+        table.wager_everyone()
+        table.play_round()
+        loop = table.d.loop
+        assert loop.press("next") == ("seat 3 may not bank this round: the bank is offered to players every 2nd "
+                                      "round; the house banks this one (banking.offer_every)")
+        bank = loop.prompt()["bank"]
+        assert bank["house"] is True and not any(o["may"] for o in bank["offers"])
+        loop.set_bets([{"seat": n, "wager": "25"} for n in (1, 2, 4, 5, 6)])  # seat 3 sits out: the house banks
+        table.banker, table.seats = "dealer", [1, 2, 4, 5, 6]
+        table.play_round()
+        offers = loop.prompt()["bank"]["offers"]
+        assert [(o["seat"], o["may"]) for o in offers] == [(4, True), (5, True), (6, True), (1, True), (2, True),
+                                                           (3, False)]
+        assert "seat 3 did not wager in the last round the house banked" in offers[-1]["refusal"]
+    finally:
+        table.close()
+    opened = [r["data"] for r in records(tmp_path / "log") if r["event"] == Events.ROUND_OPENED]
+    assert opened[1]["banker"] == "dealer" and "previous_rounds" not in opened[1]

@@ -20,6 +20,9 @@ if CHROMIUM is None:
     pytest.skip("chromium is not installed here", allow_module_level=True)
 
 from dealer_screen import ServedTable  # noqa: E402
+
+from appliance.audit.log import records  # noqa: E402
+from appliance.table.round import Events  # noqa: E402
 from screen_audit import audit, problems  # noqa: E402
 
 # the original 7-inch display, 7-inch tablets, Touch Display 2 in landscape, 10-inch tablets, a 1080p monitor
@@ -214,3 +217,103 @@ def test_a_lost_appliance_is_shown_within_two_seconds_and_the_screen_catches_up(
 def current_round(port: int) -> str:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5) as r:
         return json.loads(r.read())["round"]
+
+
+def test_the_bank_offer_and_backline_wagers_on_the_dealers_screen(browser, tmp_path):
+    """Capitol: "No player is allowed to bank for more than two consecutive hands"; "The Player/Dealer button
+    rotates around clockwise"; rule 18: "A seated player cannot stop any backline wagers". After seat 4's
+    second bank the screen offers the bank from seat 5 round the table, refuses seat 4 with the rule named
+    (NEXT too), and a backline wager entered on the screen is settled and shown on its own line: at every
+    size, nothing scrolled or covered, every target at least 44 px."""
+    table = ServedTable(tmp_path, "california")
+    failures = []
+    try:
+        table.wager_everyone()
+        table.play_round()
+        table.play_round()
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(table.base + "/")
+            page.wait_for_selector("#dealer[data-step=idle] #bank-offer:not(:empty)")
+            assert page.inner_text("#bank-offer") == "Bank: S5 S6 S7 S1 S2 S3 (not S4)"
+            if width == 800:
+                page.click("[data-button=next]")
+                page.wait_for_selector("#error:has-text('Refused: seat 4 may not bank this round: seat 4 has banked 2 "
+                                       "consecutive rounds, the most allowed (banking.max_consecutive)')")
+                page.wait_for_selector("#say", state="hidden")  # said once, in the refusal
+            failures += [f"panel {width}x{height}: {p}" for p in problems(audit(page))]
+            page.click("#open-wagers")
+            page.wait_for_selector("#wagers[open]")
+            options = page.eval_on_selector_all("#wagers [name=banker] option",
+                                                "os => os.map(o => [o.value, o.disabled, o.textContent])")
+            assert [o[0] for o in options] == ["5", "6", "7", "1", "2", "3", "4"]  # no house bank at Capitol
+            assert [o[0] for o in options if o[1]] == ["4"] and "banked 2 consecutive rounds" in options[-1][2]
+            assert page.input_value("#wagers [name=banker]") == "5"  # offered first
+            failures += [f"wagers {width}x{height}: {p}" for p in problems(audit(page, within="#wagers"))]
+            page.close()
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(table.base + "/")
+        page.click("#open-wagers")
+        page.wait_for_selector("#wagers[open]")
+        page.fill("#wagers [name=seat6]", "")
+        page.fill("#wagers [name=seat4]", "25")
+        page.fill("#wagers [name=seat1-backline]", "40 10")
+        page.select_option("#wagers [name=banker]", "6")
+        page.click("#wagers-save")
+        page.wait_for_function("!document.getElementById('wagers').open")
+        assert page.inner_text("#error") == ""
+        page.click("[data-button=next]")
+        page.wait_for_selector("#dealer[data-step=start]")
+        page.close()
+        table.banker, table.seats = 6, [1, 2, 3, 4, 5, 7]
+        hands = table.deal()
+        table.start_value()
+        table.lay_banker(hands)
+        assert table.d.loop.press("confirm") == ""
+        table.lay_seats(hands)
+        assert table.d.loop.press("confirm") == ""
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(table.base + "/")
+            page.wait_for_selector("#seat1 [data-wagers='3']")
+            assert page.inner_text("#seat1 .title .wager") == "25.00 +2"
+            settled = next(s for s in table.d.live.snapshot()["seats"].values() if s.get("backline"))["wagers"]
+            assert page.inner_text("#seat1 .result.wagers") == " \u00b7 ".join(
+                f"{by} {w['net']}" for by, w in zip(["B1", "S", "B2"], settled))  # action's order: the largest first
+            failures += [f"settled {width}x{height}: {p}" for p in problems(audit(page))]
+            page.close()
+    finally:
+        table.close()
+    assert not failures, "\n".join(failures)
+    log = records(tmp_path / "log")
+    assert [r["data"]["seat"] for r in log if r["event"] == Events.BANK_REFUSED] == [4]
+    opened = [r["data"] for r in log if r["event"] == Events.ROUND_OPENED][-1]
+    assert opened["banker"] == 6 and opened["bank_passed"] == [5]
+
+
+def test_the_wagers_dialog_with_every_betting_circle_fits_every_size(browser, tmp_path):
+    """Fortune rule 5: "Every seat has multiple numbers of betting circles"; rule 3: the optional "fortune
+    bet". Seven seats, each with its wager, Fortune bet and other circles, and the bank: nothing scrolled or
+    covered, every field at least 44 px, at every size."""
+    table = ServedTable(tmp_path, "fortune")
+    failures = []
+    try:
+        table.wager_everyone()
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(table.base + "/")
+            page.click("#open-wagers")
+            page.wait_for_selector("#wagers[open]")
+            assert page.locator("#wagers input[name$=-fortune]").count() == 7
+            assert page.locator("#wagers input[name$=-backline]").count() == 7
+            failures += [f"{width}x{height}: {p}" for p in problems(audit(page, within="#wagers"))]
+            if width == 800:  # a second circle on seat 1 with its own Fortune bet, and a third without one
+                page.fill("#wagers [name=seat1-backline]", "20/5 15")
+                page.click("#wagers-save")
+                page.wait_for_function("!document.getElementById('wagers').open")
+                assert table.d.loop.bets[0]["backline"] == [{"wager": "20", "by": "backline 1", "fortune": "5"},
+                                                            {"wager": "15", "by": "backline 2"}]
+            page.close()
+    finally:
+        table.close()
+    assert not failures, "\n".join(failures)

@@ -104,3 +104,18 @@ def test_capitol_jokers_wild_is_capitol_with_a_wild_joker():
     ev = wild.evaluator()
     assert ev.name(ev.two(parse_cards("Jk Kd"))) == "Pair of kings"
     assert ev.name(ev.five(parse_cards("Ks Kc Kd 7h Jk"))) == "Four of a kind, kings"
+
+
+def test_every_key_of_every_house_file_is_in_the_house_rules_table():
+    """config/houses/README.md takes each document rule by rule with the key that encodes it: a key added
+    to a house file and not to the table would be a rule a supervisor cannot look up."""
+    import re
+
+    readme = (shipped_config_dir() / "houses" / "README.md").read_text()
+    missing = []
+    for path in sorted((shipped_config_dir() / "houses").glob("*.toml")):
+        for section, body in tomllib.loads(path.read_text()).items():
+            keys = body.items() if isinstance(body, dict) else [(section, body)]
+            missing += [f"{path.name}: {section}.{key}" for key, value in keys
+                        if not isinstance(value, dict) and not re.search(rf"`[^`]*\b{re.escape(key)}\b[^`]*`", readme)]
+    assert not missing, missing

@@ -1,4 +1,5 @@
 import dataclasses
+import re
 from decimal import Decimal as D
 
 import pytest
@@ -208,7 +209,8 @@ def _round_strategy():
             fortune = D(0)
             if rules.fortune is not None and draw(st.booleans()):
                 fortune = D(draw(st.integers(int(rules.fortune.minimum), int(rules.fortune.maximum))))
-            backline = tuple(Wager(D(draw(cents)) / 100, f"backline {k}") for k in range(draw(st.integers(0, 2))))
+            backline = tuple(Wager(D(draw(cents)) / 100, f"backline {k}")
+                             for k in range(draw(st.integers(0, 2 if rules.limits.backline else 0))))
             bets.append(Bet(seat, D(draw(cents)) / 100, h, fortune, backline))
         wager = None
         if banker_seat != "dealer":
@@ -394,3 +396,17 @@ def test_previous_rounds_in_the_round_json():
     data["previous_rounds"] = [{"banker": 3, "wagered": "all"}]
     with pytest.raises(RoundError, match=r"previous_rounds\[0\].wagered: expected a list of seat numbers"):
         round_from_json(data)
+
+
+@pytest.mark.parametrize("house", ["greektown", "general", "safari"])
+def test_a_house_without_backline_wagers_refuses_them(house):
+    # Greektown: "All guests have to be seated in order to play." The general rules ("each player places
+    # their wager in the betting area") and Safari are silent: chosen, one wager per seat.
+    from appliance.game.round_json import round_from_json
+    data = {"banker": {"seat": "dealer", "cards": ["Kh", "Qd", "9c", "9s", "5h", "5d", "2c"]}, "action_seat": 1,
+            "seats": [{"seat": 1, "wager": "20.00", "front": ["Ac", "Kd"], "back": ["Th", "Ts", "Td", "6c", "6d"],
+                       "backline": [{"wager": "20.00"}]}]}
+    rules = load_house(house)
+    with pytest.raises(RoundError, match=rf"seats\[0\].backline: {re.escape(rules.name)} takes no wager on a seat besides the "
+                                         r"seated player's \(limits.backline\)"):
+        settle(round_from_json(data), rules)

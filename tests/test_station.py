@@ -175,3 +175,49 @@ def test_configuration_errors_stop_start_up_with_one_line(tmp_path, change, args
         out = subprocess.run([shutil.which("appliance"), "run", "--config", str(tmp_path), "--data", str(tmp_path / "d"),
                               "--port", "0", *args], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def test_the_bank_rotation_goes_on_across_a_real_restart(tmp_path):
+    """Capitol: "No player is allowed to bank for more than two consecutive hands"; rule 23: "If no wager
+    was placed on the prior hand, no one will be Player/Dealer on that spot." Both look back at rounds
+    before a restart: `appliance run` is stopped and started again on the same data, and the first
+    rounds after it are checked against (and log) the rounds settled before it."""
+    import json
+    import socket
+    import urllib.request
+
+    from appliance.game.banking import BankRound, bank_refusal, history_needed
+
+    data, rules = tmp_path / "data", load_house("capitol")
+    for last in (3, 6):  # three rounds, a restart, three more
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        proc = subprocess.Popen([shutil.which("appliance"), "run", "--simulate", "--house", "capitol", "--rounds", "3",
+                                 "--pace", "0.05", "--port", str(port), "--data", str(data)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            def settled() -> bool:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2) as r:
+                        state = json.loads(r.read())
+                except OSError:
+                    return False
+                return state["phase"] == "settled" and (state["round"] or "").endswith(f"-{last:04d}")
+            wait_for(settled, 180)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+    history, checked = [], []
+    for record in records(data / "audit"):
+        if record["event"] == Events.ROUND_OPENED and record["data"]["banker"] != "dealer":
+            banker = record["data"]["banker"]
+            assert bank_refusal(banker, history, rules.banking) is None, (record["data"]["round"], history)
+            logged = [BankRound(r["banker"], frozenset(r["wagered"])) for r in record["data"]["previous_rounds"]]
+            assert logged == history_needed(history, rules.banking)
+            checked.append((record["data"]["round"], len(logged)))
+            bets = [b["seat"] for b in record["data"]["bets"]]
+        elif record["event"] == Events.ROUND_SETTLED:
+            history.append(BankRound.played(banker, bets))
+    assert len(checked) == 6
+    assert checked[3][1] == 2  # the first round after the restart looked at the two settled before it

@@ -63,7 +63,8 @@ def _opened(view: dict, record: dict) -> None:
     data = record["data"]
     view.update(house=data["house"], rules_sha256=data.get("rules_sha256"), opened_at=record["ts"])
     view["banker"] = {"seat": data["banker"], "wager": data.get("banker_wager")}
-    view["seats"] = {b["seat"]: {"seat": b["seat"], "wager": b["wager"], "bonus": b.get("bonus")} for b in data["bets"]}
+    view["seats"] = {b["seat"]: {"seat": b["seat"], "wager": b["wager"], "bonus": b.get("bonus"),
+                                 "backline": b.get("backline", [])} for b in data["bets"]}
 
 
 def _start(view: dict, record: dict) -> None:

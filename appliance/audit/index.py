@@ -17,7 +17,9 @@ from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
+from ..game.banking import BankRound
 from ..game.settlement import Result
+from ..game.start_seat import DEALER
 from .log import records_from
 
 SCHEMA_VERSION = 2  # rounds carry their gaming day
@@ -161,6 +163,23 @@ class Index:
                                    (f"{prefix}-", f"{prefix}.")).fetchall()  # "." follows "-": the prefix's range
         numbers = [int(r[0][len(prefix) + 1:]) for r in rows if r[0][len(prefix) + 1:].isdigit()]
         return max(numbers, default=0)
+
+    def bank_rounds(self, house: str, limit: int, excluding: tuple[str, ...] = ()) -> list[BankRound]:
+        """The last ``limit`` settled rounds of ``house``, oldest first, as the bank's rotation rules see
+        them: the banker and the seats that wagered (a Player/Dealer's own seat among them). ``excluding``:
+        rounds not settled for good (an interrupted round, reopened by a correction)."""
+        with self.lock:
+            rows = self.db.execute(
+                "SELECT r.round, r.banker, group_concat(s.seat) FROM rounds r LEFT JOIN seats s USING (round) "
+                "WHERE r.house = ? AND r.status = 'settled' GROUP BY r.round ORDER BY r.seq DESC LIMIT ?",
+                (house, limit + len(excluding))).fetchall()
+        history = []
+        for round_id, banker, seats in reversed(rows):
+            if round_id in excluding:
+                continue
+            position = DEALER if banker == DEALER else int(banker)
+            history.append(BankRound.played(position, (int(s) for s in seats.split(",")) if seats else ()))
+        return history[-limit:] if limit else []
 
     def shift(self, since: dt.datetime | None = None, day: str | None = None) -> dict:
         """Totals of the rounds opened since a time (and, with ``day``, of that gaming day): rounds

@@ -11,7 +11,12 @@ True
 >>> bank_refusal(3, history + [BankRound(3, frozenset({1}))], greek)
 'the bank is offered to players every 2nd round; the house banks this one (banking.offer_every)'
 
-Each refusal names the house-file key that encodes the rule.
+Each refusal names the house-file key that encodes the rule. :func:`bank_offers` gives every seat
+in the order the bank is offered this round, each with its refusal:
+
+>>> capitol = Banking(BankingMode.PLAYER, BankerSetting.OWN, max_consecutive=2, requires_prior_hand_wager=True)
+>>> [(o.seat, o.refusal is None) for o in bank_offers([BankRound(3, frozenset({1, 3})), BankRound(3, frozenset({1, 3}))], capitol, 4)]
+[(4, False), (1, True), (2, False), (3, False)]
 """
 
 from __future__ import annotations
@@ -29,6 +34,11 @@ class BankRound:
 
     banker: Position  # "dealer" or the banking player's seat
     wagered: frozenset[int]  # the seats that placed a wager
+
+    @classmethod
+    def played(cls, banker: Position, seats) -> BankRound:
+        """A settled round with these seats' wagers: a Player/Dealer's own seat wagered too (his bank)."""
+        return cls(banker, frozenset({*seats, *([banker] if banker != DEALER else [])}))
 
 
 def bank_refusal(seat: int, history: Sequence[BankRound], banking: Banking) -> str | None:
@@ -55,6 +65,57 @@ def bank_refusal(seat: int, history: Sequence[BankRound], banking: Banking) -> s
         if house_rounds and seat not in house_rounds[-1].wagered:
             return f"seat {seat} did not wager in the last round the house banked (banking.requires_previous_wager)"
     return None
+
+
+@dataclass(frozen=True)
+class BankOffer:
+    """One seat's turn at the bank this round: ``refusal`` None when the rules let it bank."""
+
+    seat: int
+    refusal: str | None
+
+    def to_json(self) -> dict:
+        return {"seat": self.seat, "may": self.refusal is None, "refusal": self.refusal}
+
+
+def bank_offers(history: Sequence[BankRound], banking: Banking, player_seats: int) -> tuple[BankOffer, ...]:
+    """Every player seat in the order the bank is offered for the next round, clockwise (rising seat
+    numbers): from seat 1 in a new game (Fortune: "The Player/Dealer is determined in a new game by
+    starting at seat #1, continuing clockwise"), else from the last player-banker, who keeps the
+    option while the rules allow (Fortune: "the option to be the Player/Dealer for two consecutive
+    hands"), then on round the table. None at a house-banked table."""
+    if banking.mode is BankingMode.HOUSE:
+        return ()
+    last = next((r.banker for r in reversed(history) if r.banker != DEALER), None)
+    first = 1 if last is None else last
+    if last is not None and bank_refusal(last, history, banking) is not None:
+        first = last % player_seats + 1  # the option has passed on
+    seats = [(first - 1 + k) % player_seats + 1 for k in range(player_seats)]
+    return tuple(BankOffer(seat, bank_refusal(seat, history, banking)) for seat in seats)
+
+
+def passed_over(banker: Position, offers: Sequence[BankOffer]) -> list[int]:
+    """The seats offered the bank before ``banker`` that could have taken it: they passed."""
+    if banker == DEALER:
+        return [o.seat for o in offers if o.refusal is None]
+    before = []
+    for offer in offers:
+        if offer.seat == banker:
+            return before
+        if offer.refusal is None:
+            before.append(offer.seat)
+    return before
+
+
+def history_needed(history: Sequence[BankRound], banking: Banking) -> list[BankRound]:
+    """The end of ``history`` that every refusal depends on: what a round records to be checked again
+    (the rounds since the last the house banked, the last ``max_consecutive``, the prior hand)."""
+    depth = max(banking.offer_every - 1, banking.max_consecutive, 1 if banking.requires_prior_hand_wager else 0)
+    if banking.requires_previous_wager:
+        house = [i for i, r in enumerate(history) if r.banker == DEALER]
+        if house:
+            depth = max(depth, len(history) - house[-1])
+    return list(history[len(history) - depth:]) if depth else []
 
 
 def _ordinal(n: int) -> str:

@@ -121,6 +121,8 @@ class Limits:
     minimum: Decimal
     maximum: Decimal
     banker_maximum: Decimal | None  # None: the Player/Dealer wager has no maximum
+    #: Wagers beside the seated player's may ride on a seat's hand (Capitol's backline, Fortune's circles).
+    backline: bool = False
 
 
 @dataclass(frozen=True)
@@ -306,6 +308,7 @@ def _limits(t: Table) -> Limits:
         minimum=t.amount("minimum"),
         maximum=t.amount("maximum"),
         banker_maximum=None if banker_maximum is None else t.amount("banker_maximum"),
+        backline=t.boolean("backline"),
     )
     t.done()
     return result

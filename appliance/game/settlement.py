@@ -423,9 +423,10 @@ def _envy(wager: Wager, on_seat: int, hands7: dict[int, tuple[Card, ...]], rules
 
 
 def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
-                 bets: list[tuple[int, Decimal, Decimal | None]]) -> None:
-    """The round's positions and wagers (``bets``: seat, wager, Fortune wager or None) against the
-    house rules, before any card is dealt; a :class:`RoundError` names the field."""
+                 bets: list[tuple[int, Decimal, Decimal | None, Sequence[Wager]]]) -> None:
+    """The round's positions and wagers (``bets``: seat, wager, Fortune wager or None, the wagers riding
+    on the seat's hand) against the house rules, before any card is dealt; a :class:`RoundError`
+    names the field."""
     seats = rules.start.player_seats
     if banker_seat == DEALER:
         if rules.banking.mode is BankingMode.PLAYER:
@@ -445,7 +446,7 @@ def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
             raise RoundError(f"banker.wager: {banker_wager} is under the table minimum {rules.limits.minimum}: "
                              "the Player/Dealer wagers at least the table minimum")
     seen: set[int] = set()
-    for i, (seat, wager, fortune) in enumerate(bets):
+    for i, (seat, wager, fortune, backline) in enumerate(bets):
         where = f"seats[{i}]"
         if not 1 <= seat <= seats:
             raise RoundError(f"{where}.seat: {seat} is not a seat 1-{seats}")
@@ -455,6 +456,11 @@ def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
             raise RoundError(f"{where}.seat: seat {seat} is the banker's seat")
         seen.add(seat)
         _check_amounts(where, wager, fortune, rules)
+        if backline and not rules.limits.backline:
+            raise RoundError(f"{where}.backline: {rules.name} takes no wager on a seat besides the seated "
+                             "player's (limits.backline)")
+        for j, other in enumerate(backline):
+            _check_amounts(f"{where}.backline[{j}]", other.amount, other.fortune, rules)
     if rules.limits.banker_maximum is not None and banker_wager is not None \
             and banker_wager > rules.limits.banker_maximum:
         raise RoundError(f"banker.wager: {banker_wager} is over the banker maximum {rules.limits.banker_maximum}")
@@ -474,14 +480,12 @@ def _check_amounts(where: str, wager: Decimal, fortune: Decimal | None, rules: H
 
 def _validate(rnd: Round, rules: HouseRules) -> None:
     banker = rnd.banker
-    check_wagers(rules, banker.seat, banker.wager, [(b.seat, b.wager, b.fortune) for b in rnd.bets])
+    check_wagers(rules, banker.seat, banker.wager, [(b.seat, b.wager, b.fortune, b.backline) for b in rnd.bets])
     _validate_hand(banker.hand, "banker")
     if len(banker.hand.all_cards) != 7:
         raise RoundError(f"banker: {len(banker.hand.all_cards)} cards; the banker's hand has 7")
     for i, bet in enumerate(rnd.bets):
         where = f"seats[{i}]"
-        for j, wager in enumerate(bet.backline):
-            _check_amounts(f"{where}.backline[{j}]", wager.amount, wager.fortune, rules)
         if any(w.fortune for w in bet.wagers) and len(bet.hand.all_cards) != 7:
             raise RoundError(f"{where}.bonus.fortune: the Fortune bonus needs the seat's seven cards")
         _validate_hand(bet.hand, where)

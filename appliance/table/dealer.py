@@ -22,9 +22,10 @@ from decimal import Decimal
 
 from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
+from ..game.banking import history_needed, passed_over
 from ..game.cards import Card, parse_cards
-from ..game.rules import BankerSetting
-from ..game.settlement import RoundError, check_wagers
+from ..game.rules import BankerSetting, BankingMode
+from ..game.settlement import RoundError, Wager, check_wagers
 from ..game.start_seat import DEALER, Position
 from ..vision.deck_match import DECK_MISMATCH
 from .eye import Eye
@@ -129,34 +130,31 @@ class DealerLoop:
     # --- inputs -------------------------------------------------------------------------------
 
     def set_bets(self, bets: list[dict], banker: Position = DEALER, banker_wager=None, who: str = "dealer") -> None:
-        """The wagers for the next round (the camera does not read chips): ``[{"seat", "wager", "fortune"?}]``."""
+        """The wagers for the next round (the camera does not read chips): ``[{"seat", "wager", "fortune"?,
+        "backline"?: [{"wager", "by"?, "fortune"?}]}]``, the backline being the other wagers riding on
+        the seat's hand (Capitol's backline, Fortune's other betting circles)."""
         with self.table.lock:
             if self.step is not Step.IDLE:
                 raise DealerInputError("wagers can be changed only between rounds")
             if banker != DEALER and type(banker) is not int:
                 raise DealerInputError(f"banker: {banker!r:.40} is not \"dealer\" or a seat number")
-            checked = []
-            for i, bet in enumerate(bets):
-                if not isinstance(bet, dict):
-                    raise DealerInputError(f"seats[{i}]: expected {{seat, wager}}, got {bet!r:.40}")
-                seat = bet.get("seat")
-                if type(seat) is not int:  # a JSON true is not seat 1
-                    raise DealerInputError(f"seats[{i}].seat: {seat!r} is not a seat number")
-                checked.append({"seat": seat, "wager": _amount(bet.get("wager"), f"seat {seat} wager"),
-                                **({"fortune": _amount(bet["fortune"], f"seat {seat} fortune")}
-                                   if bet.get("fortune") else {})})
+            checked = [_checked_bet(i, bet) for i, bet in enumerate(bets)]
             wager = None if banker_wager in (None, "") else Decimal(_amount(banker_wager, "banker wager"))
             try:
-                check_wagers(self.table.rules, banker, wager, [(b["seat"], Decimal(b["wager"]),
-                                                                Decimal(b.get("fortune", 0)) or None) for b in checked])
+                check_wagers(self.table.rules, banker, wager, [
+                    (b["seat"], Decimal(b["wager"]), Decimal(b.get("fortune", 0)) or None,
+                     [Wager(Decimal(w["wager"]), w["by"], Decimal(w.get("fortune", 0))) for w in b.get("backline", [])])
+                    for b in checked])
             except RoundError as err:
                 raise DealerInputError(str(err)) from None
             # The settlement gives a wager over the maximum no action on the excess (a disputed round
             # settles); at the table such a wager is not taken at all.
-            over = [b for b in checked if Decimal(b["wager"]) > self.table.rules.limits.maximum]
+            over = [(b["seat"], w) for b in checked for w in [b, *b.get("backline", [])]
+                    if Decimal(w["wager"]) > self.table.rules.limits.maximum]
             if over:
-                raise DealerInputError(f"seat {over[0]['seat']} wager: {over[0]['wager']} is over the table maximum "
-                                       f"{self.table.rules.limits.maximum}")
+                seat, w = over[0]
+                raise DealerInputError(f"seat {seat} {'wager' if 'seat' in w else w['by']}: {w['wager']} is over the "
+                                       f"table maximum {self.table.rules.limits.maximum}")
             refused = self.table.bank_refused(banker, who)
             if refused:
                 raise DealerInputError(refused)
@@ -322,9 +320,16 @@ class DealerLoop:
             refused = self.space.refusal(self.table.audit)
             if refused:
                 raise RoundStateError(refused)
+            # The wagers stay from round to round, and the rotation moves on: the banker entered is
+            # checked again for this round (NEXT on the rail alone must not give a third bank in a row).
+            if self.table.bank_refused(self.banker, who):  # logged with the house's name
+                raise RoundStateError(self._bank_prompt()["refused"])
+            history = self.table.bank_history
+            passed = passed_over(self.banker, self.table.bank_offers())
             table_round = self.table.new_round(self._round_id())
             table_round.open(self.banker, self.bets, self.banker_wager, who=who,
-                             previous_rounds=self.table.bank_history if self.banker != DEALER else None)
+                             previous_rounds=history_needed(history, self.table.rules.banking)
+                             if self.banker != DEALER else None, bank_passed=passed)
             self.zones = {}
             return True
         if step is Step.START:
@@ -399,13 +404,29 @@ class DealerLoop:
             step = self.step
             zones = {name: z.to_json() for name, z in self.zones.items() if z.reads is not None}
             wanted = self.wanted_zones()
-            return {"step": step.value, "say": self.message or _say(step, self.table, self.bets, zones, wanted),
+            bank = self._bank_prompt()
+            say = self.message or _say(step, self.table, self.bets, zones, wanted,
+                                       bank["refused"] and f"seat {self.banker} may not bank this round")
+            return {"step": step.value, "say": say, "bank": bank,
                     "held": self.table.held, "round": self._round_or_none(), "start_source": self.start_source,
                     "player_seats": self.table.rules.start.player_seats,
                     "bets": self.bets, "banker": self.banker,
+                    "wager_kinds": {"backline": self.table.rules.limits.backline,
+                                    "fortune": self.table.rules.fortune is not None},
                     "banker_wager": None if self.banker_wager is None else str(self.banker_wager),
                     "wanted": wanted, "zones": zones, "version": self.version,
                     "recording": self.space.status(self.table.audit), "notices": self.table.notices}
+
+    def _bank_prompt(self) -> dict:
+        """The next round's bank as the screen offers it: every seat in the order the bank is offered,
+        with the rule that refuses it; whether the house dealer may bank; why the banker entered may not."""
+        offers = self.table.bank_offers()
+        refused = None
+        if self.banker != DEALER:
+            refused = next((o.refusal for o in offers if o.seat == self.banker), None)
+            refused = refused and f"seat {self.banker} may not bank this round: {refused}"
+        return {"offers": [o.to_json() for o in offers], "refused": refused,
+                "house": self.table.rules.banking.mode is not BankingMode.PLAYER}
 
     def announce(self) -> None:
         """Tell the lamps and the screen where the round stands (under the lock, so that an older
@@ -419,6 +440,35 @@ class DealerLoop:
 # An amount as the screen sends it: a decimal string of whole units and at most cents, no sign, no
 # exponent ("1e30" would make Decimal quantize fail) and short enough that no table limit is near.
 AMOUNT = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?")
+
+
+BACKLINE_LIMIT = 8  # wagers riding on one seat's hand: more than its betting circles
+BY_LIMIT = 40  # characters naming who placed a backline wager
+
+
+def _checked_bet(i: int, bet) -> dict:
+    """One seat's wagers as the screen sends them, each amount checked; a backline wager's ``by`` is
+    who placed it (the dealer may leave it out: "backline 1", "backline 2", ...)."""
+    if not isinstance(bet, dict):
+        raise DealerInputError(f"seats[{i}]: expected {{seat, wager}}, got {bet!r:.40}")
+    seat = bet.get("seat")
+    if type(seat) is not int:  # a JSON true is not seat 1
+        raise DealerInputError(f"seats[{i}].seat: {seat!r} is not a seat number")
+    others = bet.get("backline") or []
+    if not isinstance(others, list) or len(others) > BACKLINE_LIMIT:
+        raise DealerInputError(f"seat {seat} backline: expected a list of at most {BACKLINE_LIMIT} {{wager, by}}")
+    backline = []
+    for k, other in enumerate(others, 1):
+        by = (other.get("by") or f"backline {k}") if isinstance(other, dict) else None
+        if not isinstance(by, str) or not by.strip() or len(by) > BY_LIMIT or by.strip() == "seat":
+            raise DealerInputError(f"seat {seat} backline {k}: expected {{wager, by}} (by: who wagered, at most "
+                                   f"{BY_LIMIT} characters), got {other!r:.40}")
+        backline.append({"wager": _amount(other.get("wager"), f"seat {seat} {by}"), "by": by.strip(),
+                         **({"fortune": _amount(other["fortune"], f"seat {seat} {by} fortune")}
+                            if other.get("fortune") else {})})
+    return {"seat": seat, "wager": _amount(bet.get("wager"), f"seat {seat} wager"),
+            **({"fortune": _amount(bet["fortune"], f"seat {seat} fortune")} if bet.get("fortune") else {}),
+            **({"backline": backline} if backline else {})}
 
 
 def _amount(value, what: str) -> str:
@@ -439,10 +489,12 @@ def spoken(zone: str) -> str:
     return f"{name}, {part}" if part else name
 
 
-def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str]) -> str:
+def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str], bank_refused: str | None) -> str:
     if step is Step.HELD:
         return f"Held: {table.held}"
     if step is Step.IDLE:
+        if bets and bank_refused:
+            return f"Choose the banker: {bank_refused}"
         return "Press NEXT to open the round" if bets else "Enter the wagers, then press NEXT"
     if step is Step.START:
         return "Waiting for the start-seat value (NEXT asks the device again)"

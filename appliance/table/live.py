@@ -31,7 +31,8 @@ class LiveTable:
             if event == Events.ROUND_OPENED:
                 s = self.state = {"round": data["round"], "phase": "bets_open", "house": data["house"],
                                   "banker": {"seat": data["banker"], "wager": data.get("banker_wager")},
-                                  "seats": {str(b["seat"]): {"wager": b["wager"]} for b in data["bets"]}}
+                                  "seats": {str(b["seat"]): {"wager": b["wager"], "backline": b.get("backline", [])}
+                                            for b in data["bets"]}}
             elif event == Events.START_SEAT:
                 s.update(phase="start_seat", start={"source": data["source"], "value": data["value"],
                                                     "dice": data.get("dice"), "first_hand": data["first_hand"]})
@@ -50,7 +51,7 @@ class LiveTable:
                     s["seats"][str(seat["seat"])].update(
                         {k: seat[k] for k in ("result", "won", "lost", "commission", "collection", "net", "reason")},
                         front_result=seat["front"], back_result=seat["back"], bonus=seat["bonus"],
-                        hand=seat["hand"], house_way_rule=seat["house_way_rule"])
+                        hand=seat["hand"], house_way_rule=seat["house_way_rule"], wagers=seat.get("wagers", []))
                 s["banker"].update(net=settlement["banker"]["net"], hand=settlement["banker"]["hand"])
                 s["totals"] = settlement["totals"]
                 s["action_order"] = settlement["action_order"]

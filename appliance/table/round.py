@@ -134,7 +134,7 @@ def derive(state: dict, rules: HouseRules) -> dict:
         seats.append({**bet, "front": front, "back": back})
     data = {"house": state["house"], "banker": banker, "seats": seats,
             "action_seat": first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)}
-    if state.get("previous_rounds"):
+    if state.get("previous_rounds") is not None:
         data["previous_rounds"] = state["previous_rounds"]
     result = settle(round_from_json(data, f"round {state.get('round', '')}"), rules)
     return settlement_to_json(result, rules.evaluator())
@@ -186,16 +186,21 @@ class TableRound:
         return record
 
     def open(self, banker: Position, bets: list[dict], banker_wager: Decimal | None = None, who: str = "dealer",
-             previous_rounds: list | None = None) -> None:
-        """Open the round; ``previous_rounds`` (BankRound, oldest first) are logged with it, so that the
-        settlement checks the Player/Dealer against the rotation rules, and the replay does the same."""
-        seats = [{"seat": b["seat"], "wager": fmt(Decimal(b["wager"])),
-                  **({"bonus": {"fortune": fmt(Decimal(b["fortune"]))}} if b.get("fortune") else {})} for b in bets]
+             previous_rounds: list | None = None, bank_passed: list[int] = ()) -> None:
+        """Open the round; ``previous_rounds`` (BankRound, oldest first: what the rotation rules look
+        at) are logged with it, so that the settlement checks the Player/Dealer against the rotation
+        rules, and the replay does the same. ``bank_passed``: the seats offered the bank before the
+        banker, who passed it (logged)."""
+        seats = [{"seat": b["seat"], **_wager_json(b),
+                  **({"backline": [{"by": w["by"], **_wager_json(w)} for w in b["backline"]]} if b.get("backline") else {})}
+                 for b in bets]
         data = {"house": self.rules.key, "rules": self.rules_mapping,
                 "rules_sha256": rules_fingerprint(self.rules_mapping), "banker": banker,
                 "banker_wager": None if banker_wager is None else fmt(banker_wager), "bets": seats}
-        if previous_rounds:
+        if previous_rounds is not None:
             data["previous_rounds"] = [{"banker": r.banker, "wagered": sorted(r.wagered)} for r in previous_rounds]
+        if bank_passed:
+            data["bank_passed"] = list(bank_passed)
         self._record(Events.ROUND_OPENED, data, who)
 
     def start_seat(self, source: str, value: int, dice: list[int] | None = None, seq: int | None = None,
@@ -293,6 +298,12 @@ class TableRound:
             data = {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                     "back": format_cards(parse_cards(back, unique=False))}
         self._record(Events.READ_CORRECTED, {**data, "reason": reason}, who)
+
+
+def _wager_json(wager: dict) -> dict:
+    """A wager as the round records it, in the settlement's input form (``appliance settle``)."""
+    return {"wager": fmt(Decimal(wager["wager"])),
+            **({"bonus": {"fortune": fmt(Decimal(wager["fortune"]))}} if wager.get("fortune") else {})}
 
 
 def fold_rounds(logged) -> dict[str, dict]:

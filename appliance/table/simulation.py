@@ -22,7 +22,7 @@ from ..config import read_toml
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
-from ..game.banking import BankRound, bank_refusal
+from ..game.banking import BankRound, bank_offers
 from ..game.start_seat import DEALER, Position, first_hand, ring
 from ..devices.protocol import RngResult
 from ..devices.start_source import HealthTracker
@@ -31,7 +31,7 @@ from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
 from .recording import IndexFeed, SpaceLimits, catch_up
 from .round import Events, RoundIds, void_interrupted
-from .table import Table
+from .table import BANK_MEMORY, Table
 
 log = logging.getLogger(__name__)
 
@@ -42,13 +42,15 @@ class SimulationStopped(ValueError):
 
 def random_wagers(rng: random.Random, rules: HouseRules,
                   history: list[BankRound] = ()) -> tuple[Position, list[dict], Decimal | None]:
-    """A round's banker, the seats that play (about three in four) and their wagers, within the house's limits.
-    A drawn Player/Dealer the rotation rules refuse passes the bank clockwise to the next seat allowed."""
+    """A round's banker, the seats that play (about three in four) and their wagers, within the house's limits,
+    with a backline wager now and then where the house takes them. Where a player always banks, the bank is
+    offered in the house's order and each seat the rules allow takes it at even odds (the last one offered
+    takes it when all before passed)."""
     player_seats = rules.start.player_seats
-    banker = DEALER if rules.banking.mode is not BankingMode.PLAYER else rng.randint(1, player_seats)
-    if banker != DEALER:
-        seats_from = [(banker - 1 + k) % player_seats + 1 for k in range(player_seats)]
-        banker = next((s for s in seats_from if bank_refusal(s, history, rules.banking) is None), banker)
+    banker = DEALER
+    if rules.banking.mode is BankingMode.PLAYER:
+        allowed = [o.seat for o in bank_offers(history, rules.banking, player_seats) if o.refusal is None]
+        banker = next((s for s in allowed if rng.random() < 0.5), allowed[-1])
     seats = [s for s in range(1, player_seats + 1) if s != banker and rng.random() < 0.75] or \
         [next(s for s in range(1, player_seats + 1) if s != banker)]
     step = 5
@@ -59,6 +61,10 @@ def random_wagers(rng: random.Random, rules: HouseRules,
         for bet in bets:
             if rng.random() < 0.4:
                 bet["fortune"] = str(max(int(rules.fortune.minimum), rng.choice([1, 5, 10])))
+    if rules.limits.backline:
+        for bet in bets:
+            if rng.random() < 0.2:
+                bet["backline"] = [{"wager": str(low * rng.randint(1, 5)), "by": "backline 1"}]
     banker_wager = Decimal(rng.randrange(100, 1001, 50)) if banker != DEALER else None
     return banker, bets, banker_wager
 
@@ -102,6 +108,7 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
     table.log(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
                                          "house": rules.key}, "appliance")
     interrupted = void_interrupted(audit)
+    table.remember_banking(index.bank_rounds(rules.key, BANK_MEMORY))
     totals = {"rounds": 0, "confirmed_reads": 0, "commission": Decimal(0), "collection": Decimal(0),
               "voided_at_start": interrupted}
 

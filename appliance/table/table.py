@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
 from ..audit.seal import seal_head
-from ..game.banking import BankRound, bank_refusal
+from ..game.banking import BankOffer, BankRound, bank_offers, bank_refusal
 from ..game.rules import HouseRules
 from ..game.start_seat import DEALER
 from .listeners import tell
@@ -24,6 +24,10 @@ from .round import Events, Phase, RoundStateError, TableRound
 from .supervisor import SupervisorGate
 
 log = logging.getLogger(__name__)
+
+#: Settled rounds the table remembers for the bank's rotation (read back from the history index at a
+#: restart): far more than any rule looks back; the offer's order starts from the last player-banker among them.
+BANK_MEMORY = 100
 
 
 class Table:
@@ -39,7 +43,7 @@ class Table:
         self.gate = SupervisorGate(supervisors, on_refused=lambda data: self.log(
             Events.SUPERVISOR_REFUSED, data, who="supervisor gate"))
         self.current: TableRound | None = None
-        self._banked: list[BankRound] = []  # the rounds settled before the current one
+        self._banked: list[BankRound] = []  # the last rounds settled before the current one, oldest first
         self._held: str | None = None
         self._unacknowledged: list[dict] = []  # start-up findings about the log: {"problem", "seq"}
         self.notices: list[str] = []  # standing facts the screens show (a simulation's key beside its data)
@@ -83,20 +87,29 @@ class Table:
             if self.current is not None and self.current.phase not in (Phase.SETTLED, Phase.VOIDED):
                 raise RoundStateError(f"round {self.current.round_id} is still open: settle or void it first")
             if self.current is not None and self.current.phase is Phase.SETTLED:
-                self._banked.append(_bank_round(self.current.state))
+                self._banked = [*self._banked, _bank_round(self.current.state)][-BANK_MEMORY:]
             self.current = TableRound(round_id, self.rules, self.rules_mapping, self.audit, self.listeners)
             return self.current
 
+    def remember_banking(self, settled: list[BankRound]) -> None:
+        """The rounds settled before this start (from the history index, oldest first): the rotation
+        rules look back across a restart."""
+        with self.lock:
+            self._banked = list(settled)[-BANK_MEMORY:]
+
     @property
     def bank_history(self) -> list[BankRound]:
-        """The rounds settled since the appliance started, oldest first, as the bank's rotation rules see them."""
+        """The last rounds settled, oldest first, as the bank's rotation rules see them."""
         with self.lock:
             settled = self.current is not None and self.current.phase is Phase.SETTLED
             return [*self._banked, *([_bank_round(self.current.state)] if settled else [])]
 
+    def bank_offers(self) -> tuple[BankOffer, ...]:
+        """Every seat in the order the next round's bank is offered, each with the rule that refuses it."""
+        return bank_offers(self.bank_history, self.rules.banking, self.rules.start.player_seats)
+
     def bank_refused(self, banker, who: str) -> str | None:
-        """Why ``banker`` may not bank the next round under the house's rotation rules (logged), or None.
-        Only the rounds settled since the appliance started are known."""
+        """Why ``banker`` may not bank the next round under the house's rotation rules (logged), or None."""
         if banker == DEALER:
             return None
         refusal = bank_refusal(banker, self.bank_history, self.rules.banking)
@@ -204,7 +217,5 @@ class Table:
 
 
 def _bank_round(state: dict) -> BankRound:
-    """A settled round's banker and the seats that wagered (a Player/Dealer's own seat among them)."""
-    banker = state["banker"]
-    wagered = {b["seat"] for b in state["bets"]} | ({banker} if banker != DEALER else set())
-    return BankRound(banker, frozenset(wagered))
+    """A settled round's banker and the seats that wagered."""
+    return BankRound.played(state["banker"], (b["seat"] for b in state["bets"]))

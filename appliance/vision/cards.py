@@ -166,7 +166,9 @@ def card_quads(zone_image: np.ndarray, px_per_mm: float) -> tuple[list[np.ndarra
     card_area = CARD_W_MM * CARD_H_MM * px_per_mm ** 2
     cards, odd = [], []
     for contour in contours:
-        area = cv2.contourArea(contour)
+        # a court's picture can reach almost to a real card's edge, where blur breaks the paper
+        # between them: the paper is then a frame open at one side, and the card is its hull
+        area = cv2.contourArea(cv2.convexHull(contour))
         if area < 0.25 * card_area:
             continue
         (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)

@@ -1,6 +1,6 @@
-"""The synthetic table: card faces drawn by the project, laid in the layout's zones, seen by a
-tilted camera, with uneven light, glare, noise, blur and JPEG. Tests, benchmarks and the
-simulation's camera use it with fixed seeds.
+"""The synthetic table: card faces drawn by the project (or real cards cut from photographs,
+:mod:`.photo_faces`), laid in the layout's zones, seen by a tilted camera, with uneven light,
+glare, noise, blur and JPEG. Tests, benchmarks and the simulation's camera use it with fixed seeds.
 
 >>> from appliance.config import shipped_config_dir
 >>> from appliance.vision.layout import load_layout
@@ -46,6 +46,32 @@ class Design:
     rank_height_mm: float  # height of the corner rank
     ten: str  # how the ten is printed: "10" or "T"
     border: bool
+
+    def card_image(self, code: str, rng: random.Random) -> CardImage:
+        return CardImage.drawn(card_face(code, self))
+
+
+@dataclass(frozen=True)
+class CardImage:
+    """One card in an image, and where its upright face's top-left, top-right, bottom-right and
+    bottom-left corners lie there (a face may be a half turn round: both corners carry the index)."""
+
+    image: np.ndarray  # BGR
+    corners: np.ndarray  # 4 x 2 float32, in image pixels
+    source: str  # "drawn", or which photo of the card (:mod:`.photo_faces`)
+    photo: bool  # a photographed card: rounded corners, and a photo much finer than the frame
+
+    @classmethod
+    def drawn(cls, face: np.ndarray) -> CardImage:
+        h, w = face.shape[:2]
+        return cls(face, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32), "drawn", False)
+
+    @classmethod
+    def cropped(cls, image: np.ndarray, corners: np.ndarray, source: str) -> CardImage:
+        """The card cut out of a larger photo (with a margin), so a deck of them stays small."""
+        x0, y0 = np.maximum(np.floor(corners.min(axis=0)).astype(int) - 6, 0)
+        x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 6
+        return cls(np.ascontiguousarray(image[y0:y1, x0:x1]), (corners - [x0, y0]).astype(np.float32), source, True)
 
 
 DESIGNS = {
@@ -176,6 +202,7 @@ class Rendered:
     truth: dict[str, list[str]]  # zone -> cards, left to right on the layout
     homography: np.ndarray  # layout mm -> image pixels
     quads: dict[str, list[np.ndarray]] = field(default_factory=dict)  # zone -> each card's corners in pixels
+    sources: dict[str, list[str]] = field(default_factory=dict)  # zone -> each card's image's source
 
 
 def camera_homography(layout: Layout, scene: Scene) -> np.ndarray:
@@ -299,18 +326,48 @@ def _background(layout: Layout, homography: np.ndarray, size: tuple[int, int], r
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(35, 35, 35))
 
 
-def _paste_card(frame: np.ndarray, face: np.ndarray, quad: np.ndarray) -> None:
+CORNER_RADIUS_MM = 3.2  # a poker card's rounded corner (1/8 inch)
+# A photographed card's outline is fitted where the card's edge blurs into what it lay on (black
+# cloth, wood): that rim is the photo's background, not card, and is left out.
+PHOTO_RIM_MM = 0.5
+MASK_PX_PER_MM = 4.0
+
+
+def _card_mask(card: CardImage) -> tuple[np.ndarray, np.ndarray]:
+    """What of the card's image is card, and where that mask's corners lie: a drawn face is card
+    to its edges; a photographed card's rounded corners leave the photo's background out."""
+    if not card.photo:
+        return np.full(card.image.shape[:2], 255, np.uint8), card.corners
+    m, r, e = MASK_PX_PER_MM, CORNER_RADIUS_MM * MASK_PX_PER_MM, round(PHOTO_RIM_MM * MASK_PX_PER_MM)
+    w, h = round(CARD_W * m), round(CARD_H * m)
+    mask = np.zeros((h, w), np.uint8)
+    cv2.rectangle(mask, (round(e + r), e), (w - 1 - round(e + r), h - 1 - e), 255, -1)
+    cv2.rectangle(mask, (e, round(e + r)), (w - 1 - e, h - 1 - round(e + r)), 255, -1)
+    for cx, cy in ((e + r, e + r), (w - 1 - e - r, e + r), (w - 1 - e - r, h - 1 - e - r), (e + r, h - 1 - e - r)):
+        cv2.circle(mask, (round(cx), round(cy)), round(r), 255, -1, cv2.LINE_AA)
+    return mask, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+
+
+def _paste_card(frame: np.ndarray, card: CardImage, quad: np.ndarray) -> None:
     x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 2
     x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 2
     x0, y0 = max(x0, 0), max(y0, 0)
     x1, y1 = min(x1, frame.shape[1]), min(y1, frame.shape[0])
     if x1 <= x0 or y1 <= y0:
         return
-    fh, fw = face.shape[:2]
-    src = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
-    m = cv2.getPerspectiveTransform(src, (quad - [x0, y0]).astype(np.float32))
-    patch = cv2.warpPerspective(face, m, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
-    mask = cv2.warpPerspective(np.full((fh, fw), 255, np.uint8), m, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
+    image, corners = card.image, card.corners
+    shrink = card_width_px(quad) / card_width_px(corners)
+    if card.photo and shrink < 0.5:
+        # a sensor's pixel averages the light over its area: the photo is averaged down to twice
+        # the frame's resolution first, where a warp alone would sample it (and alias its print)
+        image = cv2.resize(image, None, fx=2 * shrink, fy=2 * shrink, interpolation=cv2.INTER_AREA)
+        corners = corners * (2 * shrink)
+    target = (quad - [x0, y0]).astype(np.float32)
+    m = cv2.getPerspectiveTransform(corners.astype(np.float32), target)
+    patch = cv2.warpPerspective(image, m, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
+    mask_image, mask_corners = _card_mask(card)
+    mask = cv2.warpPerspective(mask_image, cv2.getPerspectiveTransform(mask_corners, target), (x1 - x0, y1 - y0),
+                               flags=cv2.INTER_AREA)
     alpha = (mask.astype(np.float32) / 255)[:, :, None]
     region = frame[y0:y1, x0:x1]
     region[:] = (patch * alpha + region * (1 - alpha)).astype(np.uint8)
@@ -343,15 +400,16 @@ def _degrade(image: np.ndarray, scene: Scene, rng: random.Random) -> np.ndarray:
     return image
 
 
-def render_table(layout: Layout, hands: dict[str, list[str]], design: Design, scene: Scene,
+def render_table(layout: Layout, hands: dict[str, list[str]], design, scene: Scene,
                  seed: int = 0) -> Rendered:
-    """Cards (codes) in zones, as the camera would see them; the truth lists each zone left to right."""
+    """Cards (codes) in zones, as the camera would see them; the truth lists each zone left to right.
+    ``design`` gives each card's image (``card_image(code, rng)``): a drawn :class:`Design`, or a
+    real deck's photographed cards (:class:`.photo_faces.PhotoDeck`)."""
     rng = random.Random(seed)
     cv2.setRNGSeed(seed)
     homography = camera_homography(layout, scene)
     frame = _background(layout, homography, scene.size, rng)
-    truth, quads = {}, {}
-    faces: dict[str, np.ndarray] = {}
+    truth, quads, sources = {}, {}, {}
     for name, codes in hands.items():
         zone = layout.zone(name)
         placed = _placements(zone, len(codes), scene, rng)
@@ -362,14 +420,20 @@ def render_table(layout: Layout, hands: dict[str, list[str]], design: Design, sc
         order = list(range(len(codes)))
         if placed and math.cos(math.radians(placed[0][2])) < 0:
             order.reverse()
+        images = {}
         for i in order:
-            _paste_card(frame, faces.setdefault(codes[i], card_face(codes[i], design)), quads[name][i])
-    return Rendered(_degrade(frame, scene, rng), truth, homography, quads)
+            images[i] = design.card_image(codes[i], rng)
+            _paste_card(frame, images[i], quads[name][i])
+        sources[name] = [images[i].source for i in range(len(codes))]
+    return Rendered(_degrade(frame, scene, rng), truth, homography, quads, sources)
 
 
-def deal_table(rng: random.Random, seats: range = range(1, 7)) -> dict[str, list[str]]:
-    """Seven hands of seven from a shuffled 53-card deck: the banker's seven and each seat's 2 + 5."""
-    deck = [str(c) for c in CARDS]
+def deal_table(rng: random.Random, seats: range = range(1, 7), cards: list[str] | None = None) -> dict[str, list[str]]:
+    """Seven hands of seven from a shuffled deck (the 53 cards, or ``cards``: a real deck's,
+    without a joker and without what the deck could not learn): the banker's seven and each seat's 2 + 5."""
+    deck = [str(c) for c in CARDS] if cards is None else list(cards)
+    if len(deck) < 7 * (len(seats) + 1):
+        raise ValueError(f"{len(deck)} cards cannot deal {len(seats) + 1} hands of seven")
     rng.shuffle(deck)
     hands = {"banker": deck[:7]}
     for i, seat in enumerate(seats):

@@ -61,7 +61,8 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     mm_to_zone = cv2.getPerspectiveTransform(rect_mm, corners_zone.astype(np.float32))
     x0, y0, x1, y1 = index.box_mm
     # the middle of an index's ink on a face: a column of ink is cut out around its own middle
-    ink_mid = (min(index.rank_mm[0], index.suit_extent_mm[0]) + max(index.rank_mm[2], index.suit_extent_mm[2])) / 2
+    ink_left, ink_right = min(index.rank_mm[0], index.suit_extent_mm[0]), max(index.rank_mm[2], index.suit_extent_mm[2])
+    ink_mid = (ink_left + ink_right) / 2
     step = x1 - x0  # cards closer than this would cover each other's index
     strip_to_mm = np.array([[1 / m, 0, 0], [0, 1 / m, y0], [0, 0, 1]])
     strip = cv2.warpPerspective(frame, zone_to_frame @ mm_to_zone @ strip_to_mm, (round(length * m), round((y1 - y0) * m)),
@@ -84,16 +85,26 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     # than the last card's index is the top card's face (a corner of its printed border, a pip).
     last = length - CARD_W_MM + x1 + 3
     columns = [c for c in columns if c[2] >= MIN_COLUMN_INK_MM2 * m * m and (c[0] + c[1]) / 2 / m <= last]
-    centres = [(left + right) / 2 / m for left, right, _ in columns]
-    # Index corners start at the spread's end and lie a card's visible part apart; symbols side
-    # by side (an index seen from another edge) are closer.
-    if not centres or not x0 <= centres[0] <= x1 + 3 or any(b - a < step for a, b in zip(centres, centres[1:])):
+    # Index corners start at the spread's end (symbols side by side, an index seen from another
+    # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
+    # more in that part (pips, a court's picture): further ink is an index only where a rank and a
+    # suit lie where the deck prints them, no nearer the index before it than an index's width
+    # (the next card would cover it).
+    if not columns or not x0 <= (columns[0][0] + columns[0][1]) / 2 / m <= x1 + 3:
         return []
-    out = []
+    out, middles = [], []
     for left, right, _ in columns:
-        # cut as the index corner of a face is cut: the ink centred where the deck prints it
-        start = round((left + right) / 2 - (ink_mid - x0) * m)
+        # cut as the index corner of a face is cut: the ink centred where the deck prints it; a
+        # column wider than an index is the index joined by what is printed beside it, and the
+        # index is its left part
+        middle = (left + right) / 2 if right - left <= (ink_right - ink_left + 2) * m else left + (ink_mid - ink_left) * m
+        if middles and middle - middles[-1] < step * m:
+            continue
+        start = round(middle - (ink_mid - x0) * m)
         corner = strip[:, max(0, start):start + round((x1 - x0) * m)]
-        centre_mm = np.array([[[(left + right) / 2 / m - ink_mid + CARD_W_MM / 2, CARD_H_MM / 2]]])
+        if middles and index_glyphs(corner, index) is None:
+            continue
+        middles.append(middle)
+        centre_mm = np.array([[[middle / m - ink_mid + CARD_W_MM / 2, CARD_H_MM / 2]]])
         out.append((corner, cv2.perspectiveTransform(centre_mm, mm_to_zone)[0, 0]))
     return out

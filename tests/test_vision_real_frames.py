@@ -1,0 +1,89 @@
+"""The full path on real pixels: real photographed cards of the two real decks (../shared/real-cards)
+laid into rendered frames of the layout, seen by the tilted camera, calibrated and read zone by zone
+with the deck learned from the faces. A few frames here; bench/vision_accuracy.py gives the figures."""
+
+import os
+import random
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from appliance.config import shipped_config_dir
+from appliance.vision.calibrate import calibrate
+from appliance.vision.deck import learn
+from appliance.vision.index import index_glyphs, index_patch
+from appliance.vision.layout import load_layout
+from appliance.vision.photo_faces import OTHER_PHOTO, SAME_PHOTO, load_photo_deck
+from appliance.vision.cards import flatten
+from appliance.vision.reader import read_frame
+from appliance.vision.render import Scene, deal_table, render_table
+
+REAL = Path(__file__).resolve().parents[1].parent / "shared" / "real-cards"
+LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
+
+
+@pytest.fixture(scope="module", params=["deck-a", "deck-b"])
+def real_deck(request):
+    """A real deck learned from its face photos, and its card images for the frames."""
+    if not (REAL / "labels.json").is_file():
+        if os.environ.get("CI"):  # CI has the shared folder: missing there is a failure, not a skip
+            pytest.fail(f"{REAL}: the real photographs are not here", pytrace=False)
+        pytest.skip(f"{REAL}: the real photographs are not here")
+    deck = learn(REAL / request.param / "faces")
+    return deck, load_photo_deck(REAL, request.param, deck, views=1)
+
+
+def test_cards_come_from_other_photos_where_there_are_any_and_never_one_the_deck_did_not_learn(real_deck):
+    deck, photos = real_deck
+    refused = {Path(face).stem for face in deck.refused}
+    assert not refused & set(photos.codes) and refused <= set(photos.skipped)
+    sources = photos.sources()
+    assert sources[OTHER_PHOTO] >= 10 and sources[OTHER_PHOTO] + sources[SAME_PHOTO] == len(photos.codes) >= 49
+    assert len(photos.codes) + len(photos.skipped) == 52
+    for code in photos.codes:
+        for image in photos.images[code]:
+            # each card image is a whole card, portrait, its index where the deck prints it
+            face = flatten(image.image, image.corners, ordered=True)
+            assert any(index_glyphs(index_patch(f, deck.index), deck.index) is not None for f in (face, face[::-1, ::-1])), code
+
+
+def test_deck_b_learns_around_its_mislabelled_face_and_deals_without_it(real_deck):
+    deck, photos = real_deck
+    if photos.name != "deck-b":
+        pytest.skip("deck-b's Jh photo shows the jack of spades")
+    assert "Jh" not in photos.codes and "did not learn" in photos.skipped["Jh"]
+    hands = deal_table(random.Random(3), cards=photos.codes)
+    assert sum(len(h) for h in hands.values()) == 49 and "Jh" not in {c for h in hands.values() for c in h}
+
+
+@pytest.mark.parametrize("spread", [False, True], ids=["apart", "spread"])
+def test_rendered_real_cards_are_read_and_none_named_wrongly(real_deck, spread):
+    deck, photos = real_deck
+    counts = {"cards": 0, "read": 0, "wrong": 0, "missed": 0, "extra": 0, OTHER_PHOTO: 0}
+    for seed in (41, 42):
+        rng = random.Random(seed)
+        scene = Scene.random(rng, LAYOUT, rotation="any", spread=spread)
+        rendered = render_table(LAYOUT, deal_table(rng, cards=photos.codes), photos, scene, seed=seed)
+        result = read_frame(rendered.image, LAYOUT, deck, calibrate(rendered.image, LAYOUT))
+        for zone, truth in rendered.truth.items():
+            got = result.zones[zone]
+            counts["cards"] += len(truth)
+            counts[OTHER_PHOTO] += rendered.sources[zone].count(OTHER_PHOTO)
+            counts["missed"] += max(0, len(truth) - len(got))
+            counts["extra"] += max(0, len(got) - len(truth))
+            # a card named that the zone does not hold is wrong, however the reads pair with the cards
+            counts["wrong"] += sum(r.card is not None and r.card not in truth for r in got)
+            if len(got) == len(truth):
+                for read, card in zip(got, truth):
+                    counts["read"] += read.card == card
+                    counts["wrong"] += read.card is not None and read.card in truth and read.card != card
+    print(photos.name, "spread" if spread else "apart", counts)
+    assert counts["wrong"] == 0 and counts[OTHER_PHOTO] > 0, counts
+    # the goals (99.9% read; cards apart all found) are measured by the bench on many frames; here
+    # what two frames show today: apart, every card found and nearly all read; spread, most read
+    if spread:
+        assert counts["read"] >= 0.8 * counts["cards"], counts
+    else:
+        assert counts["read"] >= 0.95 * counts["cards"] and counts["missed"] == counts["extra"] == 0, counts
