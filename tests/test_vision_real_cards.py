@@ -54,6 +54,21 @@ def test_the_finder_finds_the_one_card_of_each_face_photo():
             assert sides[0] + sides[2] < sides[1] + sides[3], path
 
 
+def test_the_finder_finds_the_labelled_cards_of_the_scenes():
+    """Cards on cloth, wood and a laptop, touching each other, beside glare: each labelled card has
+    an outline round its centre, but for a king whose corner lies on the next card on a laptop
+    (deck-a scene-7), and no outline holds two labelled cards."""
+    missed = []
+    for key, truth in labels().items():
+        outlines = find_cards(cv2.imread(str(REAL / key)))
+        for t in truth["cards"]:
+            if not any(inside(o.corners, t["center"]) for o in outlines):
+                missed.append((key, t["card"]))
+        for o in outlines:
+            assert sum(inside(o.corners, t["center"]) for t in truth["cards"]) <= 1, (key, o.corners)
+    assert missed == [("deck-a/scenes/scene-7.jpg", "Kc")], missed
+
+
 def test_real_decks_are_learned_where_their_index_is(real_decks):
     for name, (learned, loaded, folder) in real_decks.items():
         # every rank and suit has templates; a face is refused only with its reason and picture
@@ -66,8 +81,11 @@ def test_real_decks_are_learned_where_their_index_is(real_decks):
         # the index: a rank above a suit, within the top-left corner, of a plausible size
         rank, suit = loaded.index.rank_mm, loaded.index.suit_mm
         assert rank[3] <= suit[1] + 1 and 3 <= suit[2] - suit[0] <= 12 and rank[2] < 20, (name, loaded.index)
-    # deck-b's photo named Jh shows the jack of spades (a black spade in its index): refused, not learned as a heart
-    assert "looks like s" in real_decks["deck-b"][0].refused.get("Jh.jpg", ""), real_decks["deck-b"][0].refused
+    # deck-b's photo named Jh shows the jack of spades with scribbles over it (mislabelled test data):
+    # the one face refused, and the technician is told which card it looks like
+    refused_b = real_decks["deck-b"][0].refused
+    assert list(refused_b) == ["Jh.jpg"], refused_b
+    assert refused_b["Jh.jpg"].startswith("it looks like another card, Js: its suit matches the spades"), refused_b
 
 
 def test_real_scenes_name_no_wrong_card(real_decks):

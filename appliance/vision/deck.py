@@ -200,7 +200,7 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     refused: dict[str, str] = {}
     corners = {code: index_patch(face, geometry) for code, face in flat.items()}
     for code, face in flat.items():
-        views = [(px, index_glyphs(index_patch(seen, geometry), geometry)) for px, seen in _as_the_camera_sees(face)]
+        views = [(px, index_glyphs(index_patch(seen, geometry), geometry, px)) for px, seen in _as_the_camera_sees(face)]
         if views[0][1] is None:
             refused[files[code].name] = "no rank and suit ink in the index region " + _box(geometry.box_mm)
         else:
@@ -253,9 +253,27 @@ def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph]]]) -> dict[str, str]:
             own = best.get(key(code))
             rival = max((k for k in best if k != key(code)), key=best.get, default=None)
             if own is not None and rival is not None and best[rival] > own + MISFIT_MARGIN:
-                what = "rank" if part == 0 else "suit"
-                out.setdefault(code, f"its {what} looks like {rival} ({best[rival]:.2f}), not {key(code)} ({own:.2f})")
+                out.setdefault(code, _misfit_reason(code, part, rival, best[rival], own))
     return out
+
+
+RANK_NAMES = dict(zip("23456789TJQKA", ("twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
+                                          "tens", "jacks", "queens", "kings", "aces")), JK="jokers")
+SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades", "*": "jokers"}
+
+
+def _misfit_reason(code: str, part: int, rival: str, rival_score: float, own: float) -> str:
+    """Why a face was refused, for a technician: the card it looks like, and the scores.
+
+    >>> _misfit_reason("Jh", 1, "s", 0.97, 0.5)
+    'it looks like another card, Js: its suit matches the spades (0.97), not the hearts (0.50); is the photo filed under the right name?'
+    """
+    what, names = ("rank", RANK_NAMES) if part == 0 else ("suit", SUIT_NAMES)
+    other = rival + suit_key(code) if part == 0 else rank_key(code) + rival
+    card = "" if "JK" in other or "*" in other else f", {other}"  # a joker's rank and suit go together
+    return (f"it looks like another card{card}: its {what} matches the {names[rival]} ({rival_score:.2f}), "
+            f"not the {names[rank_key(code) if part == 0 else suit_key(code)]} ({own:.2f}); "
+            f"is the photo filed under the right name?")
 
 
 #: A template this close (normalised cross-correlation) to one already kept adds nothing but time:

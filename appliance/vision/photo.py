@@ -23,6 +23,7 @@ FIND_LONG_SIDE_PX = 1000  # the photo is searched at this size; corners are then
 # no corner sharper than this (a camera looking along the table at 20 degrees still passes).
 MIN_SIDE_SHARE = 0.15
 MIN_CORNER_DEG = 25.0
+MIN_OPPOSITE_SHARE = 0.4
 # The band just inside a card's outline (as shares of the way to its centre) is card stock:
 # saturation at most this (of 255), brightness at least this share of the photo's brightest.
 PAPER_RING = (0.03, 0.08)
@@ -31,6 +32,8 @@ PAPER_MIN_VALUE_SHARE = 0.4
 MIN_CARD_SHARE = 0.003  # of the photo's area: smaller shapes are not cards anyone can read
 LEVELS = 14  # cuts of the darkest channel, between its 40th and 98th percentiles
 MAX_FIT = 0.02  # median distance of the outline from its four sides, as a share of the side
+MIN_SOLID = 0.9  # the outline's area over its four sides' at least this
+CLOSE_FIT, MIN_SOLID_CLOSE_FIT = 0.01, 0.8  # ... or this, where it follows the sides this closely
 ERODE_PX = (0, 4, 8)  # cards touching each other come apart when the paper is eroded this much
 
 
@@ -112,10 +115,12 @@ def _quads(mask: np.ndarray, grow: float, shape: tuple[int, int]) -> list[CardOu
         if sides is None:
             continue
         quad_area = cv2.contourArea(_corners_of(sides))
-        if quad_area <= 0 or not 0.9 <= area / quad_area <= 1.02:
-            continue
         fit = _fit(sides, contour)
-        if fit > MAX_FIT:
+        # Solid: the index or a pip printed near the edge may bite into the paper's outline (glare
+        # beside the card leaves only a local cut that parts them), which an outline that follows
+        # four straight sides this closely may show.
+        solid = MIN_SOLID_CLOSE_FIT if fit <= CLOSE_FIT else MIN_SOLID
+        if fit > MAX_FIT or quad_area <= 0 or not solid <= area / quad_area <= 1.02:
             continue
         corners = _corners_of([(p - n * grow, n) for p, n in sides])  # undo the erosion
         if not cv2.isContourConvex(corners.astype(np.int32)):
@@ -133,6 +138,11 @@ def _plausible(corners: np.ndarray) -> bool:
     sides = corners - np.roll(corners, 1, axis=0)
     lengths = np.linalg.norm(sides, axis=1)
     if lengths.min() < MIN_SIDE_SHARE * lengths.max():
+        return False
+    # opposite sides: in perspective the far one is shorter, but not this much unless the card
+    # is almost at the lens (a sliver of one card cut off by another's shadow or glare is)
+    if min(lengths[0], lengths[2]) < MIN_OPPOSITE_SHARE * max(lengths[0], lengths[2]) \
+            or min(lengths[1], lengths[3]) < MIN_OPPOSITE_SHARE * max(lengths[1], lengths[3]):
         return False
     cosines = [float(-sides[i] @ sides[(i + 1) % 4]) / (lengths[i] * lengths[(i + 1) % 4]) for i in range(4)]
     return max(abs(c) for c in cosines) <= np.cos(np.radians(MIN_CORNER_DEG))

@@ -159,7 +159,7 @@ def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds,
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
                            f"{lowest:.1f} px/mm the deck was learned down to"), None
-    looks = [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in (index_glyphs(c, deck.index) for c in corners) if g is not None]
+    looks = [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in (index_glyphs(c, deck.index, px_per_mm) for c in corners) if g is not None]
     if not looks:
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(corners) > 1 else ""), None
     match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks) \
