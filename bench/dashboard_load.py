@@ -136,6 +136,9 @@ def loaded_run(rules, live: LiveTable, dashboard, args) -> tuple[dict, dict, int
         target=client_process, args=(dashboard.site.port, args.streams, args.pollers, args.poll_interval, theirs), daemon=True)
     client.start()
     assert ours.recv() == "open"
+    deadline = time.monotonic() + 2  # the front reports its count within 50 ms
+    while viewer_count(dashboard) < args.streams and time.monotonic() < deadline:
+        time.sleep(0.01)
     viewers = viewer_count(dashboard)
     played = play(rules, live, args.rounds)
     ours.send("played")
