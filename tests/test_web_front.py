@@ -3,6 +3,7 @@ that stops reading is dropped without slowing the table, idle connections are cl
 cannot pass itself off as the appliance's own screen."""
 
 import http.client
+import json
 import socket
 import threading
 import time
@@ -154,3 +155,40 @@ def test_plain_http_off_loopback_is_refused_without_insecure_http():
     live = LiveTable()
     with pytest.raises(ValueError, match="HTTPS"):
         serve_dashboard(lambda site: create_app(live, RULES, site=site), live, host="0.0.0.0")
+
+
+def answer_to(port, raw: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(raw)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize("head, why", [
+    (b"POST /login HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nContent-Length: {n}\r\n", "content-length is given twice"),
+    (b"GET /api/state HTTP/1.1\r\nHost: evil.example\r\nHost: {host}\r\n", "host is given twice"),
+    (b"POST /login HTTP/1.1\r\nHost: {host}\r\nX-A: b\nX-Forwarded-For: 10.9.9.9\r\nContent-Length: {n}\r\n", "bare CR or LF"),
+    (b"GET /api/state HTTP/1.1\r\nHost: {host}\r\nX-A: a\x00b\r\n", "control character"),
+    (b"GET /api/state HTTP/1.1x\r\nHost: {host}\r\n", "is not HTTP/1.0 or HTTP/1.1"),
+    (b"GET http://evil.example/api/state HTTP/1.1\r\nHost: {host}\r\n", "not a path"),
+    (b"POST /login HTTP/1.1\r\nHost: {host}\r\nContent-Length: \xb2\r\n", "Content-Length is not a number"),
+    (b"POST /login HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: gzip\r\nContent-Length: {n}\r\n", "without Transfer-Encoding"),
+])
+def test_a_request_the_front_and_waitress_could_read_differently_is_refused(tmp_path, head, why):
+    """Request smuggling: a second request hidden in the body, past the front's checks, would reach
+    waitress from the front's own socket with the X-Forwarded-For it carries (another device passing
+    itself off as the appliance's own screen)."""
+    live = LiveTable()
+    table = Table(RULES, read_toml(RULES.source), AuditLog(tmp_path / "log", b"f" * 64), {}, listeners=[live])
+    with dashboard_serving(lambda site: create_app(live, RULES, table, site=site), live) as base:
+        port = int(base.rsplit(":", 1)[1])
+        login = b'{"supervisor": "x", "pin": "1"}'
+        hidden = (b"POST /login HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Forwarded-For: 10.9.9.9\r\n"
+                  b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (port, len(login)) + login)
+        raw = head.replace(b"{host}", b"127.0.0.1:%d" % port).replace(b"{n}", b"%d" % len(hidden)) + b"\r\n" + hidden
+        answer = answer_to(port, raw)
+        assert answer.split(b" ", 2)[1] in (b"400", b"411") and why in json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]
+        assert answer.count(b"\r\n\r\n") == 1  # one answer, to one request
+    assert not [r for r in records(tmp_path / "log") if r["event"] == Events.SUPERVISOR_REFUSED]

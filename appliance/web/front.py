@@ -186,11 +186,12 @@ class Front:
                 head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.limits.head_timeout_s)
             except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ConnectionError):
                 return  # too slow, too long or gone: no answer is owed
-            request = parse_head(head)
-            path = request.path.split("?")[0] if request else None
-            if request is None:
-                await self._answer(writer, 400, "malformed request")
-            elif path == "/events":
+            try:
+                request = parse_head(head)
+            except BadHead as err:
+                return await self._answer(writer, 400, str(err))
+            path = request.path.split("?")[0]
+            if path == "/events":
                 await self._events(request, reader, writer)
             elif path == "/api/state" and request.method == "GET":
                 await self._state(request, writer)
@@ -249,10 +250,10 @@ class Front:
 
     async def _proxy(self, request: "Head", head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                      peer) -> None:
-        if "chunked" in request.headers.get("transfer-encoding", "").lower():
-            return await self._answer(writer, 411, "send the body with a Content-Length")
+        if "transfer-encoding" in request.headers:  # bodies are small: one framing, that both ends read alike
+            return await self._answer(writer, 411, "send the body with a Content-Length, without Transfer-Encoding")
         length = request.headers.get("content-length", "0")
-        if not length.isdigit():
+        if not (length.isascii() and length.isdigit()):  # str.isdigit alone takes "²" and "٥"
             return await self._answer(writer, 400, "Content-Length is not a number")
         if int(length) > BODY_LIMIT:
             return await self._answer(writer, 413, f"the body is {length} bytes; at most {BODY_LIMIT}")
@@ -297,25 +298,38 @@ async def _close(writer: asyncio.StreamWriter) -> None:
 class Head:
     method: str
     path: str
-    headers: dict[str, str]  # lower-case names; a repeated header keeps its last value
+    headers: dict[str, str]  # lower-case names; a repeated header (not Host, not Content-Length) keeps its last value
 
 
-def parse_head(head: bytes) -> Head | None:
-    """The request line and headers, or None if they are not HTTP/1.x."""
+class BadHead(ValueError):
+    """A request line or headers the front will not pass on; the message says what is wrong."""
+
+
+def parse_head(head: bytes) -> Head:
+    """The request line and headers of plain HTTP/1.0 or 1.1, or :class:`BadHead`: a control
+    character (a bare CR or LF, NUL) anywhere, a header name with spaces, or a second ``Host`` or
+    ``Content-Length`` (where the front and waitress could read different requests in the same bytes)."""
+    text = head.decode("latin-1").removesuffix("\r\n\r\n")
+    if any(ord(c) < 32 and c != "\t" or c == "\x7f" for c in text.replace("\r\n", "")):
+        raise BadHead("a control character (a bare CR or LF, NUL) in the request head")
+    lines = text.split("\r\n")
     try:
-        lines = head.decode("latin-1").split("\r\n")
         method, path, version = lines[0].split(" ")
     except ValueError:
-        return None
-    if not version.startswith("HTTP/1.") or not path.startswith("/"):
-        return None
+        raise BadHead("the request line is not METHOD PATH VERSION") from None
+    if version not in ("HTTP/1.0", "HTTP/1.1"):
+        raise BadHead(f"{version[:20]!r} is not HTTP/1.0 or HTTP/1.1")
+    if not path.startswith("/"):
+        raise BadHead("the request's target is not a path")
     headers = {}
     for line in lines[1:]:
-        if line:
-            name, sep, value = line.partition(":")
-            if not sep or not name or name != name.strip():
-                return None
-            headers[name.lower()] = value.strip()
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip():
+            raise BadHead(f"header {line[:40]!r} is not NAME: VALUE")
+        name = name.lower()
+        if name in headers and name in ("host", "content-length"):
+            raise BadHead(f"{name} is given twice")
+        headers[name] = value.strip()
     return Head(method, path, headers)
 
 
