@@ -129,8 +129,16 @@ def play(rules, live: LiveTable, rounds: int) -> dict:
                 "stamps": stamps}
 
 
+def cpu_seconds(pid: int) -> float:
+    """The CPU time a process has used so far (user and system)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def loaded_run(rules, live: LiveTable, dashboard, args) -> tuple[dict, dict, int]:
-    """One run with the viewers: the table's figures, what the clients saw, how many viewers were open."""
+    """One run with the viewers: the table's figures (with, per round, the CPU of the table's whole
+    process, of the front's if it has its own, and of the clients), what the clients saw, how many
+    viewers were open."""
     ours, theirs = multiprocessing.Pipe()
     client = multiprocessing.get_context("spawn").Process(
         target=client_process, args=(dashboard.site.port, args.streams, args.pollers, args.poll_interval, theirs), daemon=True)
@@ -140,7 +148,11 @@ def loaded_run(rules, live: LiveTable, dashboard, args) -> tuple[dict, dict, int
     while viewer_count(dashboard) < args.streams and time.monotonic() < deadline:
         time.sleep(0.01)
     viewers = viewer_count(dashboard)
+    front = getattr(dashboard.front, "process", None)  # the front in a process of its own, if it is
+    pids = {"appliance": os.getpid(), "clients": client.pid, **({"front": front.pid} if front else {})}
+    before = {name: cpu_seconds(pid) for name, pid in pids.items()}
     played = play(rules, live, args.rounds)
+    played["process_cpu"] = {name: (cpu_seconds(pid) - before[name]) / args.rounds for name, pid in pids.items()}
     ours.send("played")
     seen = ours.recv()
     client.join(10)
@@ -199,7 +211,9 @@ def slow_client(rules, live: LiveTable, dashboard, args, baseline: float) -> dic
         "dropped": dropped,
         "dropped_after_s": round(time.monotonic() - began_slow, 1) if dropped else None,
         "rounds_played_until_dropped": args.rounds * len(rates),
-        "held_at_most_bytes": dashboard.front.limits.backlog + 2 * dashboard.front.limits.send_buffer,
+        # what it may hold on the appliance: this, one batch of events, and its kernel send buffer
+        "backlog_bytes": dashboard.front.limits.backlog,
+        "kernel_send_buffer_bytes": dashboard.front.limits.send_buffer,
     }
 
 
@@ -242,6 +256,8 @@ def main() -> None:
                                    "loaded": [round(run["cpu"] * 1000, 2) for run in loaded]},
         "table_cpu_per_round_loaded_vs_unwatched": {"each": [round(r, 3) for r in cpu_ratios],
                                                      "median": round(statistics.median(cpu_ratios), 3)},
+        "loaded_cpu_ms_per_round_by_process": {name: round(statistics.median(run["process_cpu"][name] for run in loaded) * 1000, 1)
+                                               for name in loaded[0]["process_cpu"]},
         "viewers_connected": viewers,
         "round_settled_events_expected": expected,
         "round_settled_events_missed": missed,

@@ -11,8 +11,8 @@ this one (:mod:`.front_process`): its events, each batch written once to every v
 task wakes per viewer), and the state's JSON after each change (the one rendering,
 ``LiveTable.state_json``), which this process answers ``GET /api/state`` with, after the same
 ``Host`` and ``Origin`` checks and with the same headers as Flask. What a viewer has not taken yet
-waits in its transport, up to ``backlog`` bytes (its queue, counted in bytes) over a small kernel send
-buffer; a viewer past that is dropped, never waited for, and so is one whose backlog has not moved for
+waits in its transport, up to ``backlog`` bytes and one batch (its queue, counted in bytes) over a
+small kernel send buffer; a viewer past that is dropped, never waited for, and so is one whose backlog has not moved for
 ``stall_s``: its browser reconnects and reloads the state. A heartbeat goes to every viewer every
 ``heartbeat_s``; a connection that has not sent its request head within ``head_timeout_s`` is closed.
 The front also terminates TLS (Python's ``ssl``) and tells waitress who the client is
@@ -52,7 +52,9 @@ STATUS = {400: "Bad Request", 403: "Forbidden", 405: "Method Not Allowed", 411: 
 
 @dataclass(frozen=True)
 class FrontLimits:
-    backlog: int = 64 * 1024  # bytes written to one viewer and not yet taken by its kernel; past that: dropped
+    # bytes written to one viewer and not yet taken by its kernel; a viewer past that when the next
+    # batch of events comes is dropped (so it holds at most this and one batch)
+    backlog: int = 64 * 1024
     send_buffer: int = 16 * 1024  # bytes: a viewer's kernel send buffer
     stall_s: float = 30.0  # a viewer whose backlog does not drain for this long is dropped
     # The stream speaks at least this often: the dealer's screen calls the appliance lost after 2 s of
@@ -83,13 +85,33 @@ def frame(kind: bytes, payload: bytes) -> bytes:
     return kind + len(payload).to_bytes(4, "big") + payload
 
 
-async def read_frame(reader: asyncio.StreamReader) -> tuple[bytes, bytes] | None:
-    """The next frame of a feed, or None at its end."""
-    try:
-        head = await reader.readexactly(5)
-        return head[:1], await reader.readexactly(int.from_bytes(head[1:], "big"))
-    except (asyncio.IncompleteReadError, ConnectionError):
-        return None
+class Feed(asyncio.Protocol):
+    """The front's end of the feed. Whatever has arrived is taken at once: the last state, and every
+    event in one write to each viewer (a front that fell behind catches up in one go, and a request
+    waits behind one write per viewer, not one per event)."""
+
+    def __init__(self, front: "Front"):
+        self.front, self.pending, self.ended = front, bytearray(), asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
+        self.front._feed = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.pending += data
+        events = []
+        while len(self.pending) >= 5 and len(self.pending) >= 5 + (length := int.from_bytes(self.pending[1:5], "big")):
+            kind, payload = bytes(self.pending[:1]), bytes(self.pending[5:5 + length])
+            del self.pending[:5 + length]
+            if kind == STATE:
+                self.front.state = payload
+            elif kind == EVENTS:
+                events.append(payload)
+        if events:
+            self.front._fan_out(b"".join(events))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.ended.done():
+            self.ended.set_result(None)
 
 
 @dataclass(eq=False)
@@ -107,23 +129,18 @@ class Front:
         self.dropped = 0  # viewers dropped for not keeping up
         self.state = b"{}"  # the table's state as /api/state answers it (the feed sends it first)
         self._connections = 0
-        self._feed: asyncio.StreamWriter | None = None
+        self._feed: asyncio.Transport | None = None
         self._counts_due = False
 
     async def serve(self, sock: socket.socket, feed: socket.socket) -> None:
         """Serve on the bound, listening ``sock`` until the table's process closes ``feed``."""
         server = await asyncio.start_server(self._connection, sock=sock, ssl=self.tls, limit=HEAD_LIMIT,
                                             ssl_handshake_timeout=self.limits.head_timeout_s if self.tls else None)
-        reader, self._feed = await asyncio.open_unix_connection(sock=feed)
+        _, fed = await asyncio.get_running_loop().connect_accepted_socket(lambda: Feed(self), feed)
         beating = asyncio.create_task(self._heartbeat())
         self._feed.write(frame(READY, b""))
         try:
-            while (got := await read_frame(reader)) is not None:
-                kind, payload = got
-                if kind == STATE:
-                    self.state = payload
-                elif kind == EVENTS:
-                    self._fan_out(payload)
+            await fed.ended
         finally:
             beating.cancel()
             server.close()
@@ -135,7 +152,7 @@ class Front:
     def _fan_out(self, chunk: bytes) -> None:
         for viewer in list(self.viewers):
             transport = viewer.transport
-            if transport.is_closing() or transport.get_write_buffer_size() + len(chunk) > self.limits.backlog:
+            if transport.is_closing() or transport.get_write_buffer_size() > self.limits.backlog:
                 self._drop(viewer)
             else:
                 transport.write(chunk)
