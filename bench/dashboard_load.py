@@ -5,9 +5,9 @@
   times with the load, alternately (a shared machine's load drifts: each loaded run is compared with the
   unwatched runs either side of it). Reported: rounds per second, and the table's own work per round
   (the CPU time of the thread that plays, which waits for nobody's CPU but its own), both as ratios.
-- loaded: --streams open event streams (/events) and --pollers clients polling /api/state (each every
-  --poll-interval seconds, each poll a new connection), all in a separate client process (asyncio)
-  started for each loaded run: every stream's delay from each RoundSettled record being on disk (the
+- loaded: --streams open event streams (/events), read by one client process, and --pollers clients
+  polling /api/state (each every --poll-interval seconds, each poll a new connection) from another
+  (asyncio, both started for each loaded run): every stream's delay from each RoundSettled record being on disk (the
   table's listener stamps it) to that stream reading its event (same wall clock, same machine), events
   missed, and the /api/state latency.
 - slow: one client that reads its stream at one byte a second while the table plays again: the rate
@@ -138,24 +138,36 @@ def cpu_seconds(pid: int) -> float:
 def loaded_run(rules, live: LiveTable, dashboard, args) -> tuple[dict, dict, int]:
     """One run with the viewers: the table's figures (with, per round, the CPU of the table's whole
     process, of the front's if it has its own, and of the clients), what the clients saw, how many
-    viewers were open."""
-    ours, theirs = multiprocessing.Pipe()
-    client = multiprocessing.get_context("spawn").Process(
-        target=client_process, args=(dashboard.site.port, args.streams, args.pollers, args.poll_interval, theirs), daemon=True)
-    client.start()
-    assert ours.recv() == "open"
+    viewers were open. The streams are read by one process and the pollers poll from another, as they
+    are other devices: a poll's time does not include the streams' process reading a burst of events."""
+    ends, pids = [], {"appliance": os.getpid()}
+    for role, streams, pollers in (("viewers", args.streams, 0), ("pollers", 0, args.pollers)):
+        ours, theirs = multiprocessing.Pipe()
+        client = multiprocessing.get_context("spawn").Process(
+            target=client_process, args=(dashboard.site.port, streams, pollers, args.poll_interval, theirs), daemon=True)
+        client.start()
+        ends.append((ours, client))
+        pids[role] = client.pid
+    for ours, _ in ends:
+        assert ours.recv() == "open"
     deadline = time.monotonic() + 2  # the front reports its count within 50 ms
     while viewer_count(dashboard) < args.streams and time.monotonic() < deadline:
         time.sleep(0.01)
     viewers = viewer_count(dashboard)
     front = getattr(dashboard.front, "process", None)  # the front in a process of its own, if it is
-    pids = {"appliance": os.getpid(), "clients": client.pid, **({"front": front.pid} if front else {})}
+    if front:
+        pids["front"] = front.pid
     before = {name: cpu_seconds(pid) for name, pid in pids.items()}
     played = play(rules, live, args.rounds)
     played["process_cpu"] = {name: (cpu_seconds(pid) - before[name]) / args.rounds for name, pid in pids.items()}
-    ours.send("played")
-    seen = ours.recv()
-    client.join(10)
+    seen = {"settled": [], "latencies": []}
+    for ours, client in ends:
+        ours.send("played")
+    for ours, client in ends:
+        report = ours.recv()
+        client.join(10)
+        seen["settled"] += report["settled"]
+        seen["latencies"] += report["latencies"]
     return played, seen, viewers
 
 
