@@ -5,8 +5,11 @@ cannot pass itself off as the appliance's own screen."""
 import http.client
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from served import dashboard_serving
@@ -192,3 +195,92 @@ def test_a_request_the_front_and_waitress_could_read_differently_is_refused(tmp_
         assert answer.split(b" ", 2)[1] in (b"400", b"411") and why in json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]
         assert answer.count(b"\r\n\r\n") == 1  # one answer, to one request
     assert not [r for r in records(tmp_path / "log") if r["event"] == Events.SUPERVISOR_REFUSED]
+
+
+def test_clients_trickling_their_headers_neither_fill_the_dashboard_nor_stay():
+    """150 connections (waitress's own limit was 100) each sending a byte of its head now and then:
+    the state and the requests the front passes to waitress are answered meanwhile, and each trickler
+    is closed once its head has taken longer than the head timeout, however often it sent a byte."""
+    live = LiveTable()
+    with dashboard_serving(lambda site: create_app(live, RULES, site=site), live,
+                           limits=FrontLimits(head_timeout_s=3.0)) as base:
+        port = int(base.rsplit(":", 1)[1])
+        tricklers = [socket.create_connection(("127.0.0.1", port)) for _ in range(150)]
+        began = time.monotonic()
+        for trickler in tricklers:
+            trickler.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Slow: " % port)
+        for _ in range(4):
+            for trickler in tricklers:
+                trickler.sendall(b"x")
+            for path in ("/api/state", "/healthz"):
+                start = time.perf_counter()
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                connection.request("GET", path)
+                assert connection.getresponse().status == 200
+                connection.close()
+                assert time.perf_counter() - start < 1.0
+            time.sleep(0.5)
+        for trickler in tricklers:
+            trickler.settimeout(5)
+            assert trickler.recv(100) == b""  # closed, no answer owed
+            trickler.close()
+        assert 3.0 <= time.monotonic() - began < 6.0
+
+
+def test_what_the_front_answers_itself_is_guarded_as_flask_guards_and_is_flasks_state(tmp_path):
+    live = LiveTable()
+    held(live, 1)
+    with dashboard_serving(lambda site: create_app(live, RULES, site=site), live) as base:
+        port = int(base.rsplit(":", 1)[1])
+        host = b"Host: 127.0.0.1:%d\r\n" % port
+        for path in (b"/events", b"/api/state"):
+            assert answer_to(port, b"GET %s HTTP/1.1\r\nHost: evil.example:%d\r\n\r\n" % (path, port)).startswith(
+                b"HTTP/1.1 400")
+            assert answer_to(port, b"GET %s HTTP/1.1\r\n%sOrigin: http://evil.example\r\n\r\n" % (path, host)).startswith(
+                b"HTTP/1.1 403")
+        answer = answer_to(port, b"GET /api/state HTTP/1.1\r\n" + host + b"\r\n")
+        head, body = answer.split(b"\r\n\r\n", 1)
+        assert b"X-Frame-Options: DENY" in head and b"X-Content-Type-Options: nosniff" in head
+        assert body == create_app(live, RULES).test_client().get("/api/state").data  # one rendering of the state
+
+
+def test_the_front_ends_when_the_appliance_is_killed(tmp_path):
+    """A front left behind would hold the dashboard's port, and the restarted appliance could not bind it."""
+    script = tmp_path / "serve.py"
+    script.write_text("import sys, time\n"
+                      "from appliance.config import load_house\n"
+                      "from appliance.table.live import LiveTable\n"
+                      "from appliance.web.app import create_app\n"
+                      "from appliance.web.serving import serve_dashboard\n"
+                      "live = LiveTable()\n"
+                      "d = serve_dashboard(lambda site: create_app(live, load_house('general'), site=site), live)\n"
+                      "print(d.site.port, d.front.process.pid, flush=True)\n"
+                      "time.sleep(600)\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE)
+    port, front = map(int, proc.stdout.readline().split())
+    assert http_status(port, "/healthz") == 200
+    proc.kill()
+    proc.wait(10)
+    proc.stdout.close()
+    deadline = time.monotonic() + 10
+    while alive(front):
+        assert time.monotonic() < deadline, "the front outlived the appliance"
+        time.sleep(0.05)
+    with socket.create_server(("127.0.0.1", port)):  # the port is free again
+        pass
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def http_status(port, path):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().status
+    finally:
+        connection.close()
