@@ -114,7 +114,7 @@ def test_a_viewer_that_stops_reading_is_dropped_and_the_table_never_waits():
         dashboard.front.put_nowait({"seq": None, "event": "Last", "round": None})
         assert handing < 0.05  # the table's side only hands events over, whoever is slow
         listening.join(10)
-        assert wait_for(lambda: (dashboard.front.dropped, dashboard.front.viewers) == (1, 1))
+        assert wait_for(lambda: (dashboard.front.dropped, dashboard.front.viewers) == (1, 1)), (dashboard.front.dropped, dashboard.front.viewers, len(received))
         assert received == ["Flood"] * 3000 + ["Last"]  # a viewer that keeps up keeps its stream
     finally:
         for sock in (slow, reader):

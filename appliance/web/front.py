@@ -5,8 +5,8 @@ every other request to waitress (Flask) over a private Unix socket.
 Why: an event stream is a connection held open for hours. Served by waitress, each one holds one of
 its worker threads, so 16 viewers stopped the dashboard. Here a viewer costs a socket and a bounded
 buffer, and the work of serving viewers is done outside the table's process: there it would compete
-with the table for the interpreter's lock (every write to a viewer hands the lock over), which made
-the table 3 times slower and ``/api/state`` wait 300 ms under 300 viewers. The table's process feeds
+with the table for the interpreter's lock (every write to a viewer hands the lock over): under 300
+viewers the table's process spent 3 times its CPU per round and played at half its rate or less. The table's process feeds
 this one (:mod:`.front_process`): its events, each batch written once to every viewer's transport (no
 task wakes per viewer), and the state's JSON after each change (the one rendering,
 ``LiveTable.state_json``), which this process answers ``GET /api/state`` with, after the same
