@@ -4,17 +4,20 @@ every other request to waitress (Flask) over a private Unix socket.
 
 Why: an event stream is a connection held open for hours. Served by waitress, each one holds one of
 its worker threads, so 16 viewers stopped the dashboard. Here a viewer costs a socket and a bounded
-buffer, and the work of serving viewers is done outside the table's process: there it would compete
-with the table for the interpreter's lock (every write to a viewer hands the lock over): under 300
-viewers the table's process spent 3 times its CPU per round and played at half its rate or less. The table's process feeds
-this one (:mod:`.front_process`): its events, each batch written once to every viewer's transport (no
-task wakes per viewer), and the state's JSON after each change (the one rendering,
-``LiveTable.state_json``), which this process answers ``GET /api/state`` with, after the same
-``Host`` and ``Origin`` checks and with the same headers as Flask. What a viewer has not taken yet
-waits in its transport, up to ``backlog`` bytes and one batch (its queue, counted in bytes) over a
-small kernel send buffer; a viewer past that is dropped, never waited for, and so is one whose backlog has not moved for
-``stall_s``: its browser reconnects and reloads the state. A heartbeat goes to every viewer every
-``heartbeat_s``; a connection that has not sent its request head within ``head_timeout_s`` is closed.
+buffer, and the work of serving viewers is done outside the table's process: there it competed with
+the table for the interpreter's lock (every write to a viewer hands the lock over), and under 300
+viewers the table's process spent 3 times its CPU per round and played at half its rate or less.
+
+The table's process feeds this one (:mod:`.front_process`): its events, each batch written once to
+every viewer's transport (no task wakes per viewer), and the state's JSON after each change (the one
+rendering, ``LiveTable.state_json``), which this process answers ``GET /api/state`` with, after the
+same ``Host`` and ``Origin`` checks and with the same headers as Flask. What a viewer has not taken
+yet waits in its transport, up to ``backlog`` bytes and one batch (its queue, counted in bytes) over
+a small kernel send buffer; a viewer past that is dropped, never waited for, and so is one whose
+backlog has not moved for ``stall_s``: its browser reconnects and reloads the state. A heartbeat goes
+to every viewer every ``heartbeat_s``; a connection that has not sent its request head within
+``head_timeout_s`` is closed; a head that the front and waitress could read differently is refused.
+
 The front also terminates TLS (Python's ``ssl``) and tells waitress who the client is
 (``X-Forwarded-For``/``-Proto``, which only the front can set: waitress listens on a socket in a
 private folder and trusts those headers from it alone, after the front drops any a client sent).

@@ -3,8 +3,11 @@
 A live-table subscriber whose ``put_nowait`` only queues the event: the table's thread does nothing
 more for its viewers. A thread here takes what has queued within ``COALESCE_S``, renders the stream
 chunks and takes the state (``LiveTable.state_json``, rendered at most once per change), and writes
-the state then the events to the front's process in one write: the front answers ``/api/state`` with a state at least as new as
-any event it has sent. The front reports back how many viewers it has and how many it dropped.
+the state then the events to the front's process in one write: the front answers ``/api/state``
+with a state at least as new as any event it has sent (a few milliseconds behind the table's own).
+The front reports back how many viewers it has and how many it dropped. If the front's process dies,
+that is logged, and ``/healthz`` (which the watchdog's web probe reads through the front) no longer
+answers.
 """
 
 from __future__ import annotations

@@ -8,8 +8,7 @@ every code, pairing and revocation is logged by the caller. The paired screens a
 the data folder (the token's SHA-256, never the token; written whole, through the audit log's
 ``store_file``: fsync-ed, renamed into place, readable by the service's group only), so a restart
 keeps them; a pairing stands only once it is logged and that file is written, a revocation holds at
-once. A file
-that cannot be read pairs nobody (the safe side) and says why in the journal.
+once. A file that cannot be read pairs nobody (the safe side) and says why in the journal.
 """
 
 from __future__ import annotations
