@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from served import dashboard_serving
 
 from appliance.audit.log import AuditLog, records
@@ -20,7 +22,7 @@ from appliance.table.live import LiveTable
 from appliance.table.round import Events
 from appliance.table.table import Table
 from appliance.web.app import create_app
-from appliance.web.front import FrontLimits
+from appliance.web.front import BadHead, FrontLimits, parse_head
 from appliance.web.serving import serve_dashboard
 
 RULES = load_house("general")
@@ -284,3 +286,20 @@ def http_status(port, path):
         return connection.getresponse().status
     finally:
         connection.close()
+
+
+@settings(max_examples=500, deadline=None, database=None)
+@given(head=st.one_of(
+    st.binary(max_size=300),
+    st.lists(st.sampled_from([b"GET /api/state HTTP/1.1", b"POST /login HTTP/1.0", b"Host: 127.0.0.1:1", b"Host: x",
+                              b"Content-Length: 5", b"Content-Length: \xb2", b"X-A: b\nC: d", b"X-A: \x00",
+                              b" folded", b"Name : v", b":", b"", b"GET  / HTTP/1.1", b"\xff\xfe: \xff"]),
+             min_size=1, max_size=8).map(lambda lines: b"\r\n".join(lines))))
+def test_any_request_head_is_read_or_refused_with_a_reason(head):
+    """What the front cannot read it refuses with a 400 that says why, never with a fault."""
+    try:
+        parsed = parse_head(head + b"\r\n\r\n")
+    except BadHead as err:
+        assert str(err)
+    else:
+        assert parsed.path.startswith("/") and all(name == name.lower() for name in parsed.headers)
