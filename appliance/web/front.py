@@ -14,8 +14,8 @@ rendering, ``LiveTable.state_json``), which this process answers ``GET /api/stat
 same ``Host`` and ``Origin`` checks and with the same headers as Flask. What a viewer has not taken
 yet waits in its transport, up to ``backlog`` bytes and one batch (its queue, counted in bytes) over
 a small kernel send buffer; a viewer past that is dropped, never waited for, and so is one whose
-backlog has not moved for ``stall_s``: its browser reconnects and reloads the state. A heartbeat goes
-to every viewer every ``heartbeat_s``; a connection that has not sent its request head within
+backlog has not moved for ``stall_s``: its browser reconnects and reloads the state. A heartbeat from
+the table's process goes to every viewer every ``heartbeat_s`` (a frozen appliance falls silent); a connection that has not sent its request head within
 ``head_timeout_s`` is closed; a head that the front and waitress could read differently is refused.
 
 The front also terminates TLS (Python's ``ssl``) and tells waitress who the client is
@@ -49,6 +49,7 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "te", "trailer", "
 # The feed between the table's process and this one: frames of one kind byte, a 4-byte length, a payload.
 EVENTS, STATE = b"E", b"S"  # to the front: stream chunks for every viewer; the state's JSON
 READY, COUNTS = b"R", b"C"  # from the front: serving; how many viewers are open and have been dropped
+HEARTBEAT = b"event: heartbeat\ndata: {}\n\n"  # sent by the table's process (front_process), never made up here
 STATUS = {400: "Bad Request", 403: "Forbidden", 405: "Method Not Allowed", 411: "Length Required",
           413: "Payload Too Large"}
 
@@ -140,7 +141,7 @@ class Front:
         server = await asyncio.start_server(self._connection, sock=sock, ssl=self.tls, limit=HEAD_LIMIT,
                                             ssl_handshake_timeout=self.limits.head_timeout_s if self.tls else None)
         _, fed = await asyncio.get_running_loop().connect_accepted_socket(lambda: Feed(self), feed)
-        beating = asyncio.create_task(self._heartbeat())
+        beating = asyncio.create_task(self._watch_stalls())
         self._feed.write(frame(READY, b""))
         try:
             await fed.ended
@@ -180,8 +181,7 @@ class Front:
 
         asyncio.get_running_loop().call_later(0.05, send)
 
-    async def _heartbeat(self) -> None:
-        beat = b"event: heartbeat\ndata: {}\n\n"
+    async def _watch_stalls(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.limits.heartbeat_s)
@@ -193,7 +193,6 @@ class Front:
                     viewer.stalled_since = now
                 elif now - viewer.stalled_since > self.limits.stall_s:
                     self._drop(viewer)
-            self._fan_out(beat)
 
     # --- requests ---------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ import threading
 import time
 
 from ..table.live import LiveTable
-from .front import COUNTS, EVENTS, READY, STATE, FrontLimits, TlsFiles, arguments, frame
+from .front import COUNTS, EVENTS, HEARTBEAT, READY, STATE, FrontLimits, TlsFiles, arguments, frame
 from .site_guard import Site
 
 log = logging.getLogger(__name__)
@@ -36,6 +36,7 @@ QUEUED_LIMIT = 10_000  # events waiting for the front's process; past that the t
 COALESCE_S = 0.025
 BATCH_BYTES = 16 * 1024  # at most this (and one event) in one batch: a quarter of a viewer's backlog
 START_TIMEOUT_S = 20.0
+NOTHING = object()  # no event came before the next heartbeat was due
 
 
 class FrontProcess:
@@ -71,12 +72,18 @@ class FrontProcess:
         self._queue.put_nowait(message)
 
     def _send(self) -> None:
+        # The heartbeat comes from here, not from the front: a stopped or frozen appliance falls silent
+        # on every screen, even though the front's own process still answers.
+        next_beat = time.monotonic() + self.limits.heartbeat_s
         while True:
-            message = self._queue.get()
-            if self._queue.empty():  # the first of a burst, maybe: let the rest of it come
-                time.sleep(COALESCE_S)
+            try:
+                message = self._queue.get(timeout=max(0.0, next_beat - time.monotonic()))
+                if self._queue.empty():  # the first of a burst, maybe: let the rest of it come
+                    time.sleep(COALESCE_S)
+            except queue.Empty:
+                message = NOTHING
             events, size = [], 0
-            while message is not None:
+            while message is not None and message is not NOTHING:
                 events.append(f"event: {message['event']}\ndata: {json.dumps(message)}\n\n".encode())
                 size += len(events[-1])
                 if size >= BATCH_BYTES:  # a viewer's backlog holds several batches
@@ -85,6 +92,9 @@ class FrontProcess:
                     message = self._queue.get_nowait()
                 except queue.Empty:
                     break
+            if time.monotonic() >= next_beat:
+                events.append(HEARTBEAT)
+                next_beat = time.monotonic() + self.limits.heartbeat_s
             state = self.live.state_json()  # taken after the events: it holds what they announce
             chunks = [frame(STATE, state)] if state is not self._sent_state else []
             if events:
