@@ -15,8 +15,9 @@ same ``Host`` and ``Origin`` checks and with the same headers as Flask. What a v
 yet waits in its transport, up to ``backlog`` bytes and one batch (its queue, counted in bytes) over
 a small kernel send buffer; a viewer past that is dropped, never waited for, and so is one whose
 backlog has not moved for ``stall_s``: its browser reconnects and reloads the state. A heartbeat from
-the table's process goes to every viewer every ``heartbeat_s`` (a frozen appliance falls silent); a connection that has not sent its request head within
-``head_timeout_s`` is closed; a head that the front and waitress could read differently is refused.
+the table's process goes to every viewer every ``heartbeat_s`` (a frozen appliance falls silent); a
+connection that has not sent its request head within ``head_timeout_s`` is closed; a head that the
+front and waitress could read differently is refused.
 
 The front also terminates TLS (Python's ``ssl``) and tells waitress who the client is
 (``X-Forwarded-For``/``-Proto``, which only the front can set: waitress listens on a socket in a
