@@ -433,16 +433,18 @@ def refuse_simulated_parts(args: argparse.Namespace, devices) -> None:
 
 
 def dashboard_tls(args: argparse.Namespace, config_dir: Path | None):
-    """The TLS context from --tls-cert/--tls-key, else from tls/dashboard.crt and .key in the
+    """The TLS certificate and key from --tls-cert/--tls-key (checked), else from tls/dashboard.crt and .key in the
     configuration folder when both are there; None without a certificate."""
-    from .web.serving import tls_context
+    from .web.front import TlsFiles
 
     folder = (config_dir or Path(".")) / "tls"
     cert = Path(args.tls_cert) if args.tls_cert else folder / "dashboard.crt"
     key = Path(args.tls_key) if args.tls_key else folder / "dashboard.key"
     if not (args.tls_cert or args.tls_key or (config_dir and cert.is_file() and key.is_file())):
         return None
-    return tls_context(cert, key)
+    files = TlsFiles(cert.absolute(), key.absolute())
+    files.context()  # a certificate or key that cannot be used fails before anything starts
+    return files
 
 
 def house_to_deal_by(given: str | None, data: Path) -> tuple[str, str | None]:
@@ -537,6 +539,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     table.hold_for_audit(audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
     dashboard = serve_dashboard(lambda site: create_app(live, rules, table=table, index=index, audit=audit,
                                                         dealer=station.loop, site=site,
+                                                        screens_file=data / "paired-screens.json",
                                                         setup=SetupRig.of(station, data, config_dir, rules.key)),
                                 live, args.host, args.port, names=tuple(args.allow_host), tls=tls,
                                 insecure_http=args.insecure_http)

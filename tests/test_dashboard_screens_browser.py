@@ -13,7 +13,8 @@ from appliance.audit.log import records
 from appliance.table.round import Events
 from appliance.web.app import create_app
 from appliance.web.certificate import make_self_signed
-from appliance.web.serving import serve_dashboard, tls_context
+from appliance.web.front import TlsFiles
+from appliance.web.serving import serve_dashboard
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -45,7 +46,7 @@ def test_a_second_screen_is_paired_with_the_code_shown_on_the_appliance(tmp_path
     made = make_self_signed(tmp_path / "tls", [address])
     d = Dealer(tmp_path / "log")
     dashboard = serve_dashboard(lambda site: create_app(d.live, d.table.rules, d.table, dealer=d.loop, site=site),
-                                d.live, host="0.0.0.0", names=(address,), tls=tls_context(made.cert, made.key))
+                                d.live, host="0.0.0.0", names=(address,), tls=TlsFiles(made.cert, made.key))
     port = dashboard.site.port
     try:
         with sync_playwright() as p:

@@ -32,6 +32,15 @@ def get(url):
         return response.status, response.headers.get_content_type(), response.read()
 
 
+def state_when(base, condition, timeout=5.0):
+    """The served state once ``condition`` holds: the front answers /api/state from the state the
+    table's process last sent it, a few milliseconds behind the table (never behind an event it sent)."""
+    deadline = time.monotonic() + timeout
+    while not condition(state := json.loads(get(base + "/api/state")[2])) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return state
+
+
 def play(live, audit):
     table = TableRound("w1", RULES, read_toml(Path(RULES.source)), audit, [live])
     table.open("dealer", [{"seat": 2, "wager": "25"}, {"seat": 5, "wager": "40"}])
@@ -48,8 +57,8 @@ def test_the_page_and_the_state(served):
     assert status == 200 and kind == "text/html" and b"EventSource" in body
     assert json.loads(get(base + "/api/state")[2]) == {"round": None, "phase": "idle", "held": None, "dealer": {}}
     settlement = play(live, audit)
-    state = json.loads(get(base + "/api/state")[2])
-    assert state["round"] == "w1" and state["phase"] == "settled"
+    state = state_when(base, lambda state: state["phase"] == "settled")
+    assert state["round"] == "w1"
     assert state["banker"]["front"] == ["As", "Kd"] and state["banker"]["rule"].startswith("Two pair")
     assert state["seats"]["2"]["result"] == settlement["seats"][0]["result"] or \
         state["seats"]["2"]["result"] == settlement["seats"][1]["result"]

@@ -3,11 +3,17 @@ that stops reading is dropped without slowing the table, idle connections are cl
 cannot pass itself off as the appliance's own screen."""
 
 import http.client
+import json
 import socket
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from served import dashboard_serving
 
 from appliance.audit.log import AuditLog, records
@@ -16,7 +22,7 @@ from appliance.table.live import LiveTable
 from appliance.table.round import Events
 from appliance.table.table import Table
 from appliance.web.app import create_app
-from appliance.web.front import FrontLimits
+from appliance.web.front import BadHead, FrontLimits, parse_head
 from appliance.web.serving import serve_dashboard
 
 RULES = load_house("general")
@@ -36,6 +42,16 @@ def next_event(response):
         line = response.fp.readline()
         if line.startswith(b"event: ") and line != b"event: heartbeat\n":
             return line[7:].strip().decode()
+
+
+def wait_for(condition, timeout=5.0):
+    """True once ``condition()`` holds (the front's process reports its counts within 50 ms)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def held(live, n):
@@ -100,7 +116,7 @@ def test_a_viewer_that_stops_reading_is_dropped_and_the_table_never_waits():
         dashboard.front.put_nowait({"seq": None, "event": "Last", "round": None})
         assert handing < 0.05  # the table's side only hands events over, whoever is slow
         listening.join(10)
-        assert dashboard.front.dropped == 1 and len(dashboard.front.viewers) == 1
+        assert wait_for(lambda: (dashboard.front.dropped, dashboard.front.viewers) == (1, 1)), (dashboard.front.dropped, dashboard.front.viewers, len(received))
         assert received == ["Flood"] * 3000 + ["Last"]  # a viewer that keeps up keeps its stream
     finally:
         for sock in (slow, reader):
@@ -144,3 +160,146 @@ def test_plain_http_off_loopback_is_refused_without_insecure_http():
     live = LiveTable()
     with pytest.raises(ValueError, match="HTTPS"):
         serve_dashboard(lambda site: create_app(live, RULES, site=site), live, host="0.0.0.0")
+
+
+def answer_to(port, raw: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(raw)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize("head, why", [
+    (b"POST /login HTTP/1.1\r\nHost: {host}\r\nContent-Length: 0\r\nContent-Length: {n}\r\n", "content-length is given twice"),
+    (b"GET /api/state HTTP/1.1\r\nHost: evil.example\r\nHost: {host}\r\n", "host is given twice"),
+    (b"POST /login HTTP/1.1\r\nHost: {host}\r\nX-A: b\nX-Forwarded-For: 10.9.9.9\r\nContent-Length: {n}\r\n", "bare CR or LF"),
+    (b"GET /api/state HTTP/1.1\r\nHost: {host}\r\nX-A: a\x00b\r\n", "control character"),
+    (b"GET /api/state HTTP/1.1x\r\nHost: {host}\r\n", "is not HTTP/1.0 or HTTP/1.1"),
+    (b"GET http://evil.example/api/state HTTP/1.1\r\nHost: {host}\r\n", "not a path"),
+    (b"POST /login HTTP/1.1\r\nHost: {host}\r\nContent-Length: \xb2\r\n", "Content-Length is not a number"),
+    (b"POST /login HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: gzip\r\nContent-Length: {n}\r\n", "without Transfer-Encoding"),
+])
+def test_a_request_the_front_and_waitress_could_read_differently_is_refused(tmp_path, head, why):
+    """Request smuggling: a second request hidden in the body, past the front's checks, would reach
+    waitress from the front's own socket with the X-Forwarded-For it carries (another device passing
+    itself off as the appliance's own screen)."""
+    live = LiveTable()
+    table = Table(RULES, read_toml(RULES.source), AuditLog(tmp_path / "log", b"f" * 64), {}, listeners=[live])
+    with dashboard_serving(lambda site: create_app(live, RULES, table, site=site), live) as base:
+        port = int(base.rsplit(":", 1)[1])
+        login = b'{"supervisor": "x", "pin": "1"}'
+        hidden = (b"POST /login HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Forwarded-For: 10.9.9.9\r\n"
+                  b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (port, len(login)) + login)
+        raw = head.replace(b"{host}", b"127.0.0.1:%d" % port).replace(b"{n}", b"%d" % len(hidden)) + b"\r\n" + hidden
+        answer = answer_to(port, raw)
+        assert answer.split(b" ", 2)[1] in (b"400", b"411") and why in json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]
+        assert answer.count(b"\r\n\r\n") == 1  # one answer, to one request
+    assert not [r for r in records(tmp_path / "log") if r["event"] == Events.SUPERVISOR_REFUSED]
+
+
+def test_clients_trickling_their_headers_neither_fill_the_dashboard_nor_stay():
+    """150 connections (waitress's own limit was 100) each sending a byte of its head now and then:
+    the state and the requests the front passes to waitress are answered meanwhile, and each trickler
+    is closed once its head has taken longer than the head timeout, however often it sent a byte."""
+    live = LiveTable()
+    with dashboard_serving(lambda site: create_app(live, RULES, site=site), live,
+                           limits=FrontLimits(head_timeout_s=3.0)) as base:
+        port = int(base.rsplit(":", 1)[1])
+        tricklers = [socket.create_connection(("127.0.0.1", port)) for _ in range(150)]
+        began = time.monotonic()
+        for trickler in tricklers:
+            trickler.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nX-Slow: " % port)
+        for _ in range(4):
+            for trickler in tricklers:
+                trickler.sendall(b"x")
+            for path in ("/api/state", "/healthz"):
+                start = time.perf_counter()
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                connection.request("GET", path)
+                assert connection.getresponse().status == 200
+                connection.close()
+                assert time.perf_counter() - start < 1.0
+            time.sleep(0.5)
+        for trickler in tricklers:
+            trickler.settimeout(5)
+            assert trickler.recv(100) == b""  # closed, no answer owed
+            trickler.close()
+        assert 3.0 <= time.monotonic() - began < 6.0
+
+
+def test_what_the_front_answers_itself_is_guarded_as_flask_guards_and_is_flasks_state(tmp_path):
+    live = LiveTable()
+    held(live, 1)
+    with dashboard_serving(lambda site: create_app(live, RULES, site=site), live) as base:
+        port = int(base.rsplit(":", 1)[1])
+        host = b"Host: 127.0.0.1:%d\r\n" % port
+        for path in (b"/events", b"/api/state"):
+            assert answer_to(port, b"GET %s HTTP/1.1\r\nHost: evil.example:%d\r\n\r\n" % (path, port)).startswith(
+                b"HTTP/1.1 400")
+            assert answer_to(port, b"GET %s HTTP/1.1\r\n%sOrigin: http://evil.example\r\n\r\n" % (path, host)).startswith(
+                b"HTTP/1.1 403")
+        answer = answer_to(port, b"GET /api/state HTTP/1.1\r\n" + host + b"\r\n")
+        head, body = answer.split(b"\r\n\r\n", 1)
+        assert b"X-Frame-Options: DENY" in head and b"X-Content-Type-Options: nosniff" in head
+        assert body == create_app(live, RULES).test_client().get("/api/state").data  # one rendering of the state
+
+
+def test_the_front_ends_when_the_appliance_is_killed(tmp_path):
+    """A front left behind would hold the dashboard's port, and the restarted appliance could not bind it."""
+    script = tmp_path / "serve.py"
+    script.write_text("import sys, time\n"
+                      "from appliance.config import load_house\n"
+                      "from appliance.table.live import LiveTable\n"
+                      "from appliance.web.app import create_app\n"
+                      "from appliance.web.serving import serve_dashboard\n"
+                      "live = LiveTable()\n"
+                      "d = serve_dashboard(lambda site: create_app(live, load_house('general'), site=site), live)\n"
+                      "print(d.site.port, d.front.process.pid, flush=True)\n"
+                      "time.sleep(600)\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE)
+    port, front = map(int, proc.stdout.readline().split())
+    assert http_status(port, "/healthz") == 200
+    proc.kill()
+    proc.wait(10)
+    proc.stdout.close()
+    deadline = time.monotonic() + 10
+    while alive(front):
+        assert time.monotonic() < deadline, "the front outlived the appliance"
+        time.sleep(0.05)
+    with socket.create_server(("127.0.0.1", port)):  # the port is free again
+        pass
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def http_status(port, path):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request("GET", path)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+@settings(max_examples=500, deadline=None, database=None)
+@given(head=st.one_of(
+    st.binary(max_size=300),
+    st.lists(st.sampled_from([b"GET /api/state HTTP/1.1", b"POST /login HTTP/1.0", b"Host: 127.0.0.1:1", b"Host: x",
+                              b"Content-Length: 5", b"Content-Length: \xb2", b"X-A: b\nC: d", b"X-A: \x00",
+                              b" folded", b"Name : v", b":", b"", b"GET  / HTTP/1.1", b"\xff\xfe: \xff"]),
+             min_size=1, max_size=8).map(lambda lines: b"\r\n".join(lines))))
+def test_any_request_head_is_read_or_refused_with_a_reason(head):
+    """What the front cannot read it refuses with a 400 that says why, never with a fault."""
+    try:
+        parsed = parse_head(head + b"\r\n\r\n")
+    except BadHead as err:
+        assert str(err)
+    else:
+        assert parsed.path.startswith("/") and all(name == name.lower() for name in parsed.headers)

@@ -173,3 +173,51 @@ def test_security_headers_hsts_over_tls_and_a_warning_on_every_page_over_plain_h
         answer = plain.get(path)
         assert answer.status_code == 200 and b'id="insecure-http"' in answer.data, path
         assert "Strict-Transport-Security" not in answer.headers
+
+
+def test_paired_screens_outlive_the_dashboard_and_so_do_revocations(dealer, tmp_path):
+    kept = tmp_path / "data" / "paired-screens.json"
+
+    def restarted():  # a new dashboard, its pairings read from the data folder
+        return create_app(dealer.live, dealer.table.rules, dealer.table, secret_key=b"s" * 32, dealer=dealer.loop,
+                          screens_file=kept)
+
+    app = restarted()
+    code = screen_post(at(app, "127.0.0.1"))("/api/dealer/pairing-code", {}).get_json()["code"]
+    tablet = at(app, "10.0.0.23")
+    screen_id = tablet.post("/api/pair", json={"code": code, "name": "side screen"}).get_json()["paired"]["id"]
+    token = tablet.get_cookie("screen").value
+    assert kept.stat().st_mode & 0o777 == 0o640 and token not in kept.read_text()
+    again = at(restarted(), "10.0.0.23")
+    again.set_cookie("screen", token)
+    assert again.get("/api/dealer").get_json()["screen"] == f"dealer (screen side screen, {screen_id})"
+    boss = at(restarted(), "10.0.0.5")
+    csrf = boss.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN}).get_json()["csrf"]
+    assert boss.post(f"/api/screens/{screen_id}/revoke", json={"pin": PIN}, headers={"X-CSRF-Token": csrf}).status_code == 200
+    after = at(restarted(), "10.0.0.23")
+    after.set_cookie("screen", token)
+    assert after.get("/api/dealer").status_code == 403
+    assert [r["event"] for r in records(dealer.folder) if r["event"].startswith("Screen")] == [
+        Events.SCREEN_PAIRING_CODE, Events.SCREEN_PAIRED, Events.SCREEN_REVOKED]
+
+
+def test_a_pairing_that_cannot_be_kept_does_not_stand(dealer, tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "paired-screens.json").mkdir()  # where the file goes: it cannot be written
+    app = create_app(dealer.live, dealer.table.rules, dealer.table, secret_key=b"s" * 32, dealer=dealer.loop,
+                     screens_file=tmp_path / "data" / "paired-screens.json")
+    code = screen_post(at(app, "127.0.0.1"))("/api/dealer/pairing-code", {}).get_json()["code"]
+    tablet = at(app, "10.0.0.23")
+    refused = tablet.post("/api/pair", json={"code": code, "name": "side screen"})
+    assert refused.status_code == 503 and "nothing can be recorded" in refused.get_json()["error"]
+    assert tablet.get("/api/dealer").status_code == 403 and dealer.table.held is not None
+
+
+def test_an_unreadable_pairings_file_pairs_nobody(dealer, tmp_path, caplog):
+    kept = tmp_path / "paired-screens.json"
+    kept.write_text('{"screens": [{"token_sha256": "x"}]}')
+    app = create_app(dealer.live, dealer.table.rules, dealer.table, dealer=dealer.loop, screens_file=kept)
+    boss = at(app, "127.0.0.1")
+    boss.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN})
+    assert boss.get("/api/screens").get_json() == []
+    assert "the paired screens cannot be read" in caplog.text

@@ -15,7 +15,8 @@ from settled_table import PIN, RULES, SUPERVISOR, settled_table
 from appliance.table.live import LiveTable
 from appliance.table.round import Events
 from appliance.web.app import create_app
-from appliance.web.serving import serve_dashboard, tls_context
+from appliance.web.front import TlsFiles
+from appliance.web.serving import serve_dashboard
 
 
 def selfsigned(config, *names):
@@ -41,7 +42,7 @@ def test_served_over_tls_with_hsts_secure_cookies_and_the_stream(tmp_path):
     live = LiveTable()
     table, _ = settled_table(tmp_path / "log", b"t" * 64, [live])
     dashboard = serve_dashboard(lambda site: create_app(live, RULES, table, site=site), live,
-                                tls=tls_context(cert, key))
+                                tls=TlsFiles(cert, key))
     client = ssl.create_default_context(cafile=str(cert))
     try:
         assert dashboard.url.startswith("https://")

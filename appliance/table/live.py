@@ -22,6 +22,7 @@ class LiveTable:
         self.devices: dict[str, dict] = {}  # device name -> its last status record
         self.dealer: dict = {}  # what the dealer's loop asks of the dealer now
         self.held: str | None = None
+        self._rendered: bytes | None = None  # the state's JSON, rendered once per change
 
     def __call__(self, record: dict) -> None:
         """A round listener: fold one record into the view, then tell every subscriber."""
@@ -74,12 +75,14 @@ class LiveTable:
                 fault = _fault(event, data)
                 if fault is not None:
                     entry["faults"] = (entry["faults"] + [{"at": record["ts"], "message": fault}])[-20:]  # recent only
+            self._rendered = None
             self._announce({"seq": record["seq"], "event": event, "round": data.get("round")})
 
     def prompt(self, prompt: dict) -> None:
         """The dealer loop's prompt (not a record: what the dealer is asked to do next)."""
         with self._lock:
             self.dealer = prompt
+            self._rendered = None
             self._announce({"seq": None, "event": "Dealer", "round": prompt.get("round")})
 
     def _announce(self, message: dict) -> None:
@@ -89,10 +92,17 @@ class LiveTable:
             except queue.Full:
                 pass  # a client that stopped reading; it reloads the state when it reconnects
 
-    def snapshot(self) -> dict:
+    def state_json(self) -> bytes:
+        """The state as the dashboard serves it (``/api/state``): rendered by the first reader after a
+        change, then the same bytes for every reader until the next change."""
         with self._lock:
-            # a deep copy the caller may keep
-            return json.loads(json.dumps({**self.state, "held": self.held, "dealer": self.dealer}))
+            if self._rendered is None:
+                self._rendered = json.dumps({**self.state, "held": self.held, "dealer": self.dealer}).encode()
+            return self._rendered
+
+    def snapshot(self) -> dict:
+        """The state as a deep copy the caller may keep."""
+        return json.loads(self.state_json())
 
     def device_status(self) -> list[dict]:
         with self._lock:

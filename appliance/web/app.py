@@ -9,6 +9,7 @@ import logging
 import os
 import re
 from importlib import resources
+from pathlib import Path
 
 from flask import Flask, Response, abort, jsonify, request
 from werkzeug.exceptions import HTTPException
@@ -29,7 +30,7 @@ from .supervisor_routes import supervisor_routes
 from .screen_pairing import ScreenPairings
 from .setup import setup_routes
 from .setup_rig import SetupRig
-from .site_guard import Site
+from .site_guard import Site, security_headers
 from .supervisor_sessions import SessionStore
 
 log = logging.getLogger(__name__)
@@ -55,12 +56,9 @@ def guard_site(app: Flask, site: Site) -> None:
             abort(403, f"requests from pages of {origin[:100]!r} are not answered")
 
     @app.after_request
-    def security_headers(response: Response) -> Response:
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        if site.tls:
-            response.headers["Strict-Transport-Security"] = "max-age=31536000"
+    def add_security_headers(response: Response) -> Response:
+        for name, value in security_headers(site.tls).items():
+            response.headers.setdefault(name, value)
         if site.insecure_http and response.mimetype == "text/html" and not response.is_streamed:
             html = response.get_data(as_text=True)
             response.set_data(re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + INSECURE_BANNER, html, count=1))
@@ -101,15 +99,16 @@ def answer_errors_as_json(app: Flask) -> None:
 
 def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, session_minutes: float = 15,
                secret_key: bytes | None = None, index: Index | None = None, audit: AuditLog | None = None,
-               dealer: DealerLoop | None = None, site: Site = Site("127.0.0.1"), setup: SetupRig | None = None) -> Flask:
+               dealer: DealerLoop | None = None, site: Site = Site("127.0.0.1"),
+               screens_file: Path | None = None, setup: SetupRig | None = None) -> Flask:
     """The dashboard. With ``table``, supervisors log in with their PIN and correct, void or declare a
     misdeal; every such request needs the session, its CSRF token and the PIN again. Behind the same
     session (no token: they change nothing), they read the history and shift totals from ``index``,
     and a round's records, its zone images and the CSV export from ``audit``; an export is logged.
     With ``dealer``, the touch screen drives the dealer's loop as the rail's buttons do (the appliance's
-    own screen, and screens paired to it). ``site`` says which names and origins are answered, and
-    whether the dashboard is served over TLS. With ``setup`` (and ``table``), the technician's setup
-    is at /setup, behind the same supervisor's session."""
+    own screen, and screens paired to it, kept in ``screens_file`` across restarts). ``site`` says which
+    names and origins are answered, and whether the dashboard is served over TLS. With ``setup`` (and
+    ``table``), the technician's setup is at /setup, behind the same supervisor's session."""
     app = Flask(__name__, static_folder=None)
     app.secret_key = secret_key or os.urandom(32)
     app.config.update(SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Strict", MAX_CONTENT_LENGTH=BODY_LIMIT,
@@ -124,7 +123,9 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
         '<datalist id="misdeal-reasons"></datalist>', '<datalist id="misdeal-reasons">' + "".join(
             f'<option value="{html.escape(r)}">' for r in rules.misdeal_reasons) + "</datalist>")
     hint_page = static.joinpath("hint.html").read_text(encoding="utf-8")
-    pairings = ScreenPairings() if dealer is not None else None
+    pairings = None
+    if dealer is not None:
+        pairings = ScreenPairings((screens_file, dealer.table.audit.store_file) if screens_file else None)
     sessions = SessionStore(session_minutes * 60)
     app.register_blueprint(supervisor_routes(table, rules, index, audit, sessions, pairings))
     if setup is not None and table is not None:
@@ -160,7 +161,9 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
 
     @app.get("/api/state")
     def state():
-        return jsonify(live.snapshot())
+        """The live state. The front answers GET /api/state itself with the same bytes (fed to it by
+        :mod:`.front_process`); this route answers what reaches Flask (HEAD, the tests' client)."""
+        return Response(live.state_json(), mimetype="application/json")
 
     @app.get("/api/rounds")
     def rounds():

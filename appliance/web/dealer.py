@@ -30,11 +30,12 @@ def dealer_routes(loop: DealerLoop, pairings: ScreenPairings, pair_page: str) ->
     bp = Blueprint("dealer", __name__)
 
     def this_screen() -> str | None:
-        """Who drives the dealer's controls from here: the appliance's screen, a paired one, or nobody."""
-        if is_loopback(request.remote_addr or ""):
-            return WHO
+        """Who drives the dealer's controls from here: a paired screen (named in the log), the
+        appliance's own screen, or nobody."""
         screen = pairings.screen(request.cookies.get(SCREEN_COOKIE))
-        return None if screen is None else f"dealer (screen {screen.name}, {screen.id})"
+        if screen is not None:
+            return f"dealer (screen {screen.name}, {screen.id})"
+        return WHO if is_loopback(request.remote_addr or "") else None
 
     def not_paired():
         return jsonify({"error": "this device is not paired to the table: pair it at /pair", "pair": "/pair"}), 403
@@ -64,11 +65,12 @@ def dealer_routes(loop: DealerLoop, pairings: ScreenPairings, pair_page: str) ->
 
     @bp.get("/api/dealer")
     def prompt():
-        """What the dealer is asked to do now, and the screen's CSRF token."""
-        if this_screen() is None:
+        """What the dealer is asked to do now, the screen's CSRF token, and which screen this is."""
+        screen = this_screen()
+        if screen is None:
             return not_paired()
         session.setdefault("dealer_csrf", secrets.token_urlsafe(32))
-        return jsonify({**loop.prompt(), "csrf": session["dealer_csrf"]})
+        return jsonify({**loop.prompt(), "csrf": session["dealer_csrf"], "screen": screen})
 
     @bp.post("/api/dealer/press")
     @screen_only
@@ -122,10 +124,10 @@ def dealer_routes(loop: DealerLoop, pairings: ScreenPairings, pair_page: str) ->
         if not name.strip():
             raise BodyError("name: give this screen a name (e.g. \"table 7 side screen\")")
         try:
-            token, screen = pairings.pair(code.strip(), name.strip(), request.remote_addr or "?")
+            token, screen = pairings.pair(code.strip(), name.strip(), request.remote_addr or "?", lambda screen:
+                                          loop.table.log(Events.SCREEN_PAIRED, screen.to_json(), screen.by))
         except PairingError as err:
             return jsonify({"error": str(err)}), 403
-        loop.table.log(Events.SCREEN_PAIRED, screen.to_json(), screen.by)
         response = jsonify({"paired": screen.to_json()})
         response.set_cookie(SCREEN_COOKIE, token, httponly=True, samesite="Strict", secure=request.is_secure,
                             max_age=400 * 24 * 3600)

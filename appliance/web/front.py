@@ -1,19 +1,29 @@
-"""The dashboard's front: one asyncio server on the dashboard's port that serves the live event
-stream (``/events``) itself and hands every other request to waitress (Flask) over a private Unix
-socket.
+"""The dashboard's front: an asyncio server, in a process of its own, on the dashboard's port. It
+serves the live event stream (``/events``) and the table's state (``GET /api/state``) itself and hands
+every other request to waitress (Flask) over a private Unix socket.
 
 Why: an event stream is a connection held open for hours. Served by waitress, each one holds one of
 its worker threads, so 16 viewers stopped the dashboard. Here a viewer costs a socket and a bounded
-buffer: the table's listener serialises each event once and hands it to the event loop, which writes
-the same bytes to every viewer's transport (no task wakes per viewer). What a viewer has not taken
-yet waits in its transport, up to ``backlog`` bytes (its queue, counted in bytes) over a small kernel
-send buffer; a viewer past that is dropped, never waited for, and so is one whose backlog has not
-moved for ``stall_s``: its browser reconnects and reloads the state. A heartbeat goes to every
-viewer every ``heartbeat_s``; a connection that has not sent its request head within
-``head_timeout_s`` is closed. The front also terminates TLS (Python's ``ssl``) and tells waitress who the client is
+buffer, and the work of serving viewers is done outside the table's process: there it competed with
+the table for the interpreter's lock (every write to a viewer hands the lock over), and under 300
+viewers the table's process spent 3 times its CPU per round and played at half its rate or less.
+
+The table's process feeds this one (:mod:`.front_process`): its events, each batch written once to
+every viewer's transport (no task wakes per viewer), and the state's JSON after each change (the one
+rendering, ``LiveTable.state_json``), which this process answers ``GET /api/state`` with, after the
+same ``Host`` and ``Origin`` checks and with the same headers as Flask. What a viewer has not taken
+yet waits in its transport, up to ``backlog`` bytes and one batch (its queue, counted in bytes) over
+a small kernel send buffer; a viewer past that is dropped, never waited for, and so is one whose
+backlog has not moved for ``stall_s``: its browser reconnects and reloads the state. A heartbeat from
+the table's process goes to every viewer every ``heartbeat_s`` (a frozen appliance falls silent); a
+connection that has not sent its request head within ``head_timeout_s`` is closed; a head that the
+front and waitress could read differently is refused.
+
+The front also terminates TLS (Python's ``ssl``) and tells waitress who the client is
 (``X-Forwarded-For``/``-Proto``, which only the front can set: waitress listens on a socket in a
 private folder and trusts those headers from it alone, after the front drops any a client sent).
 Requests are answered one per connection (``Connection: close``): the dashboard makes few of them.
+This process ends when its feed from the table's process ends (the appliance stopped or died).
 """
 
 from __future__ import annotations
@@ -21,24 +31,35 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import resource
+import signal
 import socket
 import ssl
-import threading
-from dataclasses import dataclass
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 from .request_body import BODY_LIMIT
-from .site_guard import Site
+from .site_guard import Site, security_headers
 
 log = logging.getLogger(__name__)
 
 HEAD_LIMIT = 16 * 1024  # bytes of a request line and headers
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade", "transfer-encoding",
               "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port", "forwarded"}
+# The feed between the table's process and this one: frames of one kind byte, a 4-byte length, a payload.
+EVENTS, STATE = b"E", b"S"  # to the front: stream chunks for every viewer; the state's JSON
+READY, COUNTS = b"R", b"C"  # from the front: serving; how many viewers are open and have been dropped
+HEARTBEAT = b"event: heartbeat\ndata: {}\n\n"  # sent by the table's process (front_process), never made up here
+STATUS = {400: "Bad Request", 403: "Forbidden", 405: "Method Not Allowed", 411: "Length Required",
+          413: "Payload Too Large"}
 
 
 @dataclass(frozen=True)
 class FrontLimits:
-    backlog: int = 64 * 1024  # bytes written to one viewer and not yet taken by its kernel; past that: dropped
+    # bytes written to one viewer and not yet taken by its kernel; a viewer past that when the next
+    # batch of events comes is dropped (so it holds at most this and one batch)
+    backlog: int = 64 * 1024
     send_buffer: int = 16 * 1024  # bytes: a viewer's kernel send buffer
     stall_s: float = 30.0  # a viewer whose backlog does not drain for this long is dropped
     # The stream speaks at least this often: the dealer's screen calls the appliance lost after 2 s of
@@ -48,6 +69,54 @@ class FrontLimits:
     write_timeout_s: float = 10.0  # for one answer to a request
     upstream_timeout_s: float = 30.0
     connections: int = 2000  # open connections at most (viewers and requests); more are closed at once
+
+
+@dataclass(frozen=True)
+class TlsFiles:
+    """The dashboard's certificate and key (PEM), loaded where TLS is terminated: in the front."""
+
+    cert: Path
+    key: Path
+
+    def context(self) -> ssl.SSLContext:
+        """A server context: TLS 1.2 at least, Python's defaults otherwise."""
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        context.load_cert_chain(self.cert, self.key)
+        return context
+
+
+def frame(kind: bytes, payload: bytes) -> bytes:
+    return kind + len(payload).to_bytes(4, "big") + payload
+
+
+class Feed(asyncio.Protocol):
+    """The front's end of the feed. Whatever has arrived is taken at once: the last state, and every
+    event in one write to each viewer (a front that fell behind catches up in one go, and a request
+    waits behind one write per viewer, not one per event)."""
+
+    def __init__(self, front: "Front"):
+        self.front, self.pending, self.ended = front, bytearray(), asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
+        self.front._feed = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.pending += data
+        events = []
+        while len(self.pending) >= 5 and len(self.pending) >= 5 + (length := int.from_bytes(self.pending[1:5], "big")):
+            kind, payload = bytes(self.pending[:1]), bytes(self.pending[5:5 + length])
+            del self.pending[:5 + length]
+            if kind == STATE:
+                self.front.state = payload
+            elif kind == EVENTS:
+                events.append(payload)
+        if events:
+            self.front._fan_out(b"".join(events))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.ended.done():
+            self.ended.set_result(None)
 
 
 @dataclass(eq=False)
@@ -63,65 +132,32 @@ class Front:
         self.site, self.upstream, self.tls, self.limits = site, upstream, tls, limits
         self.viewers: set[Viewer] = set()
         self.dropped = 0  # viewers dropped for not keeping up
+        self.state = b"{}"  # the table's state as /api/state answers it (the feed sends it first)
         self._connections = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: asyncio.AbstractServer | None = None
-        self._thread: threading.Thread | None = None
+        self._feed: asyncio.Transport | None = None
+        self._counts_due = False
 
-    # --- the table's side (any thread) -------------------------------------------------------------
+    async def serve(self, sock: socket.socket, feed: socket.socket) -> None:
+        """Serve on the bound, listening ``sock`` until the table's process closes ``feed``."""
+        server = await asyncio.start_server(self._connection, sock=sock, ssl=self.tls, limit=HEAD_LIMIT,
+                                            ssl_handshake_timeout=self.limits.head_timeout_s if self.tls else None)
+        _, fed = await asyncio.get_running_loop().connect_accepted_socket(lambda: Feed(self), feed)
+        beating = asyncio.create_task(self._watch_stalls())
+        self._feed.write(frame(READY, b""))
+        try:
+            await fed.ended
+        finally:
+            beating.cancel()
+            server.close()
+            for viewer in list(self.viewers):
+                viewer.transport.abort()
 
-    def put_nowait(self, message: dict) -> None:
-        """A live-table subscriber: one event, serialised once, for every viewer."""
-        chunk = f"event: {message['event']}\ndata: {json.dumps(message)}\n\n".encode()
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._fan_out, chunk)
-
-    # --- running ----------------------------------------------------------------------------------
-
-    def start(self, sock: socket.socket) -> None:
-        """Serve on the bound, listening ``sock`` from an event loop in its own thread."""
-        ready = threading.Event()
-
-        def run():
-            self._loop = asyncio.new_event_loop()
-            self._loop.run_until_complete(self._open(sock))
-            ready.set()
-            self._loop.run_forever()
-            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
-            self._loop.close()
-
-        self._thread = threading.Thread(target=run, name="dashboard-front", daemon=True)
-        self._thread.start()
-        ready.wait(10)
-
-    async def _open(self, sock: socket.socket) -> None:
-        self._server = await asyncio.start_server(self._connection, sock=sock, ssl=self.tls, limit=HEAD_LIMIT,
-                                                  ssl_handshake_timeout=self.limits.head_timeout_s if self.tls else None)
-        self._loop.create_task(self._heartbeat())
-
-    def stop(self) -> None:
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-
-        async def close():
-            self._server.close()
-            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            loop.stop()
-
-        asyncio.run_coroutine_threadsafe(close(), loop)
-        self._thread.join(10)
-
-    # --- the loop's side --------------------------------------------------------------------------
+    # --- viewers ----------------------------------------------------------------------------------
 
     def _fan_out(self, chunk: bytes) -> None:
         for viewer in list(self.viewers):
             transport = viewer.transport
-            if transport.is_closing() or transport.get_write_buffer_size() + len(chunk) > self.limits.backlog:
+            if transport.is_closing() or transport.get_write_buffer_size() > self.limits.backlog:
                 self._drop(viewer)
             else:
                 transport.write(chunk)
@@ -130,10 +166,23 @@ class Front:
         if viewer in self.viewers:
             self.viewers.discard(viewer)
             self.dropped += 1
+            self._report_counts()
             viewer.transport.abort()  # what it had not taken is thrown away with it
 
-    async def _heartbeat(self) -> None:
-        beat = b"event: heartbeat\ndata: {}\n\n"
+    def _report_counts(self) -> None:
+        """Tell the table's process how many viewers there are, once per burst of changes."""
+        if self._counts_due or self._feed is None:
+            return
+        self._counts_due = True
+
+        def send():
+            self._counts_due = False
+            if not self._feed.is_closing():
+                self._feed.write(frame(COUNTS, json.dumps([len(self.viewers), self.dropped]).encode()))
+
+        asyncio.get_running_loop().call_later(0.05, send)
+
+    async def _watch_stalls(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(self.limits.heartbeat_s)
@@ -145,7 +194,8 @@ class Front:
                     viewer.stalled_since = now
                 elif now - viewer.stalled_since > self.limits.stall_s:
                     self._drop(viewer)
-            self._fan_out(beat)
+
+    # --- requests ---------------------------------------------------------------------------------
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._connections += 1
@@ -156,11 +206,15 @@ class Front:
                 head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.limits.head_timeout_s)
             except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ConnectionError):
                 return  # too slow, too long or gone: no answer is owed
-            request = parse_head(head)
-            if request is None:
-                await self._answer(writer, 400, "malformed request")
-            elif request.path.split("?")[0] == "/events":
+            try:
+                request = parse_head(head)
+            except BadHead as err:
+                return await self._answer(writer, 400, str(err))
+            path = request.path.split("?")[0]
+            if path == "/events":
                 await self._events(request, reader, writer)
+            elif path == "/api/state" and request.method == "GET":
+                await self._state(request, writer)
             else:
                 await self._proxy(request, head, reader, writer, writer.get_extra_info("peername"))
         except (ConnectionError, TimeoutError, ssl.SSLError, asyncio.CancelledError):
@@ -169,36 +223,57 @@ class Front:
             self._connections -= 1
             await _close(writer)
 
-    async def _events(self, request: "Head", reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def _refusal(self, request: "Head") -> tuple[int, str] | None:
+        """Flask's ``Host`` and ``Origin`` checks (``app.guard_site``), for what the front answers itself."""
         port = self.site.port
         if not self.site.allows_host(request.headers.get("host", ""), port):
-            return await self._answer(writer, 400, "Host is not this dashboard's name")
+            return 400, "Host is not this dashboard's name"
         origin = request.headers.get("origin")
         if origin is not None and not self.site.allows_origin(origin, port):
-            return await self._answer(writer, 403, "requests from pages of other sites are not answered")
+            return 403, "requests from pages of other sites are not answered"
+        return None
+
+    def _headers(self, content_type: str) -> bytes:
+        headers = {"Content-Type": content_type, **security_headers(self.tls is not None), "Connection": "close"}
+        return "".join(f"{name}: {value}\r\n" for name, value in headers.items()).encode()
+
+    async def _events(self, request: "Head", reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        refused = self._refusal(request)
+        if refused:
+            return await self._answer(writer, *refused)
         if request.method != "GET":
             return await self._answer(writer, 405, "the event stream is read with GET")
         sock = writer.get_extra_info("socket")
         if sock is not None:  # a small kernel buffer: what a stopped viewer holds is bounded by the backlog
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.send_buffer)
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\n"
-                     b"X-Content-Type-Options: nosniff\r\nConnection: close\r\n"
-                     + (b"Strict-Transport-Security: max-age=31536000\r\n" if self.tls else b"")
-                     + b"\r\nretry: 2000\n\n")
+        writer.write(b"HTTP/1.1 200 OK\r\n" + self._headers("text/event-stream") + b"Cache-Control: no-store\r\n"
+                     b"\r\nretry: 2000\n\n")
         viewer = Viewer(writer.transport)
         self.viewers.add(viewer)
+        self._report_counts()
         try:
             while await reader.read(4096):  # a viewer sends nothing more; this ends when it goes
                 pass
         finally:
-            self.viewers.discard(viewer)
+            if viewer in self.viewers:
+                self.viewers.discard(viewer)
+                self._report_counts()
+
+    async def _state(self, request: "Head", writer: asyncio.StreamWriter) -> None:
+        refused = self._refusal(request)
+        if refused:
+            return await self._answer(writer, *refused)
+        body = self.state
+        writer.write(b"HTTP/1.1 200 OK\r\n" + self._headers("application/json")
+                     + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        await asyncio.wait_for(writer.drain(), self.limits.write_timeout_s)
 
     async def _proxy(self, request: "Head", head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                      peer) -> None:
-        if "chunked" in request.headers.get("transfer-encoding", "").lower():
-            return await self._answer(writer, 411, "send the body with a Content-Length")
+        if "transfer-encoding" in request.headers:  # bodies are small: one framing, that both ends read alike
+            return await self._answer(writer, 411, "send the body with a Content-Length, without Transfer-Encoding")
         length = request.headers.get("content-length", "0")
-        if not length.isdigit():
+        if not (length.isascii() and length.isdigit()):  # str.isdigit alone takes "²" and "٥"
             return await self._answer(writer, 400, "Content-Length is not a number")
         if int(length) > BODY_LIMIT:
             return await self._answer(writer, 413, f"the body is {length} bytes; at most {BODY_LIMIT}")
@@ -224,10 +299,8 @@ class Front:
 
     async def _answer(self, writer: asyncio.StreamWriter, status: int, error: str) -> None:
         body = json.dumps({"error": error}).encode()
-        reason = {400: "Bad Request", 403: "Forbidden", 405: "Method Not Allowed", 411: "Length Required",
-                  413: "Payload Too Large"}[status]
-        writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
-                     f"Connection: close\r\n\r\n".encode() + body)
+        writer.write(f"HTTP/1.1 {status} {STATUS[status]}\r\n".encode() + self._headers("application/json")
+                     + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
         await asyncio.wait_for(writer.drain(), self.limits.write_timeout_s)
 
 
@@ -245,24 +318,62 @@ async def _close(writer: asyncio.StreamWriter) -> None:
 class Head:
     method: str
     path: str
-    headers: dict[str, str]  # lower-case names; a repeated header keeps its last value
+    headers: dict[str, str]  # lower-case names; a repeated header (not Host, not Content-Length) keeps its last value
 
 
-def parse_head(head: bytes) -> Head | None:
-    """The request line and headers, or None if they are not HTTP/1.x."""
+class BadHead(ValueError):
+    """A request line or headers the front will not pass on; the message says what is wrong."""
+
+
+def parse_head(head: bytes) -> Head:
+    """The request line and headers of plain HTTP/1.0 or 1.1, or :class:`BadHead`: a control
+    character (a bare CR or LF, NUL) anywhere, a header name with spaces, or a second ``Host`` or
+    ``Content-Length`` (where the front and waitress could read different requests in the same bytes)."""
+    text = head.decode("latin-1").removesuffix("\r\n\r\n")
+    if any(ord(c) < 32 and c != "\t" or c == "\x7f" for c in text.replace("\r\n", "")):
+        raise BadHead("a control character (a bare CR or LF, NUL) in the request head")
+    lines = text.split("\r\n")
     try:
-        lines = head.decode("latin-1").split("\r\n")
         method, path, version = lines[0].split(" ")
     except ValueError:
-        return None
-    if not version.startswith("HTTP/1.") or not path.startswith("/"):
-        return None
+        raise BadHead("the request line is not METHOD PATH VERSION") from None
+    if version not in ("HTTP/1.0", "HTTP/1.1"):
+        raise BadHead(f"{version[:20]!r} is not HTTP/1.0 or HTTP/1.1")
+    if not path.startswith("/"):
+        raise BadHead("the request's target is not a path")
     headers = {}
     for line in lines[1:]:
-        if line:
-            name, sep, value = line.partition(":")
-            if not sep or not name or name != name.strip():
-                return None
-            headers[name.lower()] = value.strip()
+        name, sep, value = line.partition(":")
+        if not sep or not name or name != name.strip():
+            raise BadHead(f"header {line[:40]!r} is not NAME: VALUE")
+        name = name.lower()
+        if name in headers and name in ("host", "content-length"):
+            raise BadHead(f"{name} is given twice")
+        headers[name] = value.strip()
     return Head(method, path, headers)
 
+
+# --- the front's process ----------------------------------------------------------------------------
+
+def arguments(sock: socket.socket, feed: socket.socket, site: Site, upstream: str, tls: TlsFiles | None,
+              limits: FrontLimits) -> str:
+    """What :func:`main` is started with (the two sockets are passed by descriptor)."""
+    return json.dumps({"listen_fd": sock.fileno(), "feed_fd": feed.fileno(), "site": asdict(site), "upstream": upstream,
+                       "tls": [str(tls.cert), str(tls.key)] if tls else None, "limits": asdict(limits)})
+
+
+def main(given: str) -> None:
+    config = json.loads(given)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the appliance, whose going ends this
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # a socket per viewer: room for all of them
+    wanted = FrontLimits(**config["limits"]).connections + 64
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
+    site = Site(**{**config["site"], "names": tuple(config["site"]["names"])})
+    tls = TlsFiles(*map(Path, config["tls"])).context() if config["tls"] else None
+    front = Front(site, config["upstream"], tls, FrontLimits(**config["limits"]))
+    asyncio.run(front.serve(socket.socket(fileno=config["listen_fd"]), socket.socket(fileno=config["feed_fd"])))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -4,19 +4,27 @@ The appliance's touch screen (loopback) always may. Another device (a second scr
 may once it is paired: someone at the appliance's own screen, or a supervisor with the PIN, asks for
 a one-time code, and the code is typed on the new device within two minutes; the device then holds a
 random token in a cookie (only its hash is kept here). A paired screen is revoked by a supervisor;
-every code, pairing and revocation is logged by the caller. Pairings last until the appliance
-restarts: a restart unpairs every screen, which errs on the safe side.
+every code, pairing and revocation is logged by the caller. The paired screens are kept in a file in
+the data folder (the token's SHA-256, never the token; written whole, through the audit log's
+``store_file``: fsync-ed, renamed into place, readable by the service's group only), so a restart
+keeps them; a pairing stands only once it is logged and that file is written, a revocation holds at
+once. A file that cannot be read pairs nobody (the safe side) and says why in the journal.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
+import logging
 import secrets
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 CODE_TTL_S = 120.0
 CODE_TRIES = 5  # wrong codes before the code is void
@@ -46,11 +54,16 @@ class _Code:
     tries: int = 0
 
 
+Store = Callable[[Path, bytes, str], None]  # AuditLog.store_file: a whole file, or recording stops
+
+
 class ScreenPairings:
-    def __init__(self, clock: Callable[[], float] = time.monotonic):
-        self._clock = clock
+    def __init__(self, kept_in: tuple[Path, Store] | None = None, clock: Callable[[], float] = time.monotonic):
+        """``kept_in``: the file the paired screens are kept in and how it is written; None keeps
+        them in memory only (a restart unpairs every screen)."""
+        self._kept_in, self._clock = kept_in, clock
         self._code: _Code | None = None
-        self._screens: dict[str, PairedScreen] = {}  # sha256(token) -> screen
+        self._screens: dict[str, PairedScreen] = _read(kept_in[0]) if kept_in else {}  # sha256(token) -> screen
         self._lock = threading.Lock()
 
     def new_code(self, by: str) -> str:
@@ -60,8 +73,10 @@ class ScreenPairings:
             self._code = _Code(code, self._clock() + CODE_TTL_S, by)
         return code
 
-    def pair(self, code: str, name: str, address: str) -> tuple[str, PairedScreen]:
-        """The new screen's token (for its cookie) and its record, or :class:`PairingError`."""
+    def pair(self, code: str, name: str, address: str,
+             record: Callable[[PairedScreen], None]) -> tuple[str, PairedScreen]:
+        """The new screen's token (for its cookie) and its record, or :class:`PairingError`. The
+        pairing is ``record``-ed (logged), then kept: one that cannot be logged or kept does not stand."""
         with self._lock:
             pending = self._code
             if pending is None or self._clock() > pending.expires:
@@ -77,7 +92,8 @@ class ScreenPairings:
             token = secrets.token_urlsafe(32)
             screen = PairedScreen(secrets.token_hex(4), name, address,
                                   dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), pending.by)
-            self._screens[_digest(token)] = screen
+            record(screen)
+            self._keep({**self._screens, _digest(token): screen})
             return token, screen
 
     def screen(self, token: str | None) -> PairedScreen | None:
@@ -90,13 +106,38 @@ class ScreenPairings:
         with self._lock:
             for digest, screen in self._screens.items():
                 if screen.id == screen_id:
-                    del self._screens[digest]
+                    self._keep({d: s for d, s in self._screens.items() if d != digest})
                     return screen
         raise PairingError(f"no paired screen {screen_id!r}")
+
+    def _keep(self, screens: dict[str, PairedScreen]) -> None:
+        """``screens`` from now on, written to the file first. A revocation holds even when the file
+        cannot be written (the error still reaches the caller: recording has stopped)."""
+        revoking = len(screens) < len(self._screens)
+        if revoking:
+            self._screens = screens
+        if self._kept_in is not None:
+            path, store = self._kept_in
+            body = {"screens": [{"token_sha256": d, **s.to_json()} for d, s in screens.items()]}
+            store(path, json.dumps(body, indent=1).encode() + b"\n", "paired screens")
+        self._screens = screens
 
     def screens(self) -> list[dict]:
         with self._lock:
             return [s.to_json() for s in self._screens.values()]
+
+
+def _read(path: Path) -> dict[str, PairedScreen]:
+    if not path.exists():
+        return {}
+    try:
+        kept = json.loads(path.read_bytes())["screens"]
+        names = [f.name for f in fields(PairedScreen)]
+        return {entry["token_sha256"]: PairedScreen(**{n: str(entry[n]) for n in names}) for entry in kept}
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        log.error("%s: the paired screens cannot be read (%s): no screen is paired until one is paired again",
+                  path, err)
+        return {}
 
 
 def _digest(token: str) -> str:

@@ -1,5 +1,6 @@
-"""The dashboard served: the front (:mod:`.front`) on the dashboard's address and port, waitress with
-the Flask app behind it on a Unix socket in a private folder, the front subscribed to the live table.
+"""The dashboard served: the front (:mod:`.front`, in its own process) on the dashboard's address and
+port, waitress with the Flask app behind it on a Unix socket in a private folder, the front fed by the
+live table (:mod:`.front_process`).
 
 Plain HTTP is served to loopback only; any other address (``0.0.0.0``, ``::``, a LAN address) is
 served over TLS, or over plain HTTP only when ``insecure_http`` is given, and then every page says so.
@@ -9,7 +10,6 @@ from __future__ import annotations
 
 import shutil
 import socket
-import ssl
 import tempfile
 import threading
 from collections.abc import Callable
@@ -20,7 +20,8 @@ import waitress
 from flask import Flask
 
 from ..table.live import LiveTable
-from .front import HEAD_LIMIT, Front, FrontLimits
+from .front import HEAD_LIMIT, FrontLimits, TlsFiles
+from .front_process import FrontProcess
 from .request_body import BODY_LIMIT
 from .site_guard import Site, bracketed, check_bind
 
@@ -29,7 +30,7 @@ from .site_guard import Site, bracketed, check_bind
 class Dashboard:
     url: str
     site: Site
-    front: Front
+    front: FrontProcess
     _server: object
     _thread: threading.Thread
     _stopping: threading.Event
@@ -48,19 +49,13 @@ class Dashboard:
         shutil.rmtree(self._folder, ignore_errors=True)
 
 
-def tls_context(cert: Path, key: Path) -> ssl.SSLContext:
-    """A server context from a PEM certificate and key: TLS 1.2 at least, Python's defaults otherwise."""
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    context.load_cert_chain(cert, key)
-    return context
-
-
 def serve_dashboard(make_app: Callable[[Site], Flask], live: LiveTable, host: str = "127.0.0.1", port: int = 0,
-                    names: tuple[str, ...] = (), tls: ssl.SSLContext | None = None, insecure_http: bool = False,
+                    names: tuple[str, ...] = (), tls: TlsFiles | None = None, insecure_http: bool = False,
                     threads: int = 8, limits: FrontLimits = FrontLimits()) -> Dashboard:
     """Bind, build the app for the bound site, and serve until :meth:`Dashboard.stop`."""
     check_bind(host, tls is not None, insecure_http)
+    if tls is not None:
+        tls.context()  # a certificate or key that cannot be used fails here, not in the front's process
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.create_server((host.strip("[]"), port), family=family, backlog=1024)
     site = Site(host, sock.getsockname()[1], tuple(names), tls=tls is not None, insecure_http=insecure_http)
@@ -83,8 +78,7 @@ def serve_dashboard(make_app: Callable[[Site], Flask], live: LiveTable, host: st
 
     thread = threading.Thread(target=run, name="dashboard-waitress", daemon=True)
     thread.start()
-    front = Front(site, upstream, tls, limits)
-    front.start(sock)
+    front = FrontProcess(live, sock, site, upstream, tls, limits)
     live.subscribe(front)
     shown = "localhost" if host in ("0.0.0.0", "::", "") else bracketed(host)
     return Dashboard(f"{site.scheme}://{shown}:{site.port}", site, front, server, thread, stopping, folder, live)

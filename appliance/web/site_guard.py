@@ -56,6 +56,15 @@ class Site:
         return bool(sep) and scheme == self.scheme and "/" not in rest and self.allows_host(rest, port)
 
 
+def security_headers(tls: bool) -> dict[str, str]:
+    """The headers every answer carries, whoever serves it (Flask, or the front for the stream and the
+    state): no sniffing, no framing, no referrer; over TLS, browsers keep to HTTPS for a year."""
+    headers = {"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer"}
+    if tls:
+        headers["Strict-Transport-Security"] = "max-age=31536000"
+    return headers
+
+
 def check_bind(host: str, tls: bool, insecure_http: bool) -> None:
     """Plain HTTP is for loopback; anything else is served over TLS unless the operator says otherwise."""
     if not tls and not is_loopback(host) and not insecure_http:

@@ -1,0 +1,142 @@
+"""The table's side of the dashboard's front (:mod:`.front`), which runs in a process of its own.
+
+A live-table subscriber whose ``put_nowait`` only queues the event: the table's thread does nothing
+more for its viewers. A thread here takes what has queued within ``COALESCE_S``, renders the stream
+chunks and takes the state (``LiveTable.state_json``, rendered at most once per change), and writes
+the state then the events to the front's process in one write: the front answers ``/api/state``
+with a state at least as new as any event it has sent (a few milliseconds behind the table's own).
+The front reports back how many viewers it has and how many it dropped. If the front's process dies,
+that is logged, and ``/healthz`` (which the watchdog's web probe reads through the front) no longer
+answers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import queue
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+from ..table.live import LiveTable
+from .front import COUNTS, EVENTS, HEARTBEAT, READY, STATE, FrontLimits, TlsFiles, arguments, frame
+from .site_guard import Site
+
+log = logging.getLogger(__name__)
+
+QUEUED_LIMIT = 10_000  # events waiting for the front's process; past that the table drops them, never waits
+# Events that come within this long of each other go to the front, and to each viewer, in one write:
+# a table playing flat out makes hundreds of events a second, and each write to each viewer costs a
+# system call (300 viewers: 14-18 ms of the front's CPU per simulated round at 10 ms), while nobody at
+# a table can tell 25 ms.
+COALESCE_S = 0.025
+BATCH_BYTES = 16 * 1024  # at most this (and one event) in one batch: a quarter of a viewer's backlog
+START_TIMEOUT_S = 20.0
+NOTHING = object()  # no event came before the next heartbeat was due
+
+
+class FrontProcess:
+    def __init__(self, live: LiveTable, sock: socket.socket, site: Site, upstream: str, tls: TlsFiles | None,
+                 limits: FrontLimits):
+        """Start the front on the bound, listening ``sock`` (it is the front's from now on)."""
+        self.live, self.limits = live, limits
+        self.viewers = 0  # open event streams, as the front last reported
+        self.dropped = 0  # viewers the front dropped for not keeping up
+        self._queue: queue.Queue = queue.Queue(QUEUED_LIMIT)
+        self._ready = threading.Event()
+        self._stopping = False
+        ours, theirs = socket.socketpair()
+        self._feed = ours
+        self._sent_state = live.state_json()
+        ours.sendall(frame(STATE, self._sent_state))  # waits in the socket for the front to read it
+        self.process = subprocess.Popen([sys.executable, "-m", "appliance.web.front",
+                                         arguments(sock, theirs, site, upstream, tls, limits)],
+                                        pass_fds=(sock.fileno(), theirs.fileno()), stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.DEVNULL)  # stdout is the appliance's JSON
+        theirs.close()
+        sock.close()
+        self._sender = threading.Thread(target=self._send, name="dashboard-front-feed", daemon=True)
+        self._receiver = threading.Thread(target=self._receive, name="dashboard-front-counts", daemon=True)
+        self._sender.start()
+        self._receiver.start()
+        if not self._ready.wait(START_TIMEOUT_S):
+            self.stop()
+            raise RuntimeError(f"the dashboard's front did not start within {START_TIMEOUT_S:.0f} s")
+
+    def put_nowait(self, message: dict) -> None:
+        """A live-table subscriber (called under the live view's lock): queue the event and return."""
+        self._queue.put_nowait(message)
+
+    def _send(self) -> None:
+        # The heartbeat comes from here, not from the front: a stopped or frozen appliance falls silent
+        # on every screen, even though the front's own process still answers.
+        next_beat = time.monotonic() + self.limits.heartbeat_s
+        while True:
+            try:
+                message = self._queue.get(timeout=max(0.0, next_beat - time.monotonic()))
+                if self._queue.empty():  # the first of a burst, maybe: let the rest of it come
+                    time.sleep(COALESCE_S)
+            except queue.Empty:
+                message = NOTHING
+            events, size = [], 0
+            while message is not None and message is not NOTHING:
+                events.append(f"event: {message['event']}\ndata: {json.dumps(message)}\n\n".encode())
+                size += len(events[-1])
+                if size >= BATCH_BYTES:  # a viewer's backlog holds several batches
+                    break
+                try:
+                    message = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            if time.monotonic() >= next_beat:
+                events.append(HEARTBEAT)
+                next_beat = time.monotonic() + self.limits.heartbeat_s
+            state = self.live.state_json()  # taken after the events: it holds what they announce
+            chunks = [frame(STATE, state)] if state is not self._sent_state else []
+            if events:
+                chunks.append(frame(EVENTS, b"".join(events)))
+            try:
+                self._feed.sendall(b"".join(chunks))
+            except OSError:
+                if not self._stopping:
+                    log.error("the dashboard's front is gone: no viewer gets the table's events")
+                return
+            self._sent_state = state
+            if message is None:  # stop() queued it
+                return
+
+    def _receive(self) -> None:
+        reader = self._feed.makefile("rb")
+        while True:
+            head = reader.read(5)
+            if len(head) < 5:
+                break
+            payload = reader.read(int.from_bytes(head[1:], "big"))
+            if head[:1] == READY:
+                self._ready.set()
+            elif head[:1] == COUNTS:
+                self.viewers, self.dropped = json.loads(payload)
+        if not self._stopping:
+            log.error("the dashboard's front stopped (exit status %s)", self.process.poll())
+
+    def stop(self) -> None:
+        """The front's feed ends, and with it the front's process."""
+        self._stopping = True
+        try:
+            self._queue.put_nowait(None)  # what is queued goes first
+        except queue.Full:
+            pass
+        self._sender.join(2)
+        with contextlib.suppress(OSError):  # the front may be gone already
+            self._feed.shutdown(socket.SHUT_RDWR)
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._receiver.join(5)
+        self._feed.close()
