@@ -84,7 +84,7 @@ def test_a_technician_sets_up_the_table_on_the_screen(tmp_path):
         assert page.get_attribute("#cards button[data-card='5s']", "class") == "refused"
         assert page.get_attribute("#cards button[aria-pressed=true]", "data-card") == "5s"  # the next to capture
         say = page.inner_text("#card-say")
-        assert "Refused when the deck was learned: its rank looks like 3" in say and "five of spades" in say
+        assert "Refused when the deck was learned: it looks like another card, 3s: its rank matches the threes" in say and "five of spades" in say
         page.wait_for_function("document.getElementById('refused').naturalWidth > 0")  # what was refused, shown
         assert page.is_disabled("#capture") is False
         page.click("#capture")  # the five of spades this time
