@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +30,26 @@ def postgres():
 def floor_dsn(postgres):
     """A fresh, empty database on the session's server, for one test."""
     return postgres.create_database(f"floor_{next(_databases)}")
+
+
+REAL_CARDS = Path(__file__).resolve().parents[1].parent / "shared" / "real-cards"
+
+
+@pytest.fixture(scope="session")
+def real_decks(tmp_path_factory):
+    """Each real deck of ../shared/real-cards learned once from its faces, saved and loaded as the
+    appliance does: {name: (learned, loaded, folder)}. Learning takes tens of seconds a deck, so the
+    real-photo and real-frame tests share it."""
+    from appliance.vision.deck import Deck, learn
+
+    if not (REAL_CARDS / "labels.json").is_file():
+        if os.environ.get("CI"):  # CI has the shared folder beside its clone: missing there is a failure
+            pytest.fail(f"{REAL_CARDS}: the real photographs are not here", pytrace=False)
+        pytest.skip(f"{REAL_CARDS}: the real photographs are not here")
+    decks = {}
+    for name in ("deck-a", "deck-b"):
+        folder = tmp_path_factory.mktemp(name)
+        learned = learn(REAL_CARDS / name / "faces", folder)
+        learned.save(folder)
+        decks[name] = (learned, Deck.load(folder), folder)
+    return decks

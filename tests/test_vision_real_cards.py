@@ -11,7 +11,6 @@ import cv2
 import numpy as np
 import pytest
 
-from appliance.vision.deck import Deck, learn
 from appliance.vision.photo import find_cards
 from appliance.vision.reader import read_photo
 
@@ -19,18 +18,6 @@ REAL = Path(__file__).resolve().parents[1].parent / "shared" / "real-cards"
 pytestmark = pytest.mark.skipif(not (REAL / "labels.json").is_file(), reason=f"{REAL}: the real photographs are not here")
 DECKS = ("deck-a", "deck-b")
 READ_RATE_GOAL = 0.95
-
-
-@pytest.fixture(scope="session")
-def real_decks(tmp_path_factory):
-    """Each real deck learned once from its faces (and saved and loaded, as the appliance does)."""
-    decks = {}
-    for name in DECKS:
-        folder = tmp_path_factory.mktemp(name)
-        learned = learn(REAL / name / "faces", folder)
-        learned.save(folder)
-        decks[name] = (learned, Deck.load(folder), folder)
-    return decks
 
 
 def labels():

@@ -2,7 +2,6 @@
 laid into rendered frames of the layout, seen by the tilted camera, calibrated and read zone by zone
 with the deck learned from the faces. A few frames here; bench/vision_accuracy.py gives the figures."""
 
-import os
 import random
 from pathlib import Path
 
@@ -12,7 +11,6 @@ import pytest
 
 from appliance.config import shipped_config_dir
 from appliance.vision.calibrate import calibrate
-from appliance.vision.deck import learn
 from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.layout import load_layout
 from appliance.vision.photo_faces import OTHER_PHOTO, SAME_PHOTO, load_photo_deck
@@ -25,13 +23,9 @@ LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
 
 
 @pytest.fixture(scope="module", params=["deck-a", "deck-b"])
-def real_deck(request):
+def real_deck(request, real_decks):
     """A real deck learned from its face photos, and its card images for the frames."""
-    if not (REAL / "labels.json").is_file():
-        if os.environ.get("CI"):  # CI has the shared folder: missing there is a failure, not a skip
-            pytest.fail(f"{REAL}: the real photographs are not here", pytrace=False)
-        pytest.skip(f"{REAL}: the real photographs are not here")
-    deck = learn(REAL / request.param / "faces")
+    deck = real_decks[request.param][0]
     return deck, load_photo_deck(REAL, request.param, deck, views=1)
 
 
