@@ -1,13 +1,14 @@
 """The dealer's screens in a real headless Chromium (Playwright driving Debian's chromium): a second
-screen on the network is paired with the code the appliance's own screen shows, over HTTPS; and a
-hand typed over what the camera reads steadily waits for a supervisor's PIN."""
+screen on another host (a network namespace of the test's own) is paired with the code the appliance's
+own screen shows, over HTTPS; and a hand typed over what the camera reads steadily waits for a
+supervisor's PIN."""
 
 import os
 import shutil
-import socket
 
 import pytest
 from dealer_table import BANKER, Dealer
+from other_host import other_host
 
 from appliance.audit.log import records
 from appliance.table.round import Events
@@ -26,23 +27,16 @@ if CHROMIUM is None:
     pytest.skip("chromium is not installed here", allow_module_level=True)
 
 
-def lan_address() -> str | None:
-    """This machine's address on its network (no packet is sent), or None without one."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.255.255.255", 1))
-        except OSError:
-            return None
-        address = probe.getsockname()[0]
-    return None if address.startswith("127.") else address
+@pytest.fixture
+def other_screen_host():
+    with other_host() as host:
+        yield host
 
 
-def test_a_second_screen_is_paired_with_the_code_shown_on_the_appliance(tmp_path):
+def test_a_second_screen_is_paired_with_the_code_shown_on_the_appliance(tmp_path, other_screen_host):
     from playwright.sync_api import sync_playwright
 
-    address = lan_address()
-    if address is None:
-        pytest.skip("this machine has no network address besides loopback: no second screen to be")
+    address, screen = other_screen_host.host_address, other_screen_host.address
     made = make_self_signed(tmp_path / "tls", [address])
     d = Dealer(tmp_path / "log")
     dashboard = serve_dashboard(lambda site: create_app(d.live, d.table.rules, d.table, dealer=d.loop, site=site),
@@ -50,9 +44,10 @@ def test_a_second_screen_is_paired_with_the_code_shown_on_the_appliance(tmp_path
     port = dashboard.site.port
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            own = browser.new_context(ignore_https_errors=True).new_page()
-            other = browser.new_context(ignore_https_errors=True).new_page()
+            appliance = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            elsewhere = p.chromium.launch(executable_path=other_screen_host.wrapper(CHROMIUM, tmp_path), args=ARGS)
+            own = appliance.new_context(ignore_https_errors=True).new_page()
+            other = elsewhere.new_context(ignore_https_errors=True).new_page()
             other.goto(f"https://{address}:{port}/")
             other.wait_for_selector("#pair-link")  # not paired: no dealer's controls
             assert other.locator("#dealer").is_hidden()
@@ -74,13 +69,14 @@ def test_a_second_screen_is_paired_with_the_code_shown_on_the_appliance(tmp_path
             other.click("#wagers-save")
             other.wait_for_function("!document.getElementById('wagers').open")
             assert other.inner_text("#error") == ""
-            browser.close()
+            elsewhere.close()
+            appliance.close()
     finally:
         dashboard.stop()
     log = records(tmp_path / "log")
     paired = [r for r in log if r["event"] == Events.SCREEN_PAIRED]
     assert len(paired) == 1 and paired[0]["data"]["name"] == "side screen"
-    assert paired[0]["data"]["address"] == address and paired[0]["data"]["by"] == "dealer (screen)"
+    assert paired[0]["data"]["address"] == screen and paired[0]["data"]["by"] == "dealer (screen)"
     assert d.loop.bets == [{"seat": 2, "wager": "25"}]
 
 
