@@ -11,9 +11,8 @@ naming the supervisor. What is wrong is said in a technician's words, never as a
 from __future__ import annotations
 
 import functools
-import secrets
 
-from flask import Blueprint, Response, g, jsonify, request, session
+from flask import Blueprint, Response, g, jsonify, request
 
 from ..game.cards import Card, CardError
 from ..game.rules import HouseRulesError
@@ -27,6 +26,7 @@ from .request_body import ID_LIMIT, BodyError, json_object, text
 from .setup_camera import check_frame
 from .setup_deck import IMAGES, card_name
 from .setup_rig import SetupRig, chosen_house
+from .supervisor_guard import session_refused, token_refused
 from .supervisor_sessions import SessionStore
 
 PIN_LIMIT = 8
@@ -46,14 +46,11 @@ def setup_routes(rig: SetupRig, sessions: SessionStore, page: str) -> Blueprint:
         def wrap(view):
             @functools.wraps(view)
             def guarded(*args, **kwargs):
-                g.supervisor = sessions.get(session.get("sid"), table.gate.stored)
-                if g.supervisor is None:
-                    return jsonify({"error": "log in as a supervisor first"}), 401
+                refused = session_refused(sessions, table) or (change and token_refused())
+                if refused:
+                    return refused
                 g.who = f"supervisor {g.supervisor.supervisor}"
                 if change:
-                    token = request.headers.get("X-CSRF-Token", "").encode()
-                    if not secrets.compare_digest(token, g.supervisor.csrf.encode()):
-                        return jsonify({"error": "missing or wrong CSRF token"}), 403
                     kwargs["body"] = json_object()
                 try:
                     if not before_begin and rig.begun_by is None:

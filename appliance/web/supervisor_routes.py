@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-import secrets
 
 from flask import Blueprint, Response, g, jsonify, request, send_file, session
 
@@ -23,7 +22,8 @@ from ..table.table import Table
 from . import request_body
 from .request_body import BODY_LIMIT, ID_LIMIT, BodyError, json_object, text, whole
 from .screen_pairing import PairingError, ScreenPairings
-from .supervisor_sessions import SessionStore, SupervisorSession
+from .supervisor_guard import session_refused, token_refused
+from .supervisor_sessions import SessionStore
 from .query_params import HISTORY_LIMIT, ParameterError, date_param, day_param, int_param, time_param
 
 
@@ -37,27 +37,8 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
     def pin_of(body: dict) -> str:
         return text(body, "pin", PIN_LIMIT)
 
-    def current() -> SupervisorSession | None:
-        """The supervisor's open session, if this browser has one."""
-        if table is None:
-            return None
-        found = sessions.get(session.get("sid"), table.gate.stored)
-        if found is None:
-            session.pop("sid", None)
-        return found
-
     def no_session():
-        """The 401 to answer with, unless a supervisor's session is open."""
-        g.supervisor = current()
-        if g.supervisor is None:
-            return jsonify({"error": "log in as a supervisor first"}), 401
-        return None
-
-    def wrong_token():
-        token = request.headers.get("X-CSRF-Token", "").encode()
-        if not secrets.compare_digest(token, g.supervisor.csrf.encode()):
-            return jsonify({"error": "missing or wrong CSRF token"}), 403
-        return None
+        return session_refused(sessions, table)
 
     def supervisor_read(*needs: str):
         """A GET for a logged-in supervisor that reads from ``needs`` (``index``, ``audit``)."""
@@ -82,7 +63,7 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
             refused = no_session()
             if refused:
                 return refused
-            refused = wrong_token()
+            refused = token_refused()
             if refused:
                 return refused
             body = json_object()
@@ -194,7 +175,7 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
     def logout():
         """Ends the session on the appliance (a saved cookie opens nothing); needs the CSRF token, so that
         another site cannot log the supervisor out."""
-        refused = no_session() or wrong_token()
+        refused = no_session() or token_refused()
         if refused:
             return refused
         sessions.end(session.pop("sid", None))
