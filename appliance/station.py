@@ -214,5 +214,6 @@ class Station:
             worker.stop()
         if self.camera is not None:
             self.camera.close()  # after its thread has stopped: no read can come in between
-        self.table.repeats.flush()  # the counts of faults still being counted
+        self.table.repeats.flush()  # the counts of faults and refused logins still being counted
+        self.table.gate.refusals.flush()
 
