@@ -74,7 +74,7 @@ class Repeats:
             record = self._write(event, {**data, "count": 1}, who)  # outside the lock: a write may be slow
         except BaseException:
             with self._lock:  # not recorded: a window without its first record (or a timer) would never close
-                del self._open[key]
+                self._open.pop(key, None)
             raise
         with self._lock:
             entry.opened_seq = record.get("seq") if isinstance(record, dict) else None
