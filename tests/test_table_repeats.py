@@ -16,6 +16,7 @@ from appliance.audit.log import records
 from appliance.devices.protocol import frame
 from appliance.table.repeats import Repeats
 from appliance.table.round import Events
+from appliance.table.supervisor import PinError
 
 
 def of(folder: Path, event: str) -> list[dict]:
@@ -101,3 +102,13 @@ def test_a_first_record_that_cannot_be_written_leaves_no_window_counting_in_sile
     assert repeats.offer("k", Events.DEVICE_REJECTED, {"reason": "noise"}, "device")  # recorded, not counted
     repeats.flush()
     assert written == [{"reason": "noise", "count": 1}]
+
+
+def test_refused_logins_still_being_counted_are_recorded_when_the_station_stops(tmp_path, deck):  # noqa: F811
+    station = station_at_a_table(tmp_path, "/dev/null", tmp_path, deck)
+    for _ in range(3):
+        with pytest.raises(PinError):
+            station.table.gate.check("1042", "000000", "10.0.0.9")
+    station.stop()
+    refused = of(tmp_path / "log", Events.SUPERVISOR_REFUSED)
+    assert [(r["data"]["count"], r["data"]["address"]) for r in refused] == [(1, "10.0.0.9"), (2, "10.0.0.9")]
