@@ -7,6 +7,7 @@ from pathlib import Path
 
 from appliance.audit.log import AuditLog
 from appliance.config import load_house, read_toml
+from appliance.devices.gpio import Panel, PanelPins, SimulatedPins
 from appliance.devices.protocol import RngResult
 from appliance.table.dealer import DealerLoop
 from appliance.table.eye import TableTop
@@ -25,7 +26,7 @@ class Dealer:
     """The loop and its surroundings, as the appliance builds them."""
 
     def __init__(self, folder: Path, start_requests: list | None = None, rules=RULES, audit: AuditLog | None = None,
-                 space=None):
+                 space=None, lamp=None):
         self.live = LiveTable()
         self.audit = audit or AuditLog(folder, KEY)
         self.table = Table(rules, read_toml(Path(rules.source)), self.audit, {"1042": hash_pin("4821")},
@@ -35,7 +36,7 @@ class Dealer:
         ids = (f"t-{n}" for n in itertools.count(1))
         self.lamps: dict[str, bool] = {}
         self.loop = DealerLoop(self.table, self.top, self.roll, lambda: next(ids),
-                               "rng", stable_frames=3, lamp=self.lamps.__setitem__, on_prompt=self.live.prompt,
+                               "rng", stable_frames=3, lamp=lamp or self.lamps.__setitem__, on_prompt=self.live.prompt,
                                **({"space": space} if space else {}))
         self.loop.announce()
 
@@ -53,3 +54,51 @@ class Dealer:
         self.top.lay(zones)
         for _ in range(frames):
             self.loop.tick()
+
+
+class Clock:
+    """Time that moves only when a test moves it."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+RAIL = PanelPins(buttons={"next": 17, "confirm": 27, "supervisor": 22}, lamps={"attention": 23, "ready": 24},
+                 debounce=0.03)
+
+
+class Rail:
+    """The rail's buttons and lamps on simulated pins, wired to a dealer's loop as the station wires them:
+    a press is a pin held low past the debounce time, sampled as the panel's thread samples it."""
+
+    def __init__(self):
+        self.pins, self.clock = SimulatedPins(), Clock()
+        self.loop = None  # set once the loop is built with this rail's lamps
+        self.panel = Panel(self.pins, RAIL, lambda name: self.loop.press(name, "dealer (button)"), self.clock)
+
+    def press(self, name: str) -> None:
+        pin = RAIL.buttons[name]
+        for level in (False, True):
+            self.pins.drive(pin, level)
+            self.run(0.05)
+
+    def run(self, seconds: float) -> list[bool]:
+        """Sample for ``seconds`` (every 5 ms): the ready lamp's level at each sample."""
+        levels = []
+        for _ in range(round(seconds / RAIL.sample_every)):
+            self.clock.now += RAIL.sample_every
+            self.panel.sample()
+            levels.append(self.panel.lamp_is_on("ready"))
+        return levels
+
+    def ready_flashes(self) -> int:
+        """The number the ready lamp flashes: its flashes between two pauses (0 while it is steady)."""
+        runs = [(lit, len(list(samples))) for lit, samples in itertools.groupby(self.run(12.0))]
+        if len(runs) < 3:
+            return 0
+        pause = max(n for lit, n in runs if not lit)
+        pauses = [i for i, (lit, n) in enumerate(runs) if not lit and n >= pause - 2]  # a sample either way
+        return sum(1 for lit, _ in runs[pauses[0] + 1:pauses[1]] if lit)

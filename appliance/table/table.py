@@ -1,7 +1,8 @@
 """The table: the current round, the records outside rounds, and the supervisor's powers.
 
 A supervisor's action (a correction, a void, a misdeal, a start value entered by hand when
-the device is down, the release of a held table) needs the supervisor's PIN and lands in the
+the device is down, the release of a held table) needs the supervisor's PIN (the dealer may declare a
+misdeal too, from the dealer's screen) and lands in the
 audit log with the reason. No decision can be changed once the next round has started
 (Capitol rule 3). The dealer's loop, the dashboard and the devices reach the table from
 different threads: every change happens under ``lock``.
@@ -184,12 +185,19 @@ class Table:
             self._acted(who, "void")
 
     def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
-        """Void the round as a misdeal, for one of the reasons the house file lists (Capitol rule 29)."""
-        listed = self.rules.misdeal_reason(reason)
+        """A supervisor's misdeal (:meth:`declare_misdeal`), the PIN checked; it releases a held table."""
+        self.rules.misdeal_reason(reason)  # an unlisted reason is refused before the PIN is asked
         who = self._supervisor(supervisor, pin, address)
         with self.lock:
-            self._round(round_id).void(f"misdeal: {listed}", who)
+            self.declare_misdeal(round_id, reason, who)
             self._acted(who, "misdeal")
+
+    def declare_misdeal(self, round_id: str, reason: str, who: str) -> None:
+        """Void the round as a misdeal, for one of the reasons the house file lists (Capitol rule 29), by
+        the dealer or a supervisor: the reason is recorded in the house's words, and the shift counts it."""
+        listed = self.rules.misdeal_reason(reason)
+        with self.lock:
+            self._round(round_id).void(f"misdeal: {listed}", who)
 
     def manual_start(self, round_id: str, supervisor: str, pin: str, value: int, address: str = "local") -> object:
         """The start value entered by a supervisor while the device is down, marked as manual."""
