@@ -425,7 +425,7 @@ def test_the_bank_offered_round_the_table_from_the_rails_buttons(tmp_path):
         assert rail.ready_flashes() == 0 and rail.panel.lamp_is_on("ready")  # steady: NEXT opens the round
         rail.press("confirm")
         assert loop.step is Step.BANK and loop.message == ""
-        assert loop.prompt()["say"] == "Bank to seat 5? CONFIRM: seat 5 takes it. NEXT: seat 5 passes"
+        assert loop.prompt()["say"] == "Bank to seat 5? CONFIRM takes it, NEXT passes"
         walk = loop.prompt()["bank"]["walk"]
         assert walk["asked"] == 5 and [(o["seat"], o["refusal"]) for o in walk["not_offered"]] == [
             (4, "seat 4 has banked 2 consecutive rounds, the most allowed (banking.max_consecutive)")]

@@ -589,7 +589,7 @@ def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[s
     if step is Step.HELD:
         return f"Held: {table.held}"
     if step is Step.BANK:
-        return f"Bank to seat {walk.asked}? CONFIRM: seat {walk.asked} takes it. NEXT: seat {walk.asked} passes"
+        return f"Bank to seat {walk.asked}? CONFIRM takes it, NEXT passes"
     if step is Step.IDLE:
         offered = " (CONFIRM offers the bank)" if table.bank_offers() else ""
         if bets and bank_refused:
