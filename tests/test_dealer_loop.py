@@ -535,3 +535,31 @@ def test_a_seat_with_a_bonus_bet_is_refused_the_bank_until_the_wagers_change(tmp
     finally:
         table.close()
     assert bank_steps(tmp_path / "log")[-1] == (Events.BANK_OFFER_ENDED, "dealer (screen)", 2, [])
+
+
+def test_the_dealer_declares_a_misdeal_for_a_reason_the_house_lists(tmp_path):
+    """Capitol rule 29: "A misdeal will be declared if one of the following occurs: 1. Joker or Ace is boxed
+    or exposed. 2. Two or more cards are boxed or exposed." The dealer's misdeal takes the house's reason
+    only, voids the round in play as the supervisor's does, and the next NEXT deals again."""
+    from appliance.config import load_house
+    d = Dealer(tmp_path / "log", rules=load_house("capitol"))
+    d.loop.set_bets([{"seat": 2, "wager": "25"}], 4, "100")
+    with pytest.raises(DealerInputError, match="no round is being dealt"):
+        d.loop.misdeal("joker or ace boxed or exposed", "dealer (screen)")
+    d.loop.press("next")
+    with pytest.raises(ValueError, match="misdeal reason 'a card fell' is not one of Capitol Casino's: joker or "
+                                         "ace boxed or exposed; two or more cards boxed or exposed"):
+        d.loop.misdeal("a card fell", "dealer (screen)")
+    with pytest.raises(DealerInputError, match="round t-0 is no longer in play"):
+        d.loop.misdeal("joker or ace boxed or exposed", "dealer (screen)", round_id="t-0")
+    d.loop.press("supervisor", "dealer (screen)")
+    with pytest.raises(DealerInputError, match="the table is held"):
+        d.loop.misdeal("joker or ace boxed or exposed", "dealer (screen)")
+    d.table.release("1042", "4821", "seen")
+    d.loop.misdeal("Two or more cards boxed or exposed", "dealer (screen)", round_id="t-1")
+    assert d.table.current.phase is Phase.VOIDED and d.loop.step is Step.IDLE
+    voided = records(tmp_path / "log")[-1]
+    assert (voided["event"], voided["who"], voided["data"]) == (
+        Events.ROUND_VOIDED, "dealer (screen)", {"round": "t-1", "reason": "misdeal: two or more cards boxed or exposed"})
+    d.loop.press("next")
+    assert d.table.current.round_id == "t-2"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -27,7 +26,7 @@ from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
 from ..game.banking import history_needed, passed_over
 from ..game.cards import Card, parse_cards
-from ..game.money import fmt
+from ..game.money import fmt, money
 from ..game.rules import BankerSetting, BankingMode
 from ..game.settlement import RoundError, Wager, check_wagers
 from ..game.start_seat import DEALER, Position
@@ -532,11 +531,6 @@ class DealerLoop:
             self._on_prompt(self.prompt())
 
 
-# An amount as the screen sends it: a decimal string of whole units and at most cents, no sign, no
-# exponent ("1e30" would make Decimal quantize fail) and short enough that no table limit is near.
-AMOUNT = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?")
-
-
 BACKLINE_LIMIT = 8  # wagers riding on one seat's hand: more than its betting circles
 BY_LIMIT = 40  # characters naming who placed a backline wager
 
@@ -567,14 +561,12 @@ def _checked_bet(i: int, bet) -> dict:
 
 
 def _amount(value, what: str) -> str:
-    if isinstance(value, Decimal) and value.is_finite():  # from Python callers; JSON gives strings
-        value = str(value)
-    if not isinstance(value, str) or not AMOUNT.fullmatch(value):
-        raise DealerInputError(f"{what}: {value!r:.40} is not an amount (a decimal string such as \"25\" or \"12.50\")")
-    amount = Decimal(value)
+    """A wager as the screen sends it, read by the one money parser (:func:`~appliance.game.money.money`):
+    more than nothing, kept as it was typed ("25", "12.50")."""
+    amount = money(value, what)
     if amount <= 0:
         raise DealerInputError(f"{what}: {value!r} is not a positive amount")
-    return str(amount)
+    return value if isinstance(value, str) else fmt(amount)
 
 
 def spoken(zone: str) -> str:
