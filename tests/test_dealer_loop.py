@@ -1,6 +1,8 @@
 """The dealer's round loop with the real round engine, audit log and live view: a simulated layout
 (what is laid is what is seen, an unreadable card laid as None) stands in for the camera."""
 
+from decimal import Decimal
+
 import pytest
 from dealer_table import BANKER, KEY, RULES, SEAT2, SEAT5, Dealer, Rail
 
@@ -434,7 +436,7 @@ def test_the_bank_offered_round_the_table_from_the_rails_buttons(tmp_path):
         assert loop.prompt()["bank"]["walk"]["asked"] == 6 and rail.ready_flashes() == 6
         rail.press("confirm")  # seat 6 takes it: its wager is its bank, seat 4's bank goes back on its seat
         assert loop.step is Step.IDLE and loop.message == "" and rail.ready_flashes() == 0
-        assert loop.banker == 6 and str(loop.banker_wager) == "25"
+        assert loop.banker == 6 and loop.banker_wager == Decimal("25")
         assert [(b["seat"], b["wager"]) for b in loop.bets] == [(1, "25"), (2, "25"), (3, "25"), (4, "500"),
                                                                 (5, "25"), (7, "25")]
         table.banker, table.seats = 6, [1, 2, 3, 4, 5, 7]

@@ -26,7 +26,7 @@ from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
 from ..game.banking import history_needed, passed_over
 from ..game.cards import Card, parse_cards
-from ..game.money import fmt, money
+from ..game.money import MoneyError, fmt, money
 from ..game.rules import BankerSetting, BankingMode
 from ..game.settlement import RoundError, Wager, check_wagers
 from ..game.start_seat import DEALER, Position
@@ -563,7 +563,10 @@ def _checked_bet(i: int, bet) -> dict:
 def _amount(value, what: str) -> str:
     """A wager as the screen sends it, read by the one money parser (:func:`~appliance.game.money.money`):
     more than nothing, kept as it was typed ("25", "12.50")."""
-    amount = money(value, what)
+    try:
+        amount = money(value, what)
+    except MoneyError as err:
+        raise DealerInputError(str(err)) from None
     if amount <= 0:
         raise DealerInputError(f"{what}: {value!r} is not a positive amount")
     return value if isinstance(value, str) else fmt(amount)
