@@ -26,10 +26,10 @@ TABLES = {"house-dealer": ("general", DEALER), "california": ("capitol", 4), "gr
 
 
 class ServedTable:
-    def __init__(self, folder: Path, kind: str = "house-dealer", lamp=None):
+    def __init__(self, folder: Path, kind: str = "house-dealer"):
         house, self.banker = TABLES[kind]
         self.rules = load_house(house)
-        self.d = Dealer(folder / "log", rules=self.rules, lamp=lamp)
+        self.d = Dealer(folder / "log", rules=self.rules)
         self.index = Index(folder / "index.sqlite")
         self.d.table.listeners.append(self.index.add)
         self.ev = evaluator(self.rules.joker, self.rules.wheel)

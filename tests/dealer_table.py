@@ -22,11 +22,22 @@ SEAT2 = {"seat2.front": ["Qh", "Jd"], "seat2.back": ["8c", "8s", "4h", "4d", "3c
 SEAT5 = {"seat5.front": ["Th", "6d"], "seat5.back": ["Ks", "Kh", "7d", "7h", "Jk"]}
 
 
+class Lamps(dict):
+    """The lamps as the loop last lit them; with a rail attached (:meth:`Rail.attach`) its lamps follow."""
+
+    panel = None
+
+    def __setitem__(self, name, on):
+        super().__setitem__(name, on)
+        if self.panel is not None:
+            self.panel.lamp(name, on)
+
+
 class Dealer:
     """The loop and its surroundings, as the appliance builds them."""
 
     def __init__(self, folder: Path, start_requests: list | None = None, rules=RULES, audit: AuditLog | None = None,
-                 space=None, lamp=None):
+                 space=None):
         self.live = LiveTable()
         self.audit = audit or AuditLog(folder, KEY)
         self.table = Table(rules, read_toml(Path(rules.source)), self.audit, {"1042": hash_pin("4821")},
@@ -34,9 +45,9 @@ class Dealer:
         self.top = TableTop()
         self.requests = start_requests if start_requests is not None else []
         ids = (f"t-{n}" for n in itertools.count(1))
-        self.lamps: dict[str, bool] = {}
+        self.lamps = Lamps()
         self.loop = DealerLoop(self.table, self.top, self.roll, lambda: next(ids),
-                               "rng", stable_frames=3, lamp=lamp or self.lamps.__setitem__, on_prompt=self.live.prompt,
+                               "rng", stable_frames=3, lamp=self.lamps.__setitem__, on_prompt=self.live.prompt,
                                **({"space": space} if space else {}))
         self.loop.announce()
 
@@ -76,8 +87,14 @@ class Rail:
 
     def __init__(self):
         self.pins, self.clock = SimulatedPins(), Clock()
-        self.loop = None  # set once the loop is built with this rail's lamps
+        self.loop = None
         self.panel = Panel(self.pins, RAIL, lambda name: self.loop.press(name, "dealer (button)"), self.clock)
+
+    def attach(self, dealer: Dealer) -> None:
+        """The rail's buttons press ``dealer``'s loop, and its lamps light as the loop asks."""
+        self.loop = dealer.loop
+        dealer.lamps.panel = self.panel
+        dealer.loop.announce()
 
     def press(self, name: str) -> None:
         pin = RAIL.buttons[name]

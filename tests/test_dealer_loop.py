@@ -417,9 +417,9 @@ def test_the_bank_offered_round_the_table_from_the_rails_buttons(tmp_path):
     ready lamp flashes the number of the seat asked; every step is logged with who and when."""
     from dealer_screen import ServedTable
 
-    rail = Rail()
-    table = ServedTable(tmp_path, "california", lamp=rail.panel.lamp)  # Capitol, seat 4 banks
-    rail.loop = loop = table.d.loop
+    rail, table = Rail(), ServedTable(tmp_path, "california")  # Capitol, seat 4 banks
+    rail.attach(table.d)
+    loop = table.d.loop
     try:
         table.wager_everyone()
         table.play_round()
@@ -462,9 +462,9 @@ def test_every_seat_passing_the_bank_at_a_house_with_no_house_bank(tmp_path):
     offer ends, the rule named, and the banker stays; seat 1's Fortune-like bonus cannot become a bank."""
     from dealer_screen import ServedTable
 
-    rail = Rail()
-    table = ServedTable(tmp_path, "california", lamp=rail.panel.lamp)
-    rail.loop = loop = table.d.loop
+    rail, table = Rail(), ServedTable(tmp_path, "california")
+    rail.attach(table.d)
+    loop = table.d.loop
     try:
         table.wager_everyone()
         rail.press("confirm")  # a new game: from seat 1 (Fortune: "starting at seat #1, continuing clockwise")
@@ -489,9 +489,9 @@ def test_the_house_keeps_the_bank_when_every_player_declines(tmp_path):
     the house's round every seat is asked in turn, all pass, and the house keeps it."""
     from dealer_screen import ServedTable
 
-    rail = Rail()
-    table = ServedTable(tmp_path, "greektown", lamp=rail.panel.lamp)  # seat 3 banks from a house-dealer table
-    rail.loop = loop = table.d.loop
+    rail, table = Rail(), ServedTable(tmp_path, "greektown")  # seat 3 banks from a house-dealer table
+    rail.attach(table.d)
+    loop = table.d.loop
     try:
         table.wager_everyone()
         table.play_round()

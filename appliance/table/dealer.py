@@ -108,11 +108,12 @@ class DealerLoop:
     def step(self) -> Step:
         if self.table.held is not None:
             return Step.HELD
+        if self.walk is not None:  # only between rounds: NEXT passes the bank instead of opening one
+            return Step.BANK
         current = self.table.current
         phase = current.phase if current is not None else Phase.SETTLED
-        step = {Phase.BETS_OPEN: Step.START, Phase.START_SEAT: Step.BANKER, Phase.BANKER: Step.SEATS,
+        return {Phase.BETS_OPEN: Step.START, Phase.START_SEAT: Step.BANKER, Phase.BANKER: Step.SEATS,
                 Phase.PLAYERS: Step.SEATS}.get(phase, Step.IDLE)
-        return Step.BANK if step is Step.IDLE and self.walk is not None else step
 
     def wanted_zones(self) -> list[str]:
         """The zones the camera should read now."""

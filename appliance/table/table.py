@@ -1,8 +1,7 @@
 """The table: the current round, the records outside rounds, and the supervisor's powers.
 
 A supervisor's action (a correction, a void, a misdeal, a start value entered by hand when
-the device is down, the release of a held table) needs the supervisor's PIN (the dealer may declare a
-misdeal too, from the dealer's screen) and lands in the
+the device is down, the release of a held table) needs the supervisor's PIN and lands in the
 audit log with the reason. No decision can be changed once the next round has started
 (Capitol rule 3). The dealer's loop, the dashboard and the devices reach the table from
 different threads: every change happens under ``lock``.
