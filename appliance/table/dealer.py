@@ -222,6 +222,58 @@ class DealerLoop:
                 self.announce()
         return self.message
 
+    # --- the bank offered round the table (between rounds) ---------------------------------------
+
+    def _offer_bank(self, who: str) -> None:
+        """CONFIRM between rounds: the bank is offered to the first seat in play that may take it."""
+        in_play = {b["seat"] for b in self.bets} | ({self.banker} if self.banker != DEALER else set())
+        if not in_play:
+            raise RoundStateError("enter the wagers first: the bank is offered to the seats in play")
+        walk = BankWalk.begin(self.table.bank_offers(), in_play)
+        if walk.asked is None:
+            self._bank_unclaimed(walk, who)
+            return
+        self.table.log(Events.BANK_OFFERED, {"seat": walk.asked, "passed": [],
+                                             "not_offered": [o.to_json() for o in walk.not_offered]}, who)
+        self.walk = walk
+
+    def _pass_bank(self, who: str) -> None:
+        """NEXT while the bank is offered: the seat asked passes, and the next seat is asked."""
+        self.table.log(Events.BANK_PASSED, {"seat": self.walk.asked}, who)
+        self.walk.passed_on()
+        if self.walk.asked is None:
+            walk, self.walk = self.walk, None
+            self._bank_unclaimed(walk, who)
+        else:
+            self.table.log(Events.BANK_OFFERED, {"seat": self.walk.asked, "passed": self.walk.passed}, who)
+
+    def _bank_unclaimed(self, walk: BankWalk, who: str) -> None:
+        """No seat in play took the bank: the house keeps it where it may bank (Greektown: "the dealer will
+        act as banker when all players decline"); else the offer ends and the banker is unchanged."""
+        self.walk = None
+        try:
+            if self.table.rules.banking.mode is BankingMode.PLAYER:
+                raise RoundStateError(f"no seat in play took the bank, and {self.table.rules.name} has no house "
+                                      "bank (banking.mode)" + "".join(f"; seat {o.seat} may not bank: {o.refusal}"
+                                                                      for o in walk.not_offered))
+            self._move_bank(DEALER, who, walk)
+        except ValueError as err:
+            self.table.log(Events.BANK_OFFER_ENDED, {"passed": walk.passed, "banker": self.banker,
+                                                     "reason": str(err)}, who)
+            raise RoundStateError(f"{err}: offer the bank again (CONFIRM) or choose the banker on the screen") from None
+
+    def _move_bank(self, to: Position, who: str, walk: BankWalk) -> None:
+        """The bank goes to ``to`` (the seat asked, or the house when every seat passed), the chips staying on
+        their seats (:func:`.bank_walk.moved_bank`); refused with the reason while the wagers do not allow it."""
+        bets, wager = moved_bank(self.bets, self.banker, self.banker_wager, to)
+        checked, banker, wager = self._checked_wagers(bets, to, wager, who)
+        self.table.log(Events.BANK_TAKEN, {"banker": banker, "banker_wager": None if wager is None else fmt(wager),
+                                           "passed": list(walk.passed), "bets": checked,
+                                           "not_offered": [o.to_json() for o in walk.not_offered]}, who)
+        self.bets, self.banker, self.banker_wager, self.walk = checked, banker, wager, None
+
+    # --- the dealer's misdeal ------------------------------------------------------------------
+
     def misdeal(self, reason: str, who: str = "dealer", round_id: str | None = None) -> None:
         """The dealer declares a misdeal, for one of the house file's reasons (Capitol rule 29), while the
         round is dealt: voided as a supervisor's misdeal is (:meth:`.Table.declare_misdeal`). The screen
@@ -408,56 +460,6 @@ class DealerLoop:
             self.zones = {}
         else:
             raise RoundStateError("CONFIRM does nothing now: there is no read to accept")
-
-    # --- the bank offered round the table (between rounds) ---------------------------------------
-
-    def _offer_bank(self, who: str) -> None:
-        """CONFIRM between rounds: the bank is offered to the first seat in play that may take it."""
-        in_play = {b["seat"] for b in self.bets} | ({self.banker} if self.banker != DEALER else set())
-        if not in_play:
-            raise RoundStateError("enter the wagers first: the bank is offered to the seats in play")
-        walk = BankWalk.begin(self.table.bank_offers(), in_play)
-        if walk.asked is None:
-            self._bank_unclaimed(walk, who)
-            return
-        self.table.log(Events.BANK_OFFERED, {"seat": walk.asked, "passed": [],
-                                             "not_offered": [o.to_json() for o in walk.not_offered]}, who)
-        self.walk = walk
-
-    def _pass_bank(self, who: str) -> None:
-        """NEXT while the bank is offered: the seat asked passes, and the next seat is asked."""
-        self.table.log(Events.BANK_PASSED, {"seat": self.walk.asked}, who)
-        self.walk.passed_on()
-        if self.walk.asked is None:
-            walk, self.walk = self.walk, None
-            self._bank_unclaimed(walk, who)
-        else:
-            self.table.log(Events.BANK_OFFERED, {"seat": self.walk.asked, "passed": self.walk.passed}, who)
-
-    def _bank_unclaimed(self, walk: BankWalk, who: str) -> None:
-        """No seat in play took the bank: the house keeps it where it may bank (Greektown: "the dealer will
-        act as banker when all players decline"); else the offer ends and the banker is unchanged."""
-        self.walk = None
-        try:
-            if self.table.rules.banking.mode is BankingMode.PLAYER:
-                raise RoundStateError(f"no seat in play took the bank, and {self.table.rules.name} has no house "
-                                      "bank (banking.mode)" + "".join(f"; seat {o.seat} may not bank: {o.refusal}"
-                                                                      for o in walk.not_offered))
-            self._move_bank(DEALER, who, walk)
-        except ValueError as err:
-            self.table.log(Events.BANK_OFFER_ENDED, {"passed": walk.passed, "banker": self.banker,
-                                                     "reason": str(err)}, who)
-            raise RoundStateError(f"{err}: offer the bank again (CONFIRM) or choose the banker on the screen") from None
-
-    def _move_bank(self, to: Position, who: str, walk: BankWalk) -> None:
-        """The bank goes to ``to`` (the seat asked, or the house when every seat passed), the chips staying on
-        their seats (:func:`.bank_walk.moved_bank`); refused with the reason while the wagers do not allow it."""
-        bets, wager = moved_bank(self.bets, self.banker, self.banker_wager, to)
-        checked, banker, wager = self._checked_wagers(bets, to, wager, who)
-        self.table.log(Events.BANK_TAKEN, {"banker": banker, "banker_wager": None if wager is None else fmt(wager),
-                                           "passed": list(walk.passed), "bets": checked,
-                                           "not_offered": [o.to_json() for o in walk.not_offered]}, who)
-        self.bets, self.banker, self.banker_wager, self.walk = checked, banker, wager, None
 
     def _hand(self, front_zone: str, back_zone: str, whose: str) -> tuple[ZoneRead, ZoneRead]:
         """A hand's two zones, each steady and fully named, seven cards in all (a front of other than
