@@ -89,6 +89,9 @@ def test_settle_a_file_and_stdin(tmp_path):
     (lambda r: r["seats"][0].__setitem__("seat", 9), "seats[0].seat: expected a whole number from 1 to 7, got 9"),
     (lambda r: r["seats"][0].__setitem__("wager", 50), None),
     (lambda r: r["seats"][0].__setitem__("colour", "red"), "seats[0].colour: unknown key"),
+    # the one money parser (game.money), as the dealer's screen reads its wagers
+    (lambda r: r["seats"][0].__setitem__("wager", "1e30"), "seats[0].wager: '1e30' is not an amount of money"),
+    (lambda r: r["seats"][0].__setitem__("wager", "-0"), "seats[0].wager: '-0' is not an amount of money"),
 ])
 def test_settle_refuses_bad_input_naming_the_field(change, message):
     rnd = json.loads(json.dumps(ROUND))

@@ -1,8 +1,10 @@
 """The dealer's round loop with the real round engine, audit log and live view: a simulated layout
 (what is laid is what is seen, an unreadable card laid as None) stands in for the camera."""
 
+from decimal import Decimal
+
 import pytest
-from dealer_table import BANKER, KEY, RULES, SEAT2, SEAT5, Dealer
+from dealer_table import BANKER, KEY, RULES, SEAT2, SEAT5, Dealer, Rail
 
 from appliance.audit.log import records
 from appliance.audit.replay import replay
@@ -314,7 +316,7 @@ def test_next_refuses_a_third_consecutive_bank_and_the_bank_passes_on_clockwise(
         assert [o["may"] for o in prompt["bank"]["offers"]] == [True] * 6 + [False]
         assert prompt["bank"]["house"] is False  # rule 1: the casino "does not participate in the play"
         loop.message = ""
-        assert loop.prompt()["say"] == "Choose the banker: seat 4 may not bank this round"
+        assert loop.prompt()["say"] == "Choose the banker: seat 4 may not bank this round (CONFIRM offers the bank)"
         loop.set_bets([{"seat": n, "wager": "25"} for n in (1, 2, 3, 4, 5, 7)], 6, "500")
         assert loop.press("next") == ""
     finally:
@@ -398,3 +400,168 @@ def test_greektown_gives_the_next_round_to_the_house_after_a_players_bank(tmp_pa
         table.close()
     opened = [r["data"] for r in records(tmp_path / "log") if r["event"] == Events.ROUND_OPENED]
     assert opened[1]["banker"] == "dealer" and "previous_rounds" not in opened[1]
+
+
+def bank_steps(folder):
+    """The bank's walk as the log has it: (event, who, the seat or banker, who had passed)."""
+    return [(r["event"], r["who"], r["data"].get("seat", r["data"].get("banker")), r["data"].get("passed"))
+            for r in records(folder) if r["event"] in (Events.BANK_OFFERED, Events.BANK_PASSED, Events.BANK_TAKEN,
+                                                       Events.BANK_OFFER_ENDED)]
+
+
+def test_the_bank_offered_round_the_table_from_the_rails_buttons(tmp_path):
+    """Capitol: "The Player/Dealer button rotates around clockwise"; rule 23: "All seated players are given
+    the opportunity to be the Player/Dealer"; "No player is allowed to bank for more than two consecutive
+    hands". From the rail alone, between rounds: CONFIRM offers the bank to the next seat that may take it
+    (seat 4, who banked twice, is not asked and the rule is named), NEXT passes it on, CONFIRM takes it; the
+    ready lamp flashes the number of the seat asked; every step is logged with who and when."""
+    from dealer_screen import ServedTable
+
+    rail, table = Rail(), ServedTable(tmp_path, "california")  # Capitol, seat 4 banks
+    rail.attach(table.d)
+    loop = table.d.loop
+    try:
+        table.wager_everyone()
+        table.play_round()
+        table.play_round()
+        assert rail.ready_flashes() == 0 and rail.panel.lamp_is_on("ready")  # steady: NEXT opens the round
+        rail.press("confirm")
+        assert loop.step is Step.BANK and loop.message == ""
+        assert loop.prompt()["say"] == "Bank to seat 5? CONFIRM takes it, NEXT passes"
+        walk = loop.prompt()["bank"]["walk"]
+        assert walk["asked"] == 5 and [(o["seat"], o["refusal"]) for o in walk["not_offered"]] == [
+            (4, "seat 4 has banked 2 consecutive rounds, the most allowed (banking.max_consecutive)")]
+        assert rail.ready_flashes() == 5
+        rail.press("next")  # seat 5 passes
+        assert loop.prompt()["bank"]["walk"]["asked"] == 6 and rail.ready_flashes() == 6
+        rail.press("confirm")  # seat 6 takes it: its wager is its bank, seat 4's bank goes back on its seat
+        assert loop.step is Step.IDLE and loop.message == "" and rail.ready_flashes() == 0
+        assert loop.banker == 6 and loop.banker_wager == Decimal("25")
+        assert [(b["seat"], b["wager"]) for b in loop.bets] == [(1, "25"), (2, "25"), (3, "25"), (4, "500"),
+                                                                (5, "25"), (7, "25")]
+        table.banker, table.seats = 6, [1, 2, 3, 4, 5, 7]
+        table.play_round()  # NEXT on the rail opens it
+    finally:
+        table.close()
+    log = records(tmp_path / "log")
+    assert bank_steps(tmp_path / "log") == [
+        (Events.BANK_OFFERED, "dealer (button)", 5, []), (Events.BANK_PASSED, "dealer (button)", 5, None),
+        (Events.BANK_OFFERED, "dealer (button)", 6, [5]), (Events.BANK_TAKEN, "dealer (button)", 6, [5])]
+    offered = next(r for r in log if r["event"] == Events.BANK_OFFERED)
+    assert offered["ts"] and offered["data"]["not_offered"][0]["seat"] == 4
+    taken = next(r["data"] for r in log if r["event"] == Events.BANK_TAKEN)
+    assert taken["banker_wager"] == "25.00"
+    opened = [r["data"] for r in log if r["event"] == Events.ROUND_OPENED][-1]
+    assert opened["banker"] == 6 and opened["banker_wager"] == "25.00" and opened["bank_passed"] == [5]
+    assert {"seat": 4, "wager": "500.00"} in opened["bets"]
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_every_seat_passing_the_bank_at_a_house_with_no_house_bank(tmp_path):
+    """Capitol rule 1: the casino "does not participate in the play of the game". Every seat passes: the
+    offer ends, the rule named, and the banker stays; seat 1's Fortune-like bonus cannot become a bank."""
+    from dealer_screen import ServedTable
+
+    rail, table = Rail(), ServedTable(tmp_path, "california")
+    rail.attach(table.d)
+    loop = table.d.loop
+    try:
+        table.wager_everyone()
+        rail.press("confirm")  # a new game: from seat 1 (Fortune: "starting at seat #1, continuing clockwise")
+        assert loop.prompt()["bank"]["walk"]["asked"] == 1
+        for seat in range(1, 8):
+            assert loop.prompt()["bank"]["walk"]["asked"] == seat
+            rail.press("next")
+        assert loop.step is Step.IDLE and loop.banker == 4 and rail.ready_flashes() == 0
+        assert loop.message == ("no seat in play took the bank, and Capitol Casino has no house bank (banking.mode): "
+                                "offer the bank again (CONFIRM) or choose the banker on the screen")
+    finally:
+        table.close()
+    steps = bank_steps(tmp_path / "log")
+    assert steps[-1] == (Events.BANK_OFFER_ENDED, "dealer (button)", 4, [1, 2, 3, 4, 5, 6, 7])
+    assert len(steps) == 15  # seven offers, seven passes, the end
+
+
+def test_the_house_keeps_the_bank_when_every_player_declines(tmp_path):
+    """Greektown: "No player will be required to accept the bank and the dealer will act as banker when all
+    players decline"; "The banking option will be offered to each player every other round of play". After
+    seat 3's bank no seat may bank: CONFIRM gives the house the bank at once, each seat's rule named; after
+    the house's round every seat is asked in turn, all pass, and the house keeps it."""
+    from dealer_screen import ServedTable
+
+    rail, table = Rail(), ServedTable(tmp_path, "greektown")  # seat 3 banks from a house-dealer table
+    rail.attach(table.d)
+    loop = table.d.loop
+    try:
+        table.wager_everyone()
+        table.play_round()
+        rail.press("confirm")
+        assert loop.step is Step.IDLE and loop.message == "" and loop.banker == "dealer"
+        assert [(b["seat"], b["wager"]) for b in loop.bets] == [(n, "500" if n == 3 else "25") for n in range(1, 7)]
+        table.banker, table.seats = "dealer", list(range(1, 7))
+        table.play_round()
+        rail.press("confirm")
+        asked = []
+        while loop.step is Step.BANK:
+            asked.append(loop.prompt()["bank"]["walk"]["asked"])
+            rail.press("next")
+        assert asked == [3, 4, 5, 6, 1, 2] and loop.banker == "dealer" and loop.message == ""
+    finally:
+        table.close()
+    log = records(tmp_path / "log")
+    kept = [r for r in log if r["event"] == Events.BANK_TAKEN]
+    assert [(r["data"]["banker"], r["data"]["passed"]) for r in kept] == [("dealer", []), ("dealer", asked)]
+    assert {o["seat"]: o["refusal"] for o in kept[0]["data"]["not_offered"]}[1] == (
+        "the bank is offered to players every 2nd round; the house banks this one (banking.offer_every)")
+    assert all(r["who"] == "dealer (button)" for r in kept)
+
+
+def test_a_seat_with_a_bonus_bet_is_refused_the_bank_until_the_wagers_change(tmp_path):
+    """Fortune rule 2: "Each player in turn has the opportunity to become the Player/Dealer". The bank is
+    taken with the seat's own wager: a seat with a Fortune bet (a bonus on its own hand) is refused, with
+    the reason, and the offer stands; the wagers entered on the screen end the offer, logged."""
+    from dealer_screen import ServedTable
+
+    table = ServedTable(tmp_path, "fortune")
+    loop = table.d.loop
+    try:
+        bets = [{"seat": n, "wager": "25", **({"fortune": "5"} if n == 1 else {})} for n in table.seats]
+        loop.set_bets(bets, 4, "500")
+        assert loop.press("confirm", "dealer (button)") == ""
+        assert loop.press("confirm", "dealer (button)") == (
+            "seat 1 takes the bank with the wager on its seat alone (its bonus and backline wagers have no hand "
+            "to ride on): change the wagers on the screen")
+        assert loop.step is Step.BANK and loop.prompt()["bank"]["walk"]["asked"] == 1
+        loop.set_bets([b for b in bets if b["seat"] != 2], 2, "300", who="dealer (screen)")
+        assert loop.step is Step.IDLE and loop.banker == 2
+    finally:
+        table.close()
+    assert bank_steps(tmp_path / "log")[-1] == (Events.BANK_OFFER_ENDED, "dealer (screen)", 2, [])
+
+
+def test_the_dealer_declares_a_misdeal_for_a_reason_the_house_lists(tmp_path):
+    """Capitol rule 29: "A misdeal will be declared if one of the following occurs: 1. Joker or Ace is boxed
+    or exposed. 2. Two or more cards are boxed or exposed." The dealer's misdeal takes the house's reason
+    only, voids the round in play as the supervisor's does, and the next NEXT deals again."""
+    from appliance.config import load_house
+    d = Dealer(tmp_path / "log", rules=load_house("capitol"))
+    d.loop.set_bets([{"seat": 2, "wager": "25"}], 4, "100")
+    with pytest.raises(DealerInputError, match="no round is being dealt"):
+        d.loop.misdeal("joker or ace boxed or exposed", "dealer (screen)")
+    d.loop.press("next")
+    with pytest.raises(ValueError, match="misdeal reason 'a card fell' is not one of Capitol Casino's: joker or "
+                                         "ace boxed or exposed; two or more cards boxed or exposed"):
+        d.loop.misdeal("a card fell", "dealer (screen)")
+    with pytest.raises(DealerInputError, match="round t-0 is no longer in play"):
+        d.loop.misdeal("joker or ace boxed or exposed", "dealer (screen)", round_id="t-0")
+    d.loop.press("supervisor", "dealer (screen)")
+    with pytest.raises(DealerInputError, match="the table is held"):
+        d.loop.misdeal("joker or ace boxed or exposed", "dealer (screen)")
+    d.table.release("1042", "4821", "seen")
+    d.loop.misdeal("Two or more cards boxed or exposed", "dealer (screen)", round_id="t-1")
+    assert d.table.current.phase is Phase.VOIDED and d.loop.step is Step.IDLE
+    voided = records(tmp_path / "log")[-1]
+    assert (voided["event"], voided["who"], voided["data"]) == (
+        Events.ROUND_VOIDED, "dealer (screen)", {"round": "t-1", "reason": "misdeal: two or more cards boxed or exposed"})
+    d.loop.press("next")
+    assert d.table.current.round_id == "t-2"

@@ -114,9 +114,12 @@ def test_three_taps_from_next_to_settled_with_the_same_wagers(browser, tmp_path)
         hands = table.deal()
         tap("[data-button=next]")
         page.wait_for_selector("#dealer[data-step=start]")
+        # A refused press says why (not one of the three taps), and goes on saying it until the next press.
+        page.click("[data-button=confirm]")
+        page.wait_for_selector("#error:has-text('Refused: CONFIRM does nothing now')")
         table.start_value()  # the RNG answers by itself
         table.lay_banker(hands)
-        page.wait_for_selector("#say:has-text('Press CONFIRM to accept the banker')")
+        page.wait_for_function("document.querySelectorAll('#banker .card[data-card]').length === 7")
         tap("[data-button=confirm]")
         page.wait_for_selector("#dealer[data-step=seats]")
         table.lay_seats(hands)
@@ -128,9 +131,10 @@ def test_three_taps_from_next_to_settled_with_the_same_wagers(browser, tmp_path)
         settled = page.inner_text("#round")
         page.wait_for_timeout(2500)  # nothing clears it but NEXT
         assert page.inner_text("#round") == settled and page.locator("[data-result]").count() == 6
-        # A refused press says why.
-        tap("[data-button=confirm]")
-        page.wait_for_selector("#error:has-text('Refused: CONFIRM does nothing now')")
+        # Between rounds CONFIRM offers the bank (general rules: "The house usually offers the bank to each
+        # seat in rotation"): from seat 1, no player having banked yet.
+        page.click("[data-button=confirm]")
+        page.wait_for_selector("#say:has-text('Bank to seat 1? CONFIRM takes it, NEXT passes')")
         # The wagers dialog fits the 7-inch screen with touch-sized fields, the last round's wagers in them.
         page.click("#open-wagers")
         page.wait_for_selector("#wagers[open]")
@@ -317,3 +321,96 @@ def test_the_wagers_dialog_with_every_betting_circle_fits_every_size(browser, tm
     finally:
         table.close()
     assert not failures, "\n".join(failures)
+
+
+def test_the_bank_walked_from_the_rail_shows_on_the_dealers_screen(browser, tmp_path):
+    """Capitol: "The Player/Dealer button rotates around clockwise"; "No player is allowed to bank for more
+    than two consecutive hands". CONFIRM on the rail offers the bank: the screen says whose offer it is and
+    which seat is not asked, with the rule, at every size (nothing scrolled or covered); the screen's own
+    NEXT and CONFIRM walk it on as the rail's do."""
+    table = ServedTable(tmp_path, "california")
+    failures = []
+    try:
+        table.wager_everyone()
+        table.play_round()
+        table.play_round()
+        assert table.d.loop.press("confirm", "dealer (button)") == ""
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(table.base + "/")
+            page.wait_for_selector("#dealer[data-step=bank]")
+            assert page.inner_text("#say") == "Bank to seat 5? CONFIRM takes it, NEXT passes"
+            assert page.inner_text("#bank-offer") == "Bank offered to S5"
+            assert page.inner_text("#rule") == ("Bank offered to seat 5 \u00b7 seat 4 not asked: seat 4 has banked 2 "
+                                                "consecutive rounds, the most allowed (banking.max_consecutive)")
+            wanted = page.eval_on_selector_all("#dealer .buttons .wanted", "bs => bs.map(b => b.dataset.button)")
+            assert wanted == ["next", "confirm"]
+            failures += [f"bank {width}x{height}: {p}" for p in problems(audit(page))]
+            page.close()
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(table.base + "/")
+        page.wait_for_selector("#dealer[data-step=bank]")
+        page.click("[data-button=next]")
+        page.wait_for_selector("#rule:has-text('Bank offered to seat 6 \u00b7 passed: seat 5 \u00b7 seat 4 not asked')")
+        page.click("[data-button=confirm]")
+        page.wait_for_selector("#dealer[data-step=idle]")
+        assert page.inner_text("#wager-summary").endswith("\u00b7 banker S6")
+        assert page.inner_text("#error") == ""
+        page.close()
+    finally:
+        table.close()
+    assert not failures, "\n".join(failures)
+    steps = [(r["event"], r["who"]) for r in records(tmp_path / "log")
+             if r["event"] in (Events.BANK_OFFERED, Events.BANK_PASSED, Events.BANK_TAKEN)]
+    assert steps == [(Events.BANK_OFFERED, "dealer (button)"), (Events.BANK_PASSED, "dealer (screen)"),
+                     (Events.BANK_OFFERED, "dealer (screen)"), (Events.BANK_TAKEN, "dealer (screen)")]
+
+
+def test_a_misdeal_declared_on_the_dealers_screen_is_counted_in_the_shift_report(browser, tmp_path):
+    """Capitol rule 29: "A misdeal will be declared if one of the following occurs: 1. Joker or Ace is boxed
+    or exposed. 2. Two or more cards are boxed or exposed." While a round is dealt the dealer's screen offers
+    a misdeal with the house's reasons; the round is voided with the reason chosen, logged as the dealer's,
+    and the supervisor's shift report counts it as it counts the supervisor's own."""
+    table = ServedTable(tmp_path, "california")
+    failures = []
+    try:
+        table.wager_everyone()
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(table.base + "/")
+        page.wait_for_selector("#dealer[data-step=idle]")
+        assert page.is_hidden("#open-misdeal")
+        page.click("[data-button=next]")
+        page.wait_for_selector("#dealer[data-step=start]")
+        table.start_value()
+        table.lay_banker(table.deal())
+        page.wait_for_selector("#open-misdeal:visible")
+        assert page.is_hidden("#open-wagers")
+        failures += [f"panel: {p}" for p in problems(audit(page))]
+        page.click("#open-misdeal")
+        page.wait_for_selector("#misdeal[open]")
+        assert page.inner_text("#misdeal-title") == "Misdeal: round t-1 is voided. The reason:"
+        assert page.eval_on_selector_all("#misdeal .reasons button", "bs => bs.map(b => b.textContent)") == [
+            "joker or ace boxed or exposed", "two or more cards boxed or exposed"]
+        failures += [f"dialog: {p}" for p in problems(audit(page, within="#misdeal"))]
+        page.click("#misdeal .reasons button >> nth=0")
+        page.wait_for_selector("#phase:has-text('Voided')")
+        assert page.inner_text("#rule") == "Voided: misdeal: joker or ace boxed or exposed"
+        page.wait_for_function("!document.getElementById('misdeal').open")
+        assert page.inner_text("#error") == "" and page.is_visible("#open-wagers")
+        page.close()
+        # the next round, voided by the supervisor for the other reason, the same way
+        table.d.loop.press("next")
+        table.d.table.misdeal("t-2", "1042", "4821", "two or more cards boxed or exposed")
+        supervisor = browser.new_context()
+        login = supervisor.request.post(table.base + "/login", data={"supervisor": "1042", "pin": "4821"})
+        assert login.ok
+        shift = supervisor.request.get(table.base + "/api/shift").json()
+        supervisor.close()
+    finally:
+        table.close()
+    assert not failures, "\n".join(failures)
+    assert shift["misdeals"] == {"joker or ace boxed or exposed": 1, "two or more cards boxed or exposed": 1}
+    assert shift["rounds_voided"] == 2
+    voided = [(r["who"], r["data"]["reason"]) for r in records(tmp_path / "log") if r["event"] == Events.ROUND_VOIDED]
+    assert voided == [("dealer (screen)", "misdeal: joker or ace boxed or exposed"),
+                      ("supervisor 1042", "misdeal: two or more cards boxed or exposed")]

@@ -1,7 +1,7 @@
 import subprocess
 import sys
 
-from appliance.devices.gpio import BACKENDS, Panel, PanelPins, SimulatedPins
+from appliance.devices.gpio import BACKENDS, Flashing, Panel, PanelPins, SimulatedPins
 
 LAYOUT = PanelPins(buttons={"next": 17, "confirm": 27, "supervisor": 22}, lamps={"attention": 23, "ready": 24},
                    debounce=0.03)
@@ -69,3 +69,32 @@ def test_the_simulated_backend_never_imports_rpi_gpio():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
     assert set(BACKENDS) == {"simulated", "rpi-gpio"}
+
+
+def test_a_flashing_lamp_says_a_number_and_yields_to_a_lamp_test_and_to_a_steady_lamp():
+    """The ready lamp flashes the seat the bank is offered to: three flashes, a pause, three again."""
+    pins, clock = SimulatedPins(), Clock()
+    panel = Panel(pins, LAYOUT, lambda name: None, clock)
+    panel.lamp("ready", Flashing(3))
+    levels = []
+    for _ in range(int(2 * (3 * 0.6 + 1.2) / 0.005)):  # two cycles, sampled as the panel's thread does
+        clock.now += 0.005
+        panel.sample()
+        levels.append(panel.lamp_is_on("ready"))
+    lit_at = [i for i in range(1, len(levels)) if levels[i] and not levels[i - 1]]
+    assert len(lit_at) == 5  # 3 + 3, the first lit at once
+    assert pins.history[24][0] is True
+    written = len(pins.history[24])
+    panel.lamp("ready", Flashing(3))  # the same number asked again does not restart the rhythm
+    assert len(pins.history[24]) == written
+    panel.test_lamp("ready", False)  # a technician's test holds it dark
+    for _ in range(400):
+        clock.now += 0.005
+        panel.sample()
+    assert not panel.lamp_is_on("ready")
+    panel.test_lamp("ready", None)
+    panel.lamp("ready", True)
+    for _ in range(400):
+        clock.now += 0.005
+        panel.sample()
+    assert panel.lamp_is_on("ready") and pins.history[24][-1] is True

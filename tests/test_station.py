@@ -6,6 +6,7 @@ import random
 import shutil
 import subprocess
 import time
+from decimal import Decimal
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -225,3 +226,48 @@ def test_the_bank_rotation_goes_on_across_a_real_restart(tmp_path):
             history.append(BankRound.played(banker, bets))
     assert len(checked) == 6
     assert checked[3][1] == 2  # the first round after the restart looked at the two settled before it
+
+
+def test_the_bank_offered_from_the_rail_on_the_stations_own_panel(tmp_path):
+    """General rules: "The house usually offers the bank to each seat in rotation". The station's own panel
+    thread on simulated pins, as configured for a table: CONFIRM between rounds offers the bank to seat 2
+    (the first seat in play), the ready lamp flashes, NEXT passes it to seat 3, CONFIRM gives it to seat 3:
+    each step logged as the rail's, and seat 3's wager becomes its bank."""
+    with DeviceSimulator(DeviceKind.RNG, seed=4) as rng:
+        config = table_config(tmp_path, rng.path, tmp_path, deck_folder(tmp_path))
+        table, _ = table_at(tmp_path / "log")
+        devices = load_devices(config / "devices.toml")
+        station = Station(table, devices, simulate=False)
+        station.start()
+        pins, buttons = station.panel.pins, devices.panel.buttons
+
+        def press(name):
+            seen = len([r for r in records(tmp_path / "log")])
+            pins.drive(buttons[name], False)
+            wait_for(lambda: len(records(tmp_path / "log")) > seen, 10)
+            pins.drive(buttons[name], True)
+            time.sleep(devices.panel.debounce * 3)
+
+        try:
+            station.loop.set_bets([{"seat": 2, "wager": "25"}, {"seat": 3, "wager": "40"}])
+            press("confirm")
+            assert station.loop.step is Step.BANK and station.loop.walk.asked == 2
+            levels = []
+            for _ in range(150):  # 3 s of the lamp, as the dealer sees it
+                levels.append(station.panel.lamp_is_on("ready"))
+                time.sleep(0.02)
+            assert sum(1 for a, b in zip(levels, levels[1:]) if b and not a) >= 2  # flashing, not steady
+            press("next")
+            assert station.loop.walk.asked == 3
+            press("confirm")
+            wait_for(lambda: station.loop.step is Step.IDLE, 10)
+            assert station.loop.banker == 3 and station.loop.banker_wager == Decimal("40")
+            assert station.loop.bets == [{"seat": 2, "wager": "25"}]
+            time.sleep(0.2)
+            assert station.panel.lamp_is_on("ready")  # steady again: NEXT opens the round
+        finally:
+            station.stop()
+    steps = [(r["event"], r["who"]) for r in records(tmp_path / "log")
+             if r["event"] in (Events.BANK_OFFERED, Events.BANK_PASSED, Events.BANK_TAKEN)]
+    assert steps == [(Events.BANK_OFFERED, "dealer (button)"), (Events.BANK_PASSED, "dealer (button)"),
+                     (Events.BANK_OFFERED, "dealer (button)"), (Events.BANK_TAKEN, "dealer (button)")]

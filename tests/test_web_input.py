@@ -68,13 +68,27 @@ def test_a_boolean_is_not_a_seat_and_the_round_does_not_wedge(dealer):
     play_a_round(dealer, post)
 
 
-@pytest.mark.parametrize("wager", ["1e30", "9" * 40, 10**40, "100000000000000000000", 25, "25.001", "-25", " 25",
-                                   "NaN", "Infinity", "0", True, None, [], {}])
+@pytest.mark.parametrize("wager", ["1e30", "9" * 40, 10**40, "100000000000000000000", 25.0, "25.001", "-25", " 25",
+                                   "NaN", "Infinity", "0", 0, True, None, [], {}])
 def test_an_amount_is_a_decimal_string_within_the_table_limits(dealer, wager):
     post = screen(dealer.app.test_client())
     response = post("/api/dealer/bets", {"bets": [{"seat": 2, "wager": wager}]})
     assert refused(response, 409, "wager")
     assert dealer.loop.bets == []
+
+
+def test_the_screen_reads_amounts_by_the_rules_appliance_settle_reads_them(dealer, tmp_path):
+    """One money parser: a whole number is read as dollars on the screen as by ``appliance settle``,
+    and an amount either refuses is refused by the other with the same words."""
+    from appliance.game.money import MoneyError, money
+    post = screen(dealer.app.test_client())
+    assert post("/api/dealer/bets", {"bets": [{"seat": 2, "wager": 25}]}).status_code == 200
+    assert dealer.loop.bets == [{"seat": 2, "wager": "25.00"}] and money(25) == money("25.00")
+    for wager in ("1e30", "25.001", " 25", "-25"):
+        with pytest.raises(MoneyError) as err:
+            money(wager, "seat 2 wager")
+        answer = post("/api/dealer/bets", {"bets": [{"seat": 2, "wager": wager}]})
+        assert answer.get_json()["error"] == str(err.value)
 
 
 def test_a_wager_over_the_table_maximum_is_refused(dealer):

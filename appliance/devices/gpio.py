@@ -10,6 +10,7 @@ the simulated backend (importing it off a Pi raises RuntimeError).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -87,6 +88,23 @@ BACKENDS: dict[str, Callable[[], Pins]] = {"simulated": SimulatedPins, "rpi-gpio
 
 
 @dataclass(frozen=True)
+class Flashing:
+    """A lamp that flashes ``count`` times, then stays dark for a pause, over and over: a number (the
+    seat the bank is offered to) that the dealer reads off the rail without looking at the screen."""
+
+    count: int
+    on_s: float = 0.3
+    off_s: float = 0.3
+    pause_s: float = 1.2
+
+    def lit(self, elapsed: float) -> bool:
+        """Whether the lamp is lit ``elapsed`` seconds after the flashing began (it begins lit)."""
+        flash = self.on_s + self.off_s
+        t = elapsed % (self.count * flash + self.pause_s)
+        return t < self.count * flash and t % flash < self.on_s
+
+
+@dataclass(frozen=True)
 class PanelPins:
     buttons: Mapping[str, int]  # name -> BCM pin
     lamps: Mapping[str, int]
@@ -115,7 +133,10 @@ class Panel(Worker):
         self._stable = {name: True for name in layout.buttons}
         self._raw = {name: (True, now) for name in layout.buttons}
         self.presses = {name: 0 for name in layout.buttons}  # debounced presses since start (the setup shows them)
-        self._wanted = {name: False for name in layout.lamps}  # what the table last asked of each lamp
+        self._wanted: dict[str, bool | Flashing] = {name: False for name in layout.lamps}  # what the table last asked
+        self._flashing_since: dict[str, float] = {}  # a flashing lamp: when its pattern began
+        # The table asks for lamps from its thread while this one keeps them flashing.
+        self._lamps_lock = threading.Lock()
         self._tested: dict[str, bool] = {}  # lamps held by a technician's test, whatever the table asks
 
     def sample(self) -> None:
@@ -132,25 +153,42 @@ class Panel(Worker):
                 if not level:
                     self.presses[name] += 1
                     self._on_press(name)
+        self._flash(now)
 
     def is_down(self, name: str) -> bool:
         """The button is held down now (debounced)."""
         return not self._stable[name]
 
-    def lamp(self, name: str, on: bool) -> None:
-        self._wanted[name] = on
-        if name not in self._tested:
-            self.pins.write(self.layout.lamps[name], on)
+    def lamp(self, name: str, on: bool | Flashing) -> None:
+        """Light or darken a lamp, or flash it (the sampling thread keeps it flashing)."""
+        with self._lamps_lock:
+            if isinstance(on, Flashing):
+                if self._wanted[name] == on:
+                    return  # already flashing this number: its rhythm is not restarted at every announcement
+                self._flashing_since[name] = self._clock()
+            else:
+                self._flashing_since.pop(name, None)
+            self._wanted[name] = on
+            if name not in self._tested:
+                self.pins.write(self.layout.lamps[name], bool(on))
+
+    def _flash(self, now: float) -> None:
+        with self._lamps_lock:
+            for name, since in self._flashing_since.items():
+                lit = self._wanted[name].lit(now - since)
+                if name not in self._tested and lit != self.lamp_is_on(name):
+                    self.pins.write(self.layout.lamps[name], lit)
 
     def test_lamp(self, name: str, on: bool | None) -> None:
         """A technician's lamp test: ``on`` holds the lamp lit or dark whatever the table asks (the
         table lights its lamps on every change); None gives the lamp back to the table."""
-        if on is None:
-            self._tested.pop(name, None)
-            self.pins.write(self.layout.lamps[name], self._wanted[name])
-        else:
-            self._tested[name] = on
-            self.pins.write(self.layout.lamps[name], on)
+        with self._lamps_lock:
+            if on is None:
+                self._tested.pop(name, None)
+                self.pins.write(self.layout.lamps[name], bool(self._wanted[name]))
+            else:
+                self._tested[name] = on
+                self.pins.write(self.layout.lamps[name], on)
 
     def lamp_is_on(self, name: str) -> bool:
         return self.pins.read(self.layout.lamps[name])

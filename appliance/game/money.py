@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import decimal
 import enum
+import re
 from decimal import Decimal
 
 CENT = Decimal("0.01")
@@ -35,22 +36,37 @@ _DECIMAL_ROUNDING = {
 }
 
 
-def money(value: object, where: str = "amount") -> Decimal:
-    """An amount of money from a string, int or Decimal; floats are refused.
+#: An amount as text: whole dollars and a fraction, no sign, exponent or spaces; at most 12 digits of
+#: dollars, so that no amount comes near the decimal context's precision ("1e30" would make quantize fail).
+AMOUNT_TEXT = re.compile(r"[0-9]{1,12}(\.[0-9]+)?")
+TOO_MUCH = Decimal(10) ** 12
 
+
+def money(value: object, where: str = "amount") -> Decimal:
+    """An amount of money, the one parser for every input (house files, ``appliance settle``, the dealer's
+    screen): a decimal string, a whole number of dollars, or a ``Decimal``; floats are refused.
+
+    >>> money("12.50"), money(25), money("25.000")
+    (Decimal('12.50'), Decimal('25.00'), Decimal('25.00'))
     >>> money(0.1)
     Traceback (most recent call last):
     ...
     appliance.game.money.MoneyError: amount: 0.1 is a float; give money as a string such as "25.00"
+    >>> money("1e30")
+    Traceback (most recent call last):
+    ...
+    appliance.game.money.MoneyError: amount: '1e30' is not an amount of money (a decimal string such as "25" or "12.50")
     """
-    if isinstance(value, bool) or isinstance(value, float):
+    if isinstance(value, float):
         raise MoneyError(f'{where}: {value!r} is a float; give money as a string such as "25.00"')
-    try:
-        amount = Decimal(str(value).strip()) if not isinstance(value, Decimal) else value
-    except decimal.InvalidOperation:
-        raise MoneyError(f"{where}: {value!r} is not an amount of money") from None
-    if not amount.is_finite() or amount < 0:
-        raise MoneyError(f"{where}: {value!r} is not a non-negative amount of money")
+    if isinstance(value, str) and AMOUNT_TEXT.fullmatch(value):
+        amount = Decimal(value)
+    elif isinstance(value, int) and not isinstance(value, bool) and 0 <= value < TOO_MUCH:
+        amount = Decimal(value)
+    elif isinstance(value, Decimal) and value.is_finite() and 0 <= value < TOO_MUCH:
+        amount = value
+    else:
+        raise MoneyError(f'{where}: {value!r:.40} is not an amount of money (a decimal string such as "25" or "12.50")')
     if amount != amount.quantize(CENT):
         raise MoneyError(f"{where}: {value!r} has fractions of a cent")
     return amount.quantize(CENT)

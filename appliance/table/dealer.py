@@ -2,7 +2,9 @@
 
 The same three buttons sit on the table rail (GPIO) and on the touch screen: NEXT opens a round
 with the wagers entered and asks the device for the start value, CONFIRM accepts what the camera
-read, SUPERVISOR calls the supervisor and holds the table. A zone's read is offered to the dealer
+read, SUPERVISOR calls the supervisor and holds the table. Between rounds, where players may bank,
+CONFIRM offers the bank round the table (:mod:`.bank_walk`): CONFIRM then means the seat asked takes
+it, NEXT that it passes, and the ready lamp flashes the seat's number. A zone's read is offered to the dealer
 only when it has been the same over several frames; an unreadable card is named by the dealer
 (never by the appliance) before CONFIRM is accepted; with the camera down the dealer enters a
 whole hand. Inputs come from several threads and are taken one at a time under the table's lock.
@@ -15,19 +17,21 @@ from __future__ import annotations
 
 import enum
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from ..devices.gpio import Flashing
 from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
 from ..game.banking import history_needed, passed_over
 from ..game.cards import Card, parse_cards
+from ..game.money import MoneyError, fmt, money
 from ..game.rules import BankerSetting, BankingMode
 from ..game.settlement import RoundError, Wager, check_wagers
 from ..game.start_seat import DEALER, Position
 from ..vision.deck_match import DECK_MISMATCH
+from .bank_walk import BankWalk, moved_bank
 from .eye import Eye
 from .recording import SpaceLimits
 from .round import Events, HeldForSupervisor, Phase, RoundStateError
@@ -42,7 +46,8 @@ NOT_CONNECTED = "the start-seat device is not connected: reconnect it, or a supe
 
 
 class Step(enum.Enum):
-    IDLE = "idle"  # between rounds: NEXT opens one
+    IDLE = "idle"  # between rounds: NEXT opens one (CONFIRM offers the bank, where players may bank)
+    BANK = "bank"  # between rounds, the bank offered seat by seat: CONFIRM the seat takes it, NEXT it passes
     START = "start"  # waiting for the start-seat value
     BANKER = "banker"  # reading the banker's seven cards
     SEATS = "seats"  # reading the players' hands
@@ -93,6 +98,7 @@ class DealerLoop:
         self.version = 0  # changes whenever a read shown to the dealer changes
         self.looks = 0  # frames the camera has delivered
         self.message = ""  # the last refusal, shown to the dealer until the next input
+        self.walk: BankWalk | None = None  # the bank being offered round the table, between rounds
         # A supervisor's action (a release, a void, a start value) changes what the dealer is asked.
         table.listeners.append(lambda record: self.announce())
 
@@ -102,6 +108,8 @@ class DealerLoop:
     def step(self) -> Step:
         if self.table.held is not None:
             return Step.HELD
+        if self.walk is not None:  # only between rounds: NEXT passes the bank instead of opening one
+            return Step.BANK
         current = self.table.current
         phase = current.phase if current is not None else Phase.SETTLED
         return {Phase.BETS_OPEN: Step.START, Phase.START_SEAT: Step.BANKER, Phase.BANKER: Step.SEATS,
@@ -134,33 +142,43 @@ class DealerLoop:
         "backline"?: [{"wager", "by"?, "fortune"?}]}]``, the backline being the other wagers riding on
         the seat's hand (Capitol's backline, Fortune's other betting circles)."""
         with self.table.lock:
-            if self.step is not Step.IDLE:
+            if self.step not in (Step.IDLE, Step.BANK):
                 raise DealerInputError("wagers can be changed only between rounds")
-            if banker != DEALER and type(banker) is not int:
-                raise DealerInputError(f"banker: {banker!r:.40} is not \"dealer\" or a seat number")
-            checked = [_checked_bet(i, bet) for i, bet in enumerate(bets)]
-            wager = None if banker_wager in (None, "") else Decimal(_amount(banker_wager, "banker wager"))
-            try:
-                check_wagers(self.table.rules, banker, wager, [
-                    (b["seat"], Decimal(b["wager"]), Decimal(b.get("fortune", 0)) or None,
-                     [Wager(Decimal(w["wager"]), w["by"], Decimal(w.get("fortune", 0))) for w in b.get("backline", [])])
-                    for b in checked])
-            except RoundError as err:
-                raise DealerInputError(str(err)) from None
-            # The settlement gives a wager over the maximum no action on the excess (a disputed round
-            # settles); at the table such a wager is not taken at all.
-            over = [(b["seat"], w) for b in checked for w in [b, *b.get("backline", [])]
-                    if Decimal(w["wager"]) > self.table.rules.limits.maximum]
-            if over:
-                seat, w = over[0]
-                raise DealerInputError(f"seat {seat} {'wager' if 'seat' in w else w['by']}: {w['wager']} is over the "
-                                       f"table maximum {self.table.rules.limits.maximum}")
-            refused = self.table.bank_refused(banker, who)
-            if refused:
-                raise DealerInputError(refused)
+            checked, banker, wager = self._checked_wagers(bets, banker, banker_wager, who)
+            if self.walk is not None:  # the banker is chosen on the screen instead
+                self.table.log(Events.BANK_OFFER_ENDED, {"passed": self.walk.passed, "banker": banker,
+                                                         "reason": "the wagers and the banker were entered"}, who)
+                self.walk = None
             self.bets, self.banker, self.banker_wager = checked, banker, wager
             log.info("%s set the wagers: %s", who, checked)
             self.announce()
+
+    def _checked_wagers(self, bets: list[dict], banker: Position, banker_wager, who: str):
+        """The wagers checked against the house rules and the banker against the rotation rules (a
+        refused banker is logged): the seats' wagers, the banker and the banker's wager, to be kept."""
+        if banker != DEALER and type(banker) is not int:
+            raise DealerInputError(f"banker: {banker!r:.40} is not \"dealer\" or a seat number")
+        checked = [_checked_bet(i, bet) for i, bet in enumerate(bets)]
+        wager = None if banker_wager in (None, "") else Decimal(_amount(banker_wager, "banker wager"))
+        try:
+            check_wagers(self.table.rules, banker, wager, [
+                (b["seat"], Decimal(b["wager"]), Decimal(b.get("fortune", 0)) or None,
+                 [Wager(Decimal(w["wager"]), w["by"], Decimal(w.get("fortune", 0))) for w in b.get("backline", [])])
+                for b in checked])
+        except RoundError as err:
+            raise DealerInputError(str(err)) from None
+        # The settlement gives a wager over the maximum no action on the excess (a disputed round
+        # settles); at the table such a wager is not taken at all.
+        over = [(b["seat"], w) for b in checked for w in [b, *b.get("backline", [])]
+                if Decimal(w["wager"]) > self.table.rules.limits.maximum]
+        if over:
+            seat, w = over[0]
+            raise DealerInputError(f"seat {seat} {'wager' if 'seat' in w else w['by']}: {w['wager']} is over the "
+                                   f"table maximum {self.table.rules.limits.maximum}")
+        refused = self.table.bank_refused(banker, who)
+        if refused:
+            raise DealerInputError(refused)
+        return checked, banker, wager
 
     def press(self, button: str, who: str = "dealer", version: int | None = None) -> str:
         """One press of NEXT, CONFIRM or SUPERVISOR, from the rail or the screen; returns why nothing
@@ -181,8 +199,14 @@ class DealerLoop:
                         self.table.hold(f"the supervisor was called by {who}", who)
                 elif self.step is Step.HELD:
                     self.message = "the table is held: only a supervisor can release it"
+                elif button == "next" and self.step is Step.BANK:
+                    self._pass_bank(who)
                 elif button == "next":
                     ask_device = self._next(who)
+                elif self.step is Step.BANK:
+                    self._move_bank(self.walk.asked, who, self.walk)
+                elif self.step is Step.IDLE and self.table.bank_offers():
+                    self._offer_bank(who)
                 else:
                     self._confirm(who)
             except HeldForSupervisor as err:
@@ -197,6 +221,75 @@ class DealerLoop:
                 self.message = NOT_CONNECTED
                 self.announce()
         return self.message
+
+    # --- the bank offered round the table (between rounds) ---------------------------------------
+
+    def _offer_bank(self, who: str) -> None:
+        """CONFIRM between rounds: the bank is offered to the first seat in play that may take it."""
+        in_play = {b["seat"] for b in self.bets} | ({self.banker} if self.banker != DEALER else set())
+        if not in_play:
+            raise RoundStateError("enter the wagers first: the bank is offered to the seats in play")
+        walk = BankWalk.begin(self.table.bank_offers(), in_play)
+        if walk.asked is None:
+            self._bank_unclaimed(walk, who)
+            return
+        self.table.log(Events.BANK_OFFERED, {"seat": walk.asked, "passed": [],
+                                             "not_offered": [o.to_json() for o in walk.not_offered]}, who)
+        self.walk = walk
+
+    def _pass_bank(self, who: str) -> None:
+        """NEXT while the bank is offered: the seat asked passes, and the next seat is asked."""
+        self.table.log(Events.BANK_PASSED, {"seat": self.walk.asked}, who)
+        self.walk.passed_on()
+        if self.walk.asked is None:
+            walk, self.walk = self.walk, None
+            self._bank_unclaimed(walk, who)
+        else:
+            self.table.log(Events.BANK_OFFERED, {"seat": self.walk.asked, "passed": self.walk.passed}, who)
+
+    def _bank_unclaimed(self, walk: BankWalk, who: str) -> None:
+        """No seat in play took the bank: the house keeps it where it may bank (Greektown: "the dealer will
+        act as banker when all players decline"); else the offer ends and the banker is unchanged."""
+        self.walk = None
+        try:
+            if self.table.rules.banking.mode is BankingMode.PLAYER:
+                raise RoundStateError(f"no seat in play took the bank, and {self.table.rules.name} has no house "
+                                      "bank (banking.mode)" + "".join(f"; seat {o.seat} may not bank: {o.refusal}"
+                                                                      for o in walk.not_offered))
+            self._move_bank(DEALER, who, walk)
+        except ValueError as err:
+            self.table.log(Events.BANK_OFFER_ENDED, {"passed": walk.passed, "banker": self.banker,
+                                                     "reason": str(err)}, who)
+            raise RoundStateError(f"{err}: offer the bank again (CONFIRM) or choose the banker on the screen") from None
+
+    def _move_bank(self, to: Position, who: str, walk: BankWalk) -> None:
+        """The bank goes to ``to`` (the seat asked, or the house when every seat passed), the chips staying on
+        their seats (:func:`.bank_walk.moved_bank`); refused with the reason while the wagers do not allow it."""
+        bets, wager = moved_bank(self.bets, self.banker, self.banker_wager, to)
+        checked, banker, wager = self._checked_wagers(bets, to, wager, who)
+        self.table.log(Events.BANK_TAKEN, {"banker": banker, "banker_wager": None if wager is None else fmt(wager),
+                                           "passed": list(walk.passed), "bets": checked,
+                                           "not_offered": [o.to_json() for o in walk.not_offered]}, who)
+        self.bets, self.banker, self.banker_wager, self.walk = checked, banker, wager, None
+
+    # --- the dealer's misdeal ------------------------------------------------------------------
+
+    def misdeal(self, reason: str, who: str = "dealer", round_id: str | None = None) -> None:
+        """The dealer declares a misdeal, for one of the house file's reasons (Capitol rule 29), while the
+        round is dealt: voided as a supervisor's misdeal is (:meth:`.Table.declare_misdeal`). The screen
+        sends the ``round_id`` it shows: a misdeal of a round that has since ended is refused."""
+        with self.table.lock:
+            step, current = self.step, self.table.current
+            if step is Step.HELD:
+                raise DealerInputError("the table is held: the supervisor declares the misdeal")
+            if step not in (Step.START, Step.BANKER, Step.SEATS):
+                raise DealerInputError("no round is being dealt: a misdeal voids the round in play")
+            if round_id is not None and round_id != current.round_id:
+                raise DealerInputError(f"round {round_id} is no longer in play (round {current.round_id} is): "
+                                       "look at the table again")
+            self.table.declare_misdeal(current.round_id, reason, who)
+            self.zones = {}
+            self.announce()
 
     def start_value(self, source: str, result: RngResult | DiceResult) -> None:
         """A value from the start-seat device (any thread). Used when a round waits for one, else logged."""
@@ -406,8 +499,9 @@ class DealerLoop:
             wanted = self.wanted_zones()
             bank = self._bank_prompt()
             say = self.message or _say(step, self.table, self.bets, zones, wanted,
-                                       bank["refused"] and f"seat {self.banker} may not bank this round")
+                                       bank["refused"] and f"seat {self.banker} may not bank this round", self.walk)
             return {"step": step.value, "say": say, "bank": bank,
+                    "misdeal_reasons": list(self.table.rules.misdeal_reasons),
                     "held": self.table.held, "round": self._round_or_none(), "start_source": self.start_source,
                     "player_seats": self.table.rules.start.player_seats,
                     "bets": self.bets, "banker": self.banker,
@@ -426,20 +520,18 @@ class DealerLoop:
             refused = next((o.refusal for o in offers if o.seat == self.banker), None)
             refused = refused and f"seat {self.banker} may not bank this round: {refused}"
         return {"offers": [o.to_json() for o in offers], "refused": refused,
-                "house": self.table.rules.banking.mode is not BankingMode.PLAYER}
+                "house": self.table.rules.banking.mode is not BankingMode.PLAYER,
+                "walk": self.walk.to_json() if self.walk is not None else None}
 
     def announce(self) -> None:
         """Tell the lamps and the screen where the round stands (under the lock, so that an older
         prompt never overtakes a newer one)."""
         with self.table.lock:
+            step = self.step
             self._lamp("attention", self.table.held is not None)
-            self._lamp("ready", self.step in (Step.IDLE, Step.START))
+            # while the bank is offered, the ready lamp flashes the number of the seat asked
+            self._lamp("ready", Flashing(self.walk.asked) if step is Step.BANK else step in (Step.IDLE, Step.START))
             self._on_prompt(self.prompt())
-
-
-# An amount as the screen sends it: a decimal string of whole units and at most cents, no sign, no
-# exponent ("1e30" would make Decimal quantize fail) and short enough that no table limit is near.
-AMOUNT = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?")
 
 
 BACKLINE_LIMIT = 8  # wagers riding on one seat's hand: more than its betting circles
@@ -472,14 +564,15 @@ def _checked_bet(i: int, bet) -> dict:
 
 
 def _amount(value, what: str) -> str:
-    if isinstance(value, Decimal) and value.is_finite():  # from Python callers; JSON gives strings
-        value = str(value)
-    if not isinstance(value, str) or not AMOUNT.fullmatch(value):
-        raise DealerInputError(f"{what}: {value!r:.40} is not an amount (a decimal string such as \"25\" or \"12.50\")")
-    amount = Decimal(value)
+    """A wager as the screen sends it, read by the one money parser (:func:`~appliance.game.money.money`):
+    more than nothing, kept as it was typed ("25", "12.50")."""
+    try:
+        amount = money(value, what)
+    except MoneyError as err:
+        raise DealerInputError(str(err)) from None
     if amount <= 0:
         raise DealerInputError(f"{what}: {value!r} is not a positive amount")
-    return str(amount)
+    return value if isinstance(value, str) else fmt(amount)
 
 
 def spoken(zone: str) -> str:
@@ -489,13 +582,17 @@ def spoken(zone: str) -> str:
     return f"{name}, {part}" if part else name
 
 
-def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str], bank_refused: str | None) -> str:
+def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str], bank_refused: str | None,
+         walk: BankWalk | None) -> str:
     if step is Step.HELD:
         return f"Held: {table.held}"
+    if step is Step.BANK:
+        return f"Bank to seat {walk.asked}? CONFIRM takes it, NEXT passes"
     if step is Step.IDLE:
+        offered = " (CONFIRM offers the bank)" if table.bank_offers() else ""
         if bets and bank_refused:
-            return f"Choose the banker: {bank_refused}"
-        return "Press NEXT to open the round" if bets else "Enter the wagers, then press NEXT"
+            return f"Choose the banker: {bank_refused}{offered}"
+        return f"Press NEXT to open the round{offered}" if bets else "Enter the wagers, then press NEXT"
     if step is Step.START:
         return "Waiting for the start-seat value (NEXT asks the device again)"
     unreadable = [f"{spoken(name)} card {i + 1}" for name, z in zones.items() for i in z["unreadable"]]

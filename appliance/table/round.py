@@ -58,6 +58,11 @@ class Events:
     AUDIT_EXPORTED = "AuditExported"  # a supervisor downloaded the export (range, rows, digest)
     TABLE_HELD = "TableHeld"  # the table waits for a supervisor
     BANK_REFUSED = "BankRefused"  # a player the rotation rules did not allow to bank
+    # The bank offered seat by seat from the rail, between rounds (table/bank_walk.py):
+    BANK_OFFERED = "BankOffered"  # a seat is asked (the seats in play the rules refuse, each with its rule)
+    BANK_PASSED = "BankPassed"  # the seat asked passed the bank on
+    BANK_TAKEN = "BankTaken"  # a seat took the bank, or the house kept it when every seat passed
+    BANK_OFFER_ENDED = "BankOfferEnded"  # the offer ended with no new banker (no house bank; the screen chose)
     TABLE_RELEASED = "TableReleased"
     DEVICE_VALUE = "DeviceValue"  # a start value no round was waiting for (logged, not used)
     ROUND_SETTLED = "RoundSettled"

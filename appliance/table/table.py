@@ -182,12 +182,19 @@ class Table:
             self._round(round_id).void(reason, who)
             self._acted(who, "void")
 
-    def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
-        """Void the round as a misdeal, for one of the reasons the house file lists (Capitol rule 29)."""
+    def declare_misdeal(self, round_id: str, reason: str, who: str) -> None:
+        """Void the round as a misdeal, for one of the reasons the house file lists (Capitol rule 29), by
+        the dealer or a supervisor: the reason is recorded in the house's words, and the shift counts it."""
         listed = self.rules.misdeal_reason(reason)
-        who = self._supervisor(supervisor, pin, address)
         with self.lock:
             self._round(round_id).void(f"misdeal: {listed}", who)
+
+    def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
+        """A supervisor's misdeal (:meth:`declare_misdeal`), the PIN checked; it releases a held table."""
+        self.rules.misdeal_reason(reason)  # an unlisted reason is refused before the PIN is asked
+        who = self._supervisor(supervisor, pin, address)
+        with self.lock:
+            self.declare_misdeal(round_id, reason, who)
             self._acted(who, "misdeal")
 
     def manual_start(self, round_id: str, supervisor: str, pin: str, value: int, address: str = "local") -> object:

@@ -1,4 +1,4 @@
-"""The dealer's touch screen: the rail's three buttons, the wagers, and the card picker.
+"""The dealer's touch screen: the rail's three buttons, the wagers, the card picker and the misdeal.
 
 These requests feed the dealer's loop exactly as the GPIO buttons do; none of them can change
 a settled round or the history (that takes a supervisor's PIN). They are answered to the
@@ -86,6 +86,12 @@ def dealer_routes(loop: DealerLoop, pairings: ScreenPairings, pair_page: str) ->
         if not isinstance(bets, list) or len(bets) > BETS_LIMIT:
             raise BodyError(f"bets: expected a list of at most {BETS_LIMIT} {{seat, wager}}")
         loop.set_bets(bets, body.get("banker", "dealer"), body.get("banker_wager"), g.screen)
+
+    @bp.post("/api/dealer/misdeal")
+    @screen_only
+    def misdeal(body):
+        """A misdeal declared by the dealer, for one of the house's reasons, of the round the screen shows."""
+        loop.misdeal(text(body, "reason"), g.screen, text(body, "round", ID_LIMIT))
 
     @bp.post("/api/dealer/card")
     @screen_only
