@@ -26,10 +26,10 @@ TABLES = {"house-dealer": ("general", DEALER), "california": ("capitol", 4), "gr
 
 
 class ServedTable:
-    def __init__(self, folder: Path, kind: str = "house-dealer"):
+    def __init__(self, folder: Path, kind: str = "house-dealer", reads_setting: bool = False):
         house, self.banker = TABLES[kind]
         self.rules = load_house(house)
-        self.d = Dealer(folder / "log", rules=self.rules)
+        self.d = Dealer(folder / "log", rules=self.rules, reads_setting=reads_setting)
         self.index = Index(folder / "index.sqlite")
         self.d.table.listeners.append(self.index.add)
         self.ev = evaluator(self.rules.joker, self.rules.wheel)

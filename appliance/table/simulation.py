@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..audit.index import Index
 from ..audit.log import AuditLog, RecordingStopped
-from ..config import read_toml
+from ..config import read_toml, shipped_config_dir
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
@@ -30,6 +30,7 @@ from ..devices.worker import Worker
 from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
 from .recording import IndexFeed, SpaceLimits, catch_up
+from ..vision.layout import BANKER_SET_ZONES, load_layout
 from .round import Events, RoundIds, void_interrupted
 from .table import BANK_MEMORY, Table
 
@@ -84,10 +85,15 @@ def players_set(hands: dict, seats: list[int], rules: HouseRules, ev) -> dict[st
     """Each playing seat's hand set by the house way, as laid in its front and back zones."""
     laid = {}
     for seat in seats:
-        front, back, _, _, _ = decide(parse_cards(hands[seat]), rules.house_way, ev)
-        laid[f"seat{seat}.front"] = format_cards(sorted(front, reverse=True))
-        laid[f"seat{seat}.back"] = format_cards(sorted(back, reverse=True))
+        laid.update(house_way_laid(hands[seat], f"seat{seat}", rules, ev))
     return laid
+
+
+def house_way_laid(hand: list[str], place: str, rules: HouseRules, ev) -> dict[str, list[str]]:
+    """Seven cards set by the house way, as laid in ``place``'s front and back zones (``seat3``, ``banker``)."""
+    front, back, _, _, _ = decide(parse_cards(hand), rules.house_way, ev)
+    return {f"{place}.front": format_cards(sorted(front, reverse=True)),
+            f"{place}.back": format_cards(sorted(back, reverse=True))}
 
 
 def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
@@ -132,9 +138,10 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         loop.start_value("simulated-rng", RngResult(int(round_id.rsplit("-", 1)[1]) % 10000, value))
         return True
 
-    eye, lay = simulated_eye(render, seed, size)
+    layout = load_layout(shipped_config_dir() / "layout.toml")  # the shipped table: the dealer's setting is read
+    eye, lay = simulated_eye(render, seed, size, layout)
     loop = DealerLoop(table, eye, roll, RoundIds(index.last_number, lambda: str(seed)), "simulated-rng", health,
-                      stable_frames=2, space=space)
+                      stable_frames=2, space=space, reads_setting=layout.reads_banker_setting)
     dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5)
     for _ in range(rounds):
         if stop():
@@ -165,10 +172,8 @@ def simulated_eye(render: bool, seed: int, size: tuple[int, int], layout=None,
     if not render:
         top = TableTop()
         return top, top.lay
-    from ..config import shipped_config_dir
     from ..devices.camera import Camera
     from ..vision.calibrate import Calibrator
-    from ..vision.layout import load_layout
     from ..vision.render import SyntheticCamera, learned_deck
 
     layout = layout or load_layout(shipped_config_dir() / "layout.toml")
@@ -224,7 +229,7 @@ class SimulatedDealer(Worker):
             self._press("next")
         elif step is Step.START:
             self._press("next")  # the device did not answer in time: ask again
-        elif step in (Step.BANKER, Step.SEATS):
+        elif step in (Step.BANKER, Step.SEATS, Step.RESET):
             state = current.state
             if self._round != current.round_id:
                 start = state["start"]
@@ -238,6 +243,8 @@ class SimulatedDealer(Worker):
                 laid = players_set(self._hands, [state["banker"]], rules, self._ev)
             else:
                 laid = players_set(self._hands, [b["seat"] for b in state["bets"]], rules, self._ev)
+                if BANKER_SET_ZONES[0] in loop.wanted_zones():  # the house dealer sets the banker's hand
+                    laid.update(house_way_laid(self._hands[state["banker"]], "banker", rules, self._ev))
             self._lay(laid)
             prompt = loop.prompt()
             unsteady = [zone for zone in prompt["wanted"] if zone not in prompt["zones"]]
