@@ -76,7 +76,7 @@ def test_a_setting_other_than_the_house_way_holds_the_round_until_the_dealer_res
     d.look({**LAID, **SEAT1})
     setting = d.loop.prompt()["setting"]
     assert setting["same"] is False and setting["laid"]["front_value"] != setting["house_way"]["front_value"]
-    assert d.loop.prompt()["say"] == "The banker's hand is not set by the house way: set it as the house way shows"
+    assert d.loop.prompt()["say"] == "Not the house way: set the banker's hand as shown"
     assert d.loop.press("confirm") == ""  # the dealer insists: the round is held, nothing is settled
     assert d.loop.step is Step.RESET and d.table.current.phase is Phase.SET_HELD
     assert d.lamps["attention"] is True and d.table.held is None  # the dealer, not a supervisor, resets it
@@ -85,7 +85,7 @@ def test_a_setting_other_than_the_house_way_holds_the_round_until_the_dealer_res
     assert held["data"]["front"] == ["Qs", "7c"] and held["data"]["house_way"]["front"] == ["9h", "8c"]
     assert "the house way sets front 9h 8c, back Qs Qd 7c 4h 2s" in held["data"]["differs"]
     prompt = d.loop.prompt()
-    assert prompt["say"].startswith("Held: the banker's hand is not set by the house way. Reset it")
+    assert prompt["say"] == "Held: not the house way. Reset the banker's hand as shown, then CONFIRM"
     assert prompt["setting"]["held"]["front"] == ["Qs", "7c"] and prompt["setting"]["house_way"]["back_value"]
     assert d.live.snapshot()["phase"] == "set_held"
     # CONFIRM again on the same cards: refused, not recorded twice

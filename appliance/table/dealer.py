@@ -565,12 +565,11 @@ def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[s
     if step is Step.HELD:
         return f"Held: {table.held}"
     if step is Step.RESET and not setting["same"]:
-        return ("Held: the banker's hand is not set by the house way. Reset it as the house way shows, then press "
-                "CONFIRM (or a supervisor lets it stand)")
+        return "Held: not the house way. Reset the banker's hand as shown, then CONFIRM"
     if setting is not None and setting["laid"] is not None and not setting["laid"]["banker_cards"]:
         return "The banker's set hand is not the seven cards read: set the banker's own cards"
     if setting is not None and setting["same"] is False:
-        return "The banker's hand is not set by the house way: set it as the house way shows"
+        return "Not the house way: set the banker's hand as shown"
     if step is Step.IDLE:
         if bets and bank_refused:
             return f"Choose the banker: {bank_refused}"

@@ -1,0 +1,101 @@
+"""The dealer's screen in a real headless Chromium while the house dealer's setting is held: the setting as
+laid beside the house way's, in plain words, nothing covered at the 7-inch display's size and at 1080p,
+and a supervisor letting it stand from the screen."""
+
+import os
+import shutil
+from itertools import combinations
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        pytest.fail("chromium is not installed: .ci/run installs it", pytrace=False)
+    pytest.skip("chromium is not installed here", allow_module_level=True)
+
+from dealer_screen import ServedTable  # noqa: E402
+
+from appliance.audit.log import records  # noqa: E402
+from appliance.game.cards import parse_cards  # noqa: E402
+from appliance.game.settlement import house_way_difference  # noqa: E402
+from appliance.table.round import Events  # noqa: E402
+from screen_audit import audit, problems  # noqa: E402
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def not_the_house_way(table: ServedTable, seven: list[str]) -> tuple[list[str], list[str]]:
+    """A setting of the banker's seven that is not the house way's (and no foul)."""
+    ev = table.rules.evaluator()
+    for front in combinations(seven, 2):
+        back = [c for c in seven if c not in front]
+        fv, bv = ev.two(parse_cards(front)), ev.five(parse_cards(back))
+        if not ev.fouls(fv, bv) and house_way_difference("dealer", parse_cards(front), parse_cards(back), table.rules):
+            return list(front), back
+    raise AssertionError("every setting is the house way's")
+
+
+def test_a_held_setting_shows_both_settings_and_a_supervisor_lets_it_stand(browser, tmp_path):
+    table = ServedTable(tmp_path, reads_setting=True)
+    try:
+        table.wager_everyone()
+        hands = table.deal()
+        table.d.loop.press("next")
+        table.start_value()
+        table.lay_banker(hands)
+        assert table.d.loop.press("confirm") == ""
+        front, back = not_the_house_way(table, hands["banker"])
+        way = table.d.table.current.house_way_setting()
+        seats = {z: c for z, c in hands.items() if z != "banker"}
+        table.d.look({"banker.front": front, "banker.back": back, **seats})
+        assert table.d.loop.press("confirm") == ""  # held for the dealer to reset
+        assert table.d.loop.step.value == "reset"
+        for width, height in [(800, 480), (1920, 1080)]:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(table.base + "/")
+            page.wait_for_selector("#dealer[data-step=reset]")
+            shown = page.eval_on_selector_all("#banker .side.laid .card", "cs => cs.map(c => c.dataset.card)")
+            house = page.eval_on_selector_all("#banker .side.way .card", "cs => cs.map(c => c.dataset.card)")
+            assert shown == front + back and house == way["front"] + way["back"]
+            titles = page.eval_on_selector_all("#banker .side-title", "ts => ts.map(t => t.textContent)")
+            assert titles == ["Banker as laid: NOT the house way", "House way"]
+            ev = table.rules.evaluator()
+            words = page.eval_on_selector_all("#banker .setting-words", "ws => ws.map(w => w.textContent)")
+            assert words == [f"front {ev.name(ev.two(parse_cards(f)))} \u00b7 back {ev.name(ev.five(parse_cards(b)))}"
+                             for f, b in [(front, back), (way["front"], way["back"])]]
+            assert page.inner_text("#say").startswith("Held: not the house way")
+            found = audit(page)
+            assert not problems(found), (width, height, problems(found))
+            page.close()
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(table.base + "/")
+        page.click("#let-stand")
+        page.wait_for_selector("#stand[open]")
+        assert not problems(audit(page, within="#stand")), problems(audit(page, within="#stand"))
+        page.fill("#stand [name=supervisor]", "1042")
+        page.fill("#stand [name=pin]", "4821")
+        page.fill("#stand [name=reason]", "the chart line is in dispute; settled as laid")
+        page.click("#stand button[value=ok]")
+        page.wait_for_selector("#dealer[data-step=seats]")
+        stood = next(r for r in records(table.d.audit.folder) if r["event"] == Events.BANKER_SET)
+        assert stood["who"] == "supervisor 1042" and stood["data"]["set_by"] == "dealer"
+        assert stood["data"]["reason"] == "the chart line is in dispute; settled as laid"
+        page.click("[data-button=confirm]")
+        page.wait_for_selector("#phase:has-text('Settled')")
+        labels = page.eval_on_selector_all("#banker .card", "cs => cs.map(c => c.dataset.card)")
+        assert labels == front + back  # settled as the cards lie
+        page.close()
+    finally:
+        table.close()
