@@ -184,3 +184,16 @@ def test_a_correction_of_the_dealers_setting_must_stay_the_house_way(tmp_path):
     settled = d.table.correct("t-1", "1042", "4821", "suits swapped by the reader", "banker",
                               front=["9h", "8c"], back=["Qs", "Qd", "7c", "4h", "2s"])
     assert settled["seats"][0]["result"] == "push"
+
+
+@pytest.mark.parametrize("house, dealer_banks", [("general", True), ("capitol", False)])
+def test_simulated_rounds_lay_the_house_dealers_setting(tmp_path, house, dealer_banks):
+    from appliance.audit.log import AuditLog
+    from appliance.table.simulation import play_rounds
+
+    audit = AuditLog(tmp_path / "log", KEY)
+    assert play_rounds(load_house(house), audit, 6, seed=4)["rounds"] == 6
+    logged = [r["event"] for r in records(audit.folder)]
+    assert logged.count(Events.BANKER_SET) == (6 if dealer_banks else 0)  # a Player/Dealer sets his own
+    assert Events.BANKER_SET_HELD not in logged
+    assert replay(audit.folder, KEY)["differences"] == []

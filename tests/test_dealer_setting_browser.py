@@ -22,6 +22,8 @@ from appliance.game.settlement import house_way_difference  # noqa: E402
 from appliance.table.round import Events  # noqa: E402
 from screen_audit import audit, problems  # noqa: E402
 
+# the 7-inch display, 7-inch tablets, Touch Display 2 in landscape, 10-inch tablets, a 1080p monitor
+SIZES = [(800, 480), (1024, 600), (1280, 720), (1280, 800), (1920, 1080)]
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 
@@ -59,10 +61,17 @@ def test_a_held_setting_shows_both_settings_and_a_supervisor_lets_it_stand(brows
         front, back = not_the_house_way(table, hands["banker"])
         way = table.d.table.current.house_way_setting()
         seats = {z: c for z, c in hands.items() if z != "banker"}
+        table.d.look(seats)  # the banker's hand not set yet: the house way beside two empty set zones
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(table.base + "/")
+        page.wait_for_selector("#banker .side.laid .enter-hand")
+        assert page.eval_on_selector_all("#banker .side.way .card", "cs => cs.length") == 7
+        assert not problems(audit(page)), problems(audit(page))
+        page.close()
         table.d.look({"banker.front": front, "banker.back": back, **seats})
         assert table.d.loop.press("confirm") == ""  # held for the dealer to reset
         assert table.d.loop.step.value == "reset"
-        for width, height in [(800, 480), (1920, 1080)]:
+        for width, height in SIZES:
             page = browser.new_page(viewport={"width": width, "height": height})
             page.goto(table.base + "/")
             page.wait_for_selector("#dealer[data-step=reset]")
@@ -70,11 +79,12 @@ def test_a_held_setting_shows_both_settings_and_a_supervisor_lets_it_stand(brows
             house = page.eval_on_selector_all("#banker .side.way .card", "cs => cs.map(c => c.dataset.card)")
             assert shown == front + back and house == way["front"] + way["back"]
             titles = page.eval_on_selector_all("#banker .side-title", "ts => ts.map(t => t.textContent)")
-            assert titles == ["Banker as laid: NOT the house way", "House way"]
+            assert titles == ["As laid \u2717", "House way"]
             ev = table.rules.evaluator()
             words = page.eval_on_selector_all("#banker .setting-words", "ws => ws.map(w => w.textContent)")
-            assert words == [f"front {ev.name(ev.two(parse_cards(f)))} \u00b7 back {ev.name(ev.five(parse_cards(b)))}"
-                             for f, b in [(front, back), (way["front"], way["back"])]]
+            assert words == [line for f, b in [(front, back), (way["front"], way["back"])]
+                             for line in (f"Front: {ev.name(ev.two(parse_cards(f)))}",
+                                          f"Back: {ev.name(ev.five(parse_cards(b)))}")]
             assert page.inner_text("#say").startswith("Held: not the house way")
             found = audit(page)
             assert not problems(found), (width, height, problems(found))

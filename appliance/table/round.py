@@ -360,14 +360,14 @@ class TableRound:
         """A supervisor's correction of a read: the banker's seven cards (his front and back once a setting
         is recorded: his own, or the house dealer's as read), or a seat's front and back."""
         if seat == "banker" and self.state.get("banker_set"):
+            set_by = self.state["banker_set_by"]
             if front is None or back is None:
-                raise RoundStateError(f"round {self.round_id}: the banker's setting is recorded: give the corrected "
-                                      "front and back")
+                whose = "the banker set his own hand" if set_by == "own" else "the house dealer's setting is recorded"
+                raise RoundStateError(f"round {self.round_id}: {whose}: give the corrected front and back")
             laid = parse_cards([*front, *back])
             if len(laid) != 7:
                 raise RoundStateError(f"round {self.round_id}: the banker's front and back hold {len(laid)} cards, "
                                       "not seven")
-            set_by = self.state["banker_set_by"]
             differs = house_way_difference(self.state["banker"], parse_cards(front), parse_cards(back), self.rules)
             if set_by == "house-way" and differs is not None:  # it would settle against the house way unannounced
                 raise RoundStateError(f"round {self.round_id}: {differs}: the corrected setting must be the house "
