@@ -4,8 +4,6 @@ and a supervisor letting it stand from the screen."""
 
 import os
 import shutil
-from itertools import combinations
-
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -18,7 +16,6 @@ from dealer_screen import ServedTable  # noqa: E402
 
 from appliance.audit.log import records  # noqa: E402
 from appliance.game.cards import parse_cards  # noqa: E402
-from appliance.game.settlement import house_way_difference  # noqa: E402
 from appliance.table.round import Events  # noqa: E402
 from screen_audit import audit, problems  # noqa: E402
 
@@ -38,17 +35,6 @@ def browser():
         b.close()
 
 
-def not_the_house_way(table: ServedTable, seven: list[str]) -> tuple[list[str], list[str]]:
-    """A setting of the banker's seven that is not the house way's (and no foul)."""
-    ev = table.rules.evaluator()
-    for front in combinations(seven, 2):
-        back = [c for c in seven if c not in front]
-        fv, bv = ev.two(parse_cards(front)), ev.five(parse_cards(back))
-        if not ev.fouls(fv, bv) and house_way_difference("dealer", parse_cards(front), parse_cards(back), table.rules):
-            return list(front), back
-    raise AssertionError("every setting is the house way's")
-
-
 def test_a_held_setting_shows_both_settings_and_a_supervisor_lets_it_stand(browser, tmp_path):
     table = ServedTable(tmp_path, reads_setting=True)
     try:
@@ -58,7 +44,7 @@ def test_a_held_setting_shows_both_settings_and_a_supervisor_lets_it_stand(brows
         table.start_value()
         table.lay_banker(hands)
         assert table.d.loop.press("confirm") == ""
-        front, back = not_the_house_way(table, hands["banker"])
+        front, back = table.set_otherwise()
         way = table.d.table.current.house_way_setting()
         seats = {z: c for z, c in hands.items() if z != "banker"}
         table.d.look(seats)  # the banker's hand not set yet: the house way beside two empty set zones

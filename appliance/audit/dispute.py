@@ -90,7 +90,7 @@ def _set(view: dict, record: dict) -> None:
     """The house dealer's setting accepted: the house way's as read, or let stand by a supervisor (why)."""
     data = record["data"]
     view["banker"].update(front=data["front"], back=data["back"], set_by=data["set_by"], set_reason=data.get("reason"),
-                          set_accepted=_by(record))
+                          set_read=data.get("read"), set_accepted=_by(record))
     view["banker"]["images"] = [*view["banker"].get("images", []), *data.get("images", [])]
 
 
