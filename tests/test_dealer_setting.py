@@ -197,3 +197,29 @@ def test_simulated_rounds_lay_the_house_dealers_setting(tmp_path, house, dealer_
     assert logged.count(Events.BANKER_SET) == (6 if dealer_banks else 0)  # a Player/Dealer sets his own
     assert Events.BANKER_SET_HELD not in logged
     assert replay(audit.folder, KEY)["differences"] == []
+
+
+def test_the_screens_let_it_stand_takes_a_supervisors_pin_and_reason(tmp_path):
+    from appliance.web.app import create_app
+
+    d = dealt(tmp_path)
+    client = create_app(d.live, d.table.rules, d.table, secret_key=b"s" * 32, dealer=d.loop).test_client()
+    client.environ_base["REMOTE_ADDR"] = "127.0.0.1"
+    token = client.get("/api/dealer").get_json()["csrf"]
+
+    def stand(**body):
+        return client.post("/api/dealer/setting-stands", json=body, headers={"X-CSRF-Token": token})
+
+    body = {"supervisor": "1042", "pin": "4821", "reason": "the dealer's setting agreed with the player"}
+    assert stand(**body).status_code == 409 and "no setting of the banker's hand is held" in stand(**body).get_json()["error"]
+    banker_read(d)
+    d.look({**LAID, **SEAT1})
+    d.loop.press("confirm")
+    wrong = stand(**{**body, "pin": "000000"})
+    assert wrong.status_code == 403 and wrong.get_json()["needs"] == "supervisor_pin"
+    assert stand(supervisor="1042", pin="4821").status_code == 400  # no reason: the field is named
+    assert client.post("/api/dealer/setting-stands", json=body).status_code == 403  # no CSRF token
+    assert Events.BANKER_SET not in events(d)
+    answer = stand(**body)
+    assert answer.status_code == 200 and answer.get_json()["dealer"]["step"] == "seats"
+    assert records(d.audit.folder)[-1]["data"]["reason"] == body["reason"]
