@@ -409,8 +409,8 @@ class DealerLoop:
             now = [zone.cards() if (zone := self.zones.get(name)) and zone.reads is not None else None
                    for name in BANKER_SET_ZONES]
             if now != [held["front"], held["back"]]:
-                raise DealerInputError("the banker's cards have moved since the hold: CONFIRM the setting as it "
-                                       "lies now, then let it stand")
+                raise DealerInputError("the banker's cards have moved since the hold (or the camera no longer sees "
+                                       "them): CONFIRM the setting as it lies now, then let it stand")
         self.table.setting_stands(round_id, supervisor, pin, reason, address)  # the PIN: slow, outside the lock
 
     def _hand(self, front_zone: str, back_zone: str, whose: str) -> tuple[ZoneRead, ZoneRead]:

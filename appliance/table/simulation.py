@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..audit.index import Index
 from ..audit.log import AuditLog, RecordingStopped
-from ..config import read_toml, shipped_config_dir
+from ..config import read_toml
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
@@ -30,7 +30,7 @@ from ..devices.worker import Worker
 from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
 from .recording import IndexFeed, SpaceLimits, catch_up
-from ..vision.layout import BANKER_SET_ZONES, load_layout
+from ..vision.layout import BANKER_SET_ZONES
 from .round import Events, RoundIds, void_interrupted
 from .table import BANK_MEMORY, Table
 
@@ -138,10 +138,10 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         loop.start_value("simulated-rng", RngResult(int(round_id.rsplit("-", 1)[1]) % 10000, value))
         return True
 
-    layout = load_layout(shipped_config_dir() / "layout.toml")  # the shipped table: the dealer's setting is read
-    eye, lay = simulated_eye(render, seed, size, layout)
+    eye, lay = simulated_eye(render, seed, size)
+    # the shipped table, whose layout reads the house dealer's setting (tests/test_vision_layout.py)
     loop = DealerLoop(table, eye, roll, RoundIds(index.last_number, lambda: str(seed)), "simulated-rng", health,
-                      stable_frames=2, space=space, reads_setting=layout.reads_banker_setting)
+                      stable_frames=2, space=space, reads_setting=True)
     dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5)
     for _ in range(rounds):
         if stop():
@@ -172,8 +172,10 @@ def simulated_eye(render: bool, seed: int, size: tuple[int, int], layout=None,
     if not render:
         top = TableTop()
         return top, top.lay
+    from ..config import shipped_config_dir
     from ..devices.camera import Camera
     from ..vision.calibrate import Calibrator
+    from ..vision.layout import load_layout
     from ..vision.render import SyntheticCamera, learned_deck
 
     layout = layout or load_layout(shipped_config_dir() / "layout.toml")

@@ -20,8 +20,6 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
-
 from ..game.schema import SchemaError, Table
 
 _ZONE_NAME = re.compile(r"^(banker|teach|(banker|seat[1-7])\.(front|back))$")
@@ -87,6 +85,8 @@ class Layout:
         return all(any(zone.name == name for zone in self.zones) for name in BANKER_SET_ZONES)
 
     def aruco_dictionary(self):
+        import cv2
+
         return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.dictionary))
 
 
@@ -102,6 +102,10 @@ def load_layout(path: str | Path) -> Layout:
 
 
 def layout_from_mapping(data: object, source: str) -> Layout:
+    # OpenCV only where a layout is loaded: the round loop needs the zone names alone, and a table that
+    # plays without a camera (simulate-table) starts without it
+    import cv2
+
     top = Table(data, source, error=LayoutError)
     head = top.table("layout")
     width, height = head.number("width_mm", 100, 10_000), head.number("height_mm", 100, 10_000)
