@@ -421,15 +421,17 @@ def data_dir(given: str | None) -> Path:
 
 def refuse_simulated_parts(args: argparse.Namespace, devices) -> None:
     """A dealing table (``--production``, as the service runs) never plays itself: a simulated start
-    source or camera would write a self-played game into the table's audit log."""
+    source or camera would write a self-played game into the table's audit log, and a simulated rail
+    would leave the dealer's buttons and lamps dead without a word."""
     if args.simulate:
         raise UsageError("--production and --simulate together: a dealing table is never simulated")
-    if devices.start_source == "simulated":
-        raise UsageError(f"{devices.source}: [start_seat] source = \"simulated\" on a dealing table: set it to "
-                         "\"rng\", \"dice\" or \"builtin\" (hardware/README.md)")
-    if devices.camera.source == "synthetic":
-        raise UsageError(f"{devices.source}: [camera] source = \"synthetic\" on a dealing table: set it to "
-                         "\"picamera2\" (or \"v4l2\" for a USB camera)")
+    only_simulation = (  # devices.toml's table and key, what is set, the simulation's value, what to set instead
+        ("start_seat", "source", devices.start_source, "simulated", '"rng", "dice" or "builtin" (hardware/README.md)'),
+        ("camera", "source", devices.camera.source, "synthetic", '"picamera2" (or "v4l2" for a USB camera)'),
+        ("gpio", "backend", devices.gpio_backend, "simulated", '"rpi-gpio" (hardware/README.md)'))
+    for table, key, value, simulated, instead in only_simulation:
+        if value == simulated:
+            raise UsageError(f'{devices.source}: [{table}] {key} = "{value}" on a dealing table: set it to {instead}')
 
 
 def dashboard_tls(args: argparse.Namespace, config_dir: Path | None):
@@ -663,7 +665,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--house", help=f"house rules (default: the house chosen on the setup screen, else {DEFAULT_HOUSE})")
     p.add_argument("--simulate", action="store_true", help="simulated devices and camera (the default without hardware)")
     p.add_argument("--production", action="store_true",
-                   help="a dealing table (the service): refuse to start on a simulated start source or camera")
+                   help="a dealing table (the service): refuse to start on a simulated start source, camera or GPIO rail")
     p.add_argument("--render", action="store_true", help="in simulation, read every hand from the synthetic camera")
     p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
     p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")

@@ -122,9 +122,7 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
     path = path or shipped_config_dir() / "devices.toml"
     top = Table(read_toml(path), str(path), error=DeviceConfigError)
     start = top.table("start_seat")
-    source = start.string("source")
-    if source not in START_SOURCES:
-        raise start.error("source", f"expected one of {', '.join(START_SOURCES)}, got {source!r}")
+    source = start.one_of("source", START_SOURCES)
     start.done()
     serial_t = top.table("serial")
     ports = {}
@@ -141,9 +139,7 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
     window, alpha = health.integer("window", 35, 1_000_000), health.number("alpha", 1e-9, 0.5)
     health.done()
     gpio = top.table("gpio")
-    backend = gpio.string("backend")
-    if backend not in BACKENDS:
-        raise gpio.error("backend", f"expected one of {', '.join(BACKENDS)}, got {backend!r}")
+    backend = gpio.one_of("backend", BACKENDS)
     pins = {}
     for group, names in (("buttons", BUTTONS), ("lamps", LAMPS)):
         t = gpio.table(group)
@@ -156,9 +152,7 @@ def load_devices(path: Path | None = None) -> DeviceConfig:
                       sample_every=gpio.integer("sample_ms", 1, 100) / 1000)
     gpio.done()
     cam = top.table("camera")
-    camera_source = cam.string("source")
-    if camera_source not in CAMERA_SOURCES:
-        raise cam.error("source", f"expected one of {', '.join(CAMERA_SOURCES)}, got {camera_source!r}")
+    camera_source = cam.one_of("source", CAMERA_SOURCES)
     camera = CameraConfig(camera_source, cam.string("device"), cam.integer("width", 320, 10000),
                           cam.integer("height", 240, 10000), cam.number("stall_after_s", 0.1, 60))
     cam.done()

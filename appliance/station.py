@@ -75,13 +75,14 @@ class Station:
         health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.note(
             Events.DEVICE_HEALTH, {"device": "start-seat", "source": w.source, "message": w.message(),
                                    **w.check.to_json()}, "appliance"))
+        # the rail first: a missing GPIO library is said before the camera and the deck are loaded
+        pins = SimulatedPins() if simulate else self._pins(devices)
         request_start, source = self._start_source(devices, simulate, status)
         eye, lay, every, reads_setting = self._eye(devices, simulate, render, seed, status)
         # what the technician's setup reaches: the start value asked for, and in a simulation with a
         # rendered camera the hand that lays cards before it (a teach card too)
         self.request_start, self.start_source_name = request_start, source
         self.lay = lay if render or not simulate else None
-        pins = SimulatedPins() if simulate else BACKENDS[devices.gpio_backend]()
         self.panel = Panel(pins, devices.panel,
                            on_press=self._guarded("buttons", lambda name: self.loop.press(name, "dealer (button)")))
         def day() -> str:  # round ids by gaming day: <day>-0001, <day>-0002, ...
@@ -112,6 +113,15 @@ class Station:
         table.remember_banking(index.bank_rounds(table.rules.key, BANK_MEMORY, excluding=tuple(open_rounds)))
         for round_id in open_rounds:
             table.resume(round_id)  # held until a supervisor decides
+
+    @staticmethod
+    def _pins(devices: DeviceConfig):
+        try:
+            return BACKENDS[devices.gpio_backend]()
+        except (ImportError, RuntimeError) as err:  # no GPIO library, or RPi.GPIO where it cannot run (a Pi 5)
+            raise DeviceConfigError(
+                f"{devices.source}: gpio.backend: \"{devices.gpio_backend}\" cannot open the pins: {err} "
+                "(install RPi.GPIO on a Pi 1-4, rpi-lgpio on a Pi 5: hardware/README.md)") from None
 
     def _guarded(self, part: str, action):
         """``action`` for a device's thread: one bad input or fault is logged and reported as the part's
@@ -205,5 +215,6 @@ class Station:
             worker.stop()
         if self.camera is not None:
             self.camera.close()  # after its thread has stopped: no read can come in between
-        self.table.repeats.flush()  # the counts of faults still being counted
+        self.table.repeats.flush()  # the counts of faults and refused logins still being counted
+        self.table.gate.refusals.flush()
 

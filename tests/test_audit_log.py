@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from appliance.audit.log import AuditError, AuditLog, load_key, new_key, records, verify
+from appliance.audit.log import AuditError, AuditLog, lines_backwards, load_key, new_key, records, verify
 
 KEY = b"k" * 64
 
@@ -151,3 +151,16 @@ def test_cli_verify_names_the_bad_record(tmp_path):
     assert f"{path.name} line 2: signature does not match" in bad.stderr
     again = subprocess.run([appliance, "audit", "keygen", str(key)], capture_output=True, text=True)
     assert again.returncode == 2 and "never overwritten" in again.stderr
+
+
+@pytest.mark.parametrize("block", [1, 3, 7, 64, 1 << 16])
+def test_lines_are_read_back_from_the_end_whole_lines_only(tmp_path, block):
+    """The one reader of a log file's end (the log at start-up, its tail, the floor's head): lines of
+    any length across the blocks, a line without its line end (still being written) left out, and
+    only the first ``size`` bytes looked at."""
+    path = tmp_path / "f.jsonl"
+    path.write_bytes(b"one\n" + b"x" * 20 + b"\n\nthree\npart")
+    assert list(lines_backwards(path, block=block)) == [b"three", b"x" * 20, b"one"]
+    assert list(lines_backwards(path, size=len(b"one\n") + 5, block=block)) == [b"one"]  # mid-line: cut
+    path.write_bytes(b"no line end")
+    assert list(lines_backwards(path, block=block)) == []

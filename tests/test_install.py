@@ -101,6 +101,7 @@ def production_config(tmp_path: Path, start: str, camera: str) -> Path:
 @pytest.mark.parametrize("start, camera, says", [
     ("simulated", "synthetic", '[start_seat] source = "simulated" on a dealing table: set it to "rng", "dice" or "builtin"'),
     ("rng", "synthetic", '[camera] source = "synthetic" on a dealing table: set it to "picamera2"'),
+    ("rng", "picamera2", '[gpio] backend = "simulated" on a dealing table: set it to "rpi-gpio" (hardware/README.md)'),
 ])
 def test_a_production_table_refuses_to_start_on_a_simulated_source(tmp_path, start, camera, says):
     config = production_config(tmp_path, start, camera)

@@ -225,10 +225,51 @@ def test_the_service_refuses_a_production_table_on_the_shipped_simulated_source(
     assert list((debian.root / STATE.lstrip("/")).iterdir()) == []  # no audit log, no demo PIN, nothing
 
 
-def test_with_a_serial_rng_and_a_camera_the_service_starts_and_the_kiosk_opens_the_dashboard(installed):
+# No GPIO in a chroot: a stand-in for the RPi.GPIO API where Raspberry Pi OS's own package (python3-rpi-lgpio)
+# puts it, seen by the venv as on a Pi. It records how the pins are set up; every button reads released.
+GPIO_STANDIN = """
+BCM, IN, OUT, PUD_UP, LOW, HIGH = "BCM", "IN", "OUT", "PUD_UP", 0, 1
+
+
+def _record(*words):
+    with open("/tmp/rpi-gpio.calls", "a") as calls:
+        print(*words, file=calls)
+
+
+def setwarnings(flag):
+    pass
+
+
+def setmode(mode):
+    _record("setmode", mode)
+
+
+def setup(pin, direction, **how):
+    _record("setup", pin, direction, *(f"{k}={v}" for k, v in sorted(how.items())))
+
+
+def input(pin):
+    return HIGH
+
+
+def output(pin, level):
+    pass
+
+
+def cleanup():
+    _record("cleanup")
+"""
+
+
+def test_with_a_serial_rng_a_camera_and_the_rail_the_service_starts_and_the_kiosk_opens_the_dashboard(installed):
     """The technician's steps: devices.toml set (an RNG on a pseudo-terminal, given the dialout group as the
-    udev rule does; frames in a folder for the camera), the deck taught into the configuration folder."""
+    udev rule does; frames in a folder for the camera; the rail on RPi.GPIO, a stand-in here), the deck
+    taught into the configuration folder."""
     debian, _ = installed
+    rpi = debian.root / "usr/lib/python3/dist-packages/RPi"
+    rpi.mkdir(parents=True)
+    (rpi / "__init__.py").write_text("")
+    (rpi / "GPIO.py").write_text(GPIO_STANDIN)
     debian.sh("mkdir -p /srv/faces /srv/frames && " + shlex.join([VENV_PY, "-c",
               "import cv2; from appliance.vision.render import DESIGNS, card_face\n"
               "for c in [r + s for r in '23456789TJQKA' for s in 'cdhs'] + ['Jk']:\n"
@@ -245,7 +286,9 @@ def test_with_a_serial_rng_and_a_camera_the_service_starts_and_the_kiosk_opens_t
         devices = debian.root / CONF.lstrip("/") / "devices.toml"
         text = devices.read_text()
         for old, new in [('source = "simulated"', 'source = "rng"'), ('port = "/dev/paigow-rng"', f'port = "{port}"'),
-                         ('source = "synthetic"', 'source = "folder"'), ('device = "0"', 'device = "/srv/frames"')]:
+                         ('source = "synthetic"', 'source = "folder"'), ('device = "0"', 'device = "/srv/frames"'),
+                         ('backend = "simulated"', 'backend = "rpi-gpio"')]:
+            assert old in text
             text = text.replace(old, new, 1)
         devices.write_text(text)
         errors = debian.root / "root/service.err"
@@ -257,11 +300,15 @@ def test_with_a_serial_rng_and_a_camera_the_service_starts_and_the_kiosk_opens_t
         state = json.loads(get(service.pid, "http://127.0.0.1:8080/api/state"))
         assert state["phase"]
         assert list((debian.root / STATE.lstrip("/") / "audit").glob("*.jsonl"))  # written as the service user
+        calls = (debian.root / "tmp/rpi-gpio.calls").read_text().splitlines()
+        assert calls == ["setmode BCM", *(f"setup {pin} IN pull_up_down=PUD_UP" for pin in (17, 27, 22)),
+                         *(f"setup {pin} OUT initial=0" for pin in (23, 24))]  # devices.toml's pins
         kiosk = start_kiosk(debian, service.pid)
         opened = wait_for_file(debian.root / "root/browser.args", 30)
         assert "--kiosk" in opened.split() and "--app=http://127.0.0.1:8080/" in opened.split()
         service.send_signal(signal.SIGTERM)
         assert service.wait(timeout=30) == 0, errors.read_text()
+        assert (debian.root / "tmp/rpi-gpio.calls").read_text().splitlines()[len(calls):] == ["cleanup"]  # pins freed
     finally:
         for proc in (kiosk, service, rng):
             stop(proc)

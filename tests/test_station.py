@@ -6,6 +6,7 @@ import random
 import shutil
 import subprocess
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 import cv2
@@ -161,6 +162,9 @@ def test_after_a_power_cut_the_table_waits_for_a_supervisor(tmp_path):
      "/nonexistent/deck/deck.json: no deck here"),
     (lambda cfg: cfg.replace("[camera]", "[camera"), [], "devices.toml: Expected ']'"),
     (lambda cfg: cfg, ["--house", "bellagio"], "unknown house 'bellagio'"),
+    pytest.param(lambda cfg: cfg.replace('backend = "simulated"', 'backend = "rpi-gpio"'), [],
+                 'devices.toml: gpio.backend: "rpi-gpio" cannot open the pins: No module named \'RPi\'',
+                 marks=pytest.mark.skipif(find_spec("RPi") is not None, reason="RPi.GPIO is installed here")),
 ])
 def test_configuration_errors_stop_start_up_with_one_line(tmp_path, change, args, message):
     text = (shipped_config_dir() / "devices.toml").read_text()

@@ -1,19 +1,22 @@
 """Repeated faults coalesce: the same device rejection or camera tick fault within the window is one
-record with a count, and a valid device line is not kept waiting behind a flood. (Refused logins are
-counted by the supervisor gate itself.)"""
+record with a count, and a valid device line is not kept waiting behind a flood. (Refused logins go
+through the same coalescing, per address: tests/test_web_gate.py.)"""
 
 import os
 import threading
 import time
 from pathlib import Path
 
+import pytest
 from settled_table import settled_table
 from test_heartbeats import deck, station_at_a_table  # noqa: F401 - deck is a fixture
 from test_station import wait_for
 
 from appliance.audit.log import records
 from appliance.devices.protocol import frame
+from appliance.table.repeats import Repeats
 from appliance.table.round import Events
+from appliance.table.supervisor import PinError
 
 
 def of(folder: Path, event: str) -> list[dict]:
@@ -81,3 +84,31 @@ def test_a_window_that_ends_records_its_count_by_itself(tmp_path):
     assert [r["data"]["count"] for r in of(tmp_path / "log", Events.DEVICE_REJECTED)] == [1, 2]
     table.repeats.offer("k", Events.DEVICE_REJECTED, {"device": "rng", "reason": "noise"}, "device")
     assert len(of(tmp_path / "log", Events.DEVICE_REJECTED)) == 3  # a new window: recorded at once
+
+
+def test_a_first_record_that_cannot_be_written_leaves_no_window_counting_in_silence():
+    written, failing = [], [True]
+
+    def write(event, data, who):
+        if failing[0]:
+            raise OSError("no space left on device")
+        written.append(data)
+        return {"seq": len(written)}
+
+    repeats = Repeats(write)
+    with pytest.raises(OSError):
+        repeats.offer("k", Events.DEVICE_REJECTED, {"reason": "noise"}, "device")
+    failing[0] = False
+    assert repeats.offer("k", Events.DEVICE_REJECTED, {"reason": "noise"}, "device")  # recorded, not counted
+    repeats.flush()
+    assert written == [{"reason": "noise", "count": 1}]
+
+
+def test_refused_logins_still_being_counted_are_recorded_when_the_station_stops(tmp_path, deck):  # noqa: F811
+    station = station_at_a_table(tmp_path, "/dev/null", tmp_path, deck)
+    for _ in range(3):
+        with pytest.raises(PinError):
+            station.table.gate.check("1042", "000000", "10.0.0.9")
+    station.stop()
+    refused = of(tmp_path / "log", Events.SUPERVISOR_REFUSED)
+    assert [(r["data"]["count"], r["data"]["address"]) for r in refused] == [(1, "10.0.0.9"), (2, "10.0.0.9")]

@@ -53,7 +53,7 @@ def test_the_right_pin_from_another_address_works_at_once(app):
 
 def test_the_back_off_grows_and_a_spraying_address_is_locked():
     now = [1000.0]
-    gate = SupervisorGate({"7": hash_pin("123456", iterations=1000)}, clock=lambda: now[0], timers=False)
+    gate = SupervisorGate({"7": hash_pin("123456", iterations=1000)}, clock=lambda: now[0])
     for _ in range(5):
         with pytest.raises(PinError):
             gate.check("7", "999999", "a")
@@ -149,13 +149,17 @@ def test_refused_logins_coalesce_per_window_and_address_with_ids_cut(app):
     log_in(client_at(app, "10.0.0.67"), "z", "000000")
     refused = [r["data"] for r in records(app.log) if r["event"] == Events.SUPERVISOR_REFUSED]
     assert [(r["address"], r["count"]) for r in refused] == [("10.0.0.66", 1), ("10.0.0.67", 1)]
-    app.table.gate.window_s = 0  # the minute is over
-    app.table.gate.flush()
+    app.table.gate.refusals.flush()  # the minute is over
     refused = [r["data"] for r in records(app.log) if r["event"] == Events.SUPERVISOR_REFUSED]
     assert sorted((r["address"], r["count"]) for r in refused) == [("10.0.0.66", 1), ("10.0.0.66", 29),
                                                                     ("10.0.0.67", 1)]
     assert all(len(r["supervisor"]) <= 64 and all(len(i) <= 64 for i in r.get("ids", [])) for r in refused)
     assert max(len(str(r)) for r in refused) < 2000
+    spray = next(r for r in refused if r["count"] == 29)  # the ids tried after the first, ten of them named
+    assert spray["supervisor"] == "(several)" and [i[:2] for i in spray["ids"]] == [f"{n:02d}" for n in range(1, 11)]
+    assert spray["reason"] == "(several)" and spray["reasons"][0] == "unknown supervisor or wrong PIN"
+    assert any(r.startswith("too many wrong PINs") for r in spray["reasons"])  # the address was locked at 20
+    assert spray["repeats_seq"] == next(r["seq"] for r in records(app.log) if r["data"].get("address") == "10.0.0.66")
 
 
 def test_the_shift_close_ends_every_supervisors_session(app):

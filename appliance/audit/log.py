@@ -179,20 +179,24 @@ def records(folder: str | Path) -> list[dict]:
     return [line.record for line in lines_in_order(day_files(Path(folder))) if line.record is not None]
 
 
-def _last_line(path: Path) -> bytes | None:
-    """The last whole line of a file, read from its end."""
+def lines_backwards(path: Path, size: int | None = None, block: int = 1 << 16) -> Iterator[bytes]:
+    """A file's whole lines, last first, read a block at a time back from the end of its first ``size``
+    bytes (the whole file by default). A line without its line end (one still being written, or cut by a
+    power cut) is not a whole line; empty lines are passed over."""
     with open(path, "rb") as handle:
-        end = handle.seek(0, os.SEEK_END)
-        chunk, data = 65536, b""
-        while True:
-            start = max(0, end - chunk)
+        end = handle.seek(0, os.SEEK_END) if size is None else size
+        rest, ended = b"", False  # the start of a line cut by the block; whether the last line end is found
+        while end > 0:
+            start = max(0, end - block)
             handle.seek(start)
-            data = handle.read(end - start)
-            body = data[:-1] if data.endswith(b"\n") else data
-            cut = body.rfind(b"\n")
-            if cut >= 0 or start == 0:
-                return body[cut + 1:] or None
-            chunk *= 4
+            data, end = handle.read(end - start) + rest, start
+            if not ended:
+                if b"\n" not in data:
+                    continue  # all of it after the last line end so far
+                data, ended = data[: data.rfind(b"\n")], True
+            lines = data.split(b"\n")
+            rest, lines = (lines[0], lines[1:]) if start > 0 else (b"", lines)
+            yield from (line for line in reversed(lines) if line)
 
 
 @dataclass(frozen=True)
@@ -245,7 +249,7 @@ class AuditLog:
             cut = self._cut_partial(path)
             if cut:
                 notes.append((AUDIT_RECOVERED, cut))
-            raw = _last_line(path)
+            raw = next(lines_backwards(path), None)
             if raw is None:
                 continue
             try:
@@ -646,7 +650,7 @@ class _Walk:
 
 
 def _last_seq(path: Path) -> int | None:
-    raw = _last_line(path)
+    raw = next(lines_backwards(path), None)
     try:
         return json.loads(raw)["seq"] if raw else None
     except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError):
@@ -660,20 +664,6 @@ def records_from(folder: str | Path, seq: int) -> Iterator[dict]:
     files = [p for p in day_files(Path(folder)) if (_last_seq(p) or 0) >= seq]
     lines = heapq.merge(*(_file_lines(p, seq) for p in files), key=lambda line: line.seq)
     return (line.record for line in lines if line.record is not None and line.seq >= seq)
-
-
-def _backwards(path: Path, block: int) -> Iterator[dict]:
-    with open(path, "rb") as handle:
-        end, rest = handle.seek(0, os.SEEK_END), b""
-        while end > 0:
-            start = max(0, end - block)
-            handle.seek(start)
-            lines = (handle.read(end - start) + rest).split(b"\n")
-            rest, lines = (lines[0], lines[1:]) if start > 0 else (b"", lines)  # a line cut by the block
-            end = start
-            for line in reversed(lines):
-                if line:
-                    yield json.loads(line)
 
 
 def tail(folder: str | Path, block: int = 1 << 16) -> Iterator[dict]:
@@ -692,7 +682,7 @@ def tail(folder: str | Path, block: int = 1 << 16) -> Iterator[dict]:
     opened = 0
     while heap or opened < len(files):
         while opened < len(files) and (not heap or files[opened][0] >= -heap[0][0]):
-            push(opened, _backwards(files[opened][1], block))
+            push(opened, (json.loads(line) for line in lines_backwards(files[opened][1], block=block)))
             opened += 1
         if not heap:
             continue

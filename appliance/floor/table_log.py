@@ -15,10 +15,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..audit.log import GENESIS, SUFFIX, day_files, line_hash
+from ..audit.log import GENESIS, SUFFIX, day_files, line_hash, lines_backwards
 
 CHUNK = 1 << 20  # a day file is read a megabyte at a time: a long backlog is not held in memory at once
-TAIL = 1 << 16  # the end of a file read for its last record: far more than the longest record
 
 
 @dataclass(frozen=True)
@@ -136,10 +135,9 @@ class TableLog:
 
 
 def _last_record(path: Path, size: int) -> LogHead:
-    with open(path, "rb") as handle:
-        handle.seek(max(0, size - TAIL))
-        data = handle.read(size)
-    for line in reversed(data[: data.rfind(b"\n") + 1].splitlines()):
+    """The last whole line of the file's first ``size`` bytes that is a record (one that is not is shipped
+    and refused, not taken for the head)."""
+    for line in lines_backwards(path, size):
         try:
             record = json.loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError):

@@ -12,7 +12,7 @@ appliance.game.schema.SchemaError: demo.toml: b: unknown key
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -92,23 +92,26 @@ class Table:
             options = ", ".join(repr(member.value) for member in kind)
             raise self.error(key, f"expected one of {options}, got {value!r}") from None
 
+    def one_of(self, key: str, options: Iterable[str]) -> str:
+        """A name from a fixed set that is not an enum (a backend, a source)."""
+        value = self.string(key)
+        if value not in options:
+            raise self.error(key, f"expected one of {', '.join(options)}, got {value!r}")
+        return value
+
     def amount(self, key: str, default: Any = _MISSING) -> Decimal:
-        value = self.raw(key, default)
-        if value is default and default is not _MISSING:
+        value = self._typed(key, (str, int), 'an amount as text such as "5.00"', default)
+        if value is default:
             return value
-        if not isinstance(value, (str, int)) or isinstance(value, bool):
-            raise self.error(key, f'expected an amount as text such as "5.00", got {value!r}')
         try:
             return money(value, self.where(key))
         except MoneyError as err:
             raise self.error_class(f"{self.source}: {err}") from None
 
     def decimal(self, key: str, default: Any = _MISSING) -> Decimal:
-        value = self.raw(key, default)
-        if value is default and default is not _MISSING:
+        value = self._typed(key, (str, int), 'a number as text such as "5"', default)
+        if value is default:
             return value
-        if not isinstance(value, (str, int)) or isinstance(value, bool):
-            raise self.error(key, f'expected a number as text such as "5", got {value!r}')
         try:
             number = Decimal(str(value))
         except ArithmeticError:

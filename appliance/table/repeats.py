@@ -4,8 +4,9 @@ A device that sends garbage, a camera tick that fails ten times a second or a sc
 would otherwise write (and fsync) one record per occurrence: megabytes a day, and a reader thread
 so busy writing rejections that a valid line waits behind them. The first occurrence of a fault is
 recorded at once, in full; the same fault again within the window is only counted, and when the
-window ends one record says how many more there were, with the last one as its example. Nothing is
-dropped: every occurrence is in a count.
+window ends one record says how many more there were, with the last one as its example (or what a
+``fold`` gathers from them: the ids a PIN guesser tried). Nothing is dropped: every occurrence is in a
+count.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ def fault_kind(text: str) -> str:
     return _NUMBERS.sub("#", text)
 
 
+def keep_last(summary: dict, data: dict) -> dict:
+    """The default fold: a window's count is recorded with the last of its repeats as the example."""
+    return data
+
+
 @dataclass
 class _Window:
     event: str
@@ -40,17 +46,18 @@ class _Window:
     opened_seq: int | None
     started: float
     count: int = 0  # occurrences after the one recorded in full
-    last: dict = field(default_factory=dict)
+    summary: dict = field(default_factory=dict)  # the repeats folded, recorded with the count
     timer: threading.Timer | None = None
 
 
 class Repeats:
     """``offer(key, event, data, who)``: recorded by ``write(event, data, who)`` the first time in a
-    window, counted after that; the count is recorded when the window closes (or at ``flush()``)."""
+    window, counted after that; the count is recorded when the window closes (or at ``flush()``), with
+    ``fold(summary, data)`` of the repeats (by default the last of them)."""
 
-    def __init__(self, write: Callable[[str, dict, str], dict], window: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic):
-        self._write, self.window, self._clock = write, window, clock
+    def __init__(self, write: Callable[[str, dict, str], dict | None], window: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic, fold: Callable[[dict, dict], dict] = keep_last):
+        self._write, self.window, self._clock, self._fold = write, window, clock, fold
         self._open: dict[Hashable, _Window] = {}
         self._lock = threading.Lock()
 
@@ -60,10 +67,15 @@ class Repeats:
             entry = self._open.get(key)
             if entry is not None:
                 entry.count += 1
-                entry.last = data
+                entry.summary = self._fold(entry.summary, data)
                 return False
             entry = self._open[key] = _Window(event, who, None, self._clock())
-        record = self._write(event, {**data, "count": 1}, who)  # outside the lock: a write may be slow
+        try:
+            record = self._write(event, {**data, "count": 1}, who)  # outside the lock: a write may be slow
+        except BaseException:
+            with self._lock:  # not recorded: a window without its first record (or a timer) would never close
+                self._open.pop(key, None)
+            raise
         with self._lock:
             entry.opened_seq = record.get("seq") if isinstance(record, dict) else None
             entry.timer = threading.Timer(self.window, self._close, (key,))
@@ -77,7 +89,7 @@ class Repeats:
         if entry is None or entry.count == 0:
             return
         try:
-            self._write(entry.event, {**entry.last, "count": entry.count, "repeats_seq": entry.opened_seq,
+            self._write(entry.event, {**entry.summary, "count": entry.count, "repeats_seq": entry.opened_seq,
                                       "within_s": round(self._clock() - entry.started, 3)}, entry.who)
         except Exception:  # noqa: BLE001 - a timer thread has no caller to tell; the journal does
             log.exception("%d repeats of %s could not be recorded", entry.count, entry.event)

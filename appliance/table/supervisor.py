@@ -20,7 +20,11 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NoReturn
+
+from .repeats import Repeats
+from .round import Events
 
 ITERATIONS = 200_000
 ID_LOGGED = 64  # characters of a refused id that are logged: an id is a badge number, not a document
@@ -71,14 +75,21 @@ class Strikes:
     last: float = 0.0
 
 
-@dataclass
-class RefusalWindow:
-    """The refusals from one address in one window, logged as one record when the window ends."""
+def tried(summary: dict, refusal: dict) -> dict:
+    """A window's later refusals from one address, folded into one record: the ids tried and the reasons
+    given, a few of each, so that a spray of made-up ids (each cut to ``ID_LOGGED``) stays one small record.
 
-    started: float
-    count: int = 0
-    ids: list[str] = field(default_factory=list)
-    reasons: list[str] = field(default_factory=list)
+    >>> summary = tried({}, {"supervisor": "7", "address": "a", "reason": "wrong PIN"})
+    >>> tried(summary, {"supervisor": "8", "address": "a", "reason": "wrong PIN"})["supervisor"]
+    '(several)'
+    """
+    ids, reasons = summary.get("ids", []), summary.get("reasons", [])
+    if refusal["supervisor"] not in ids and len(ids) < 10:
+        ids = [*ids, refusal["supervisor"]]
+    if refusal["reason"] not in reasons and len(reasons) < 5:
+        reasons = [*reasons, refusal["reason"]]
+    return {"supervisor": ids[0] if len(ids) == 1 else "(several)", "ids": ids, "address": refusal["address"],
+            "reason": reasons[0] if len(reasons) == 1 else "(several)", "reasons": reasons}
 
 
 class SupervisorGate:
@@ -92,21 +103,21 @@ class SupervisorGate:
     same PBKDF2 as a known one, so ids cannot be told apart by time. A failure is counted before the
     PIN is hashed, so concurrent guesses cannot slip past the limit.
 
-    Refusals are logged through ``on_refused`` coalesced per address: the first of a window at once,
-    the rest of the window as one record when it ends (``flush``, called by a timer)."""
+    Refusals are recorded through ``record(event, data, who)`` as the table's repeated faults are, but
+    per address (``refusals``): the first of a window at once, the rest of the window as one record
+    of the ids tried (:func:`tried`) when it ends."""
 
     def __init__(self, supervisors: dict[str, str] | Callable[[], dict[str, str]],
-                 on_refused: Callable[[dict], None] = lambda data: None, free: int = 5, address_free: int = 20,
-                 lockout_s: float = 30.0, max_lockout_s: float = 900.0, window_s: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic, timers: bool = True):
+                 record: Callable[[str, dict, str], dict | None] = lambda event, data, who: None, free: int = 5,
+                 address_free: int = 20, lockout_s: float = 30.0, max_lockout_s: float = 900.0,
+                 window_s: float = 60.0, clock: Callable[[], float] = time.monotonic):
         self._source = supervisors if callable(supervisors) else (lambda: supervisors)
-        self._on_refused = on_refused
+        self.refusals = Repeats(record, window_s, fold=tried)
         self.free, self.address_free = free, address_free
-        self.lockout_s, self.max_lockout_s, self.window_s = lockout_s, max_lockout_s, window_s
-        self._clock, self._timers = clock, timers
+        self.lockout_s, self.max_lockout_s = lockout_s, max_lockout_s
+        self._clock = clock
         self._strikes: dict[tuple[str, str], Strikes] = {}
-        self._windows: dict[str, RefusalWindow] = {}
-        self._lock = threading.Lock()  # the counters only; the slow hash runs outside it
+        self._lock = threading.Lock()  # the counters only; the slow hash and the record run outside it
 
     @property
     def supervisors(self) -> dict[str, str]:
@@ -119,12 +130,11 @@ class SupervisorGate:
         with self._lock:
             now = self._clock()
             locked = max((self._strikes[k].locked_until for k in keys if k in self._strikes), default=0.0)
-            if now < locked:
-                why = f"too many wrong PINs: locked for {locked - now:.0f} s more"
-                self._refused(supervisor, address, why, now)
-                raise PinError(why)
-            for key in keys:  # counted now, forgiven below if the PIN is right
-                self._strike(key, now)
+            if now >= locked:
+                for key in keys:  # counted now, forgiven below if the PIN is right
+                    self._strike(key, now)
+        if now < locked:
+            self._refuse(supervisor, address, f"too many wrong PINs: locked for {locked - now:.0f} s more")
         stored = self.supervisors.get(supervisor)
         right = check_pin(pin, stored if stored is not None else _dummy_hash()) and stored is not None
         with self._lock:
@@ -141,8 +151,7 @@ class SupervisorGate:
             strikes = self._strikes[keys[0]]
             if strikes.locked_until > now:
                 why += f"; {strikes.failures} failures: locked for {strikes.locked_until - now:.0f} s"
-            self._refused(supervisor, address, why, now)
-        raise PinError(why)
+        self._refuse(supervisor, address, why)
 
     def stored(self, supervisor: str) -> str | None:
         """The hash a session was opened with is compared to this: a changed PIN ends the session."""
@@ -161,37 +170,7 @@ class SupervisorGate:
             for k in [k for k, s in self._strikes.items() if s.locked_until < now][:5_000]:
                 del self._strikes[k]
 
-    def _refused(self, supervisor: str, address: str, why: str, now: float) -> None:
-        """Log the first refusal of a window from ``address`` now; count the rest into the window."""
-        window = self._windows.get(address)
-        if window is not None and now - window.started >= self.window_s:
-            self._close(address)
-            window = None
-        if window is None:
-            self._windows[address] = RefusalWindow(now)
-            self._on_refused({"supervisor": supervisor[:ID_LOGGED], "address": address, "reason": why, "count": 1})
-            if self._timers:
-                timer = threading.Timer(self.window_s + 0.1, self.flush)
-                timer.daemon = True
-                timer.start()
-            return
-        window.count += 1
-        if len(window.ids) < 10 and supervisor[:ID_LOGGED] not in window.ids:
-            window.ids.append(supervisor[:ID_LOGGED])
-        if why not in window.reasons and len(window.reasons) < 5:
-            window.reasons.append(why)
-
-    def flush(self) -> None:
-        """Close the windows that have ended."""
-        with self._lock:
-            now = self._clock()
-            for address in [a for a, w in self._windows.items() if now - w.started >= self.window_s]:
-                self._close(address)
-
-    def _close(self, address: str) -> None:
-        """One record for the refusals of a window after its first (none if there were none)."""
-        window = self._windows.pop(address)
-        if window.count:
-            self._on_refused({"supervisor": window.ids[0] if len(window.ids) == 1 else "(several)",
-                              "ids": window.ids, "address": address, "reason": "; ".join(window.reasons),
-                              "count": window.count, "window_s": self.window_s})
+    def _refuse(self, supervisor: str, address: str, why: str) -> NoReturn:
+        refusal = {"supervisor": supervisor[:ID_LOGGED], "address": address, "reason": why}
+        self.refusals.offer(address, Events.SUPERVISOR_REFUSED, refusal, "supervisor gate")
+        raise PinError(why)

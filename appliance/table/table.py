@@ -38,10 +38,9 @@ class Table:
         self.listeners: list = listeners if listeners is not None else []
         self.lock = threading.RLock()
         # A device's fault repeated within the window (garbage on the line, a failing camera tick) is
-        # recorded once and then counted; refused logins are counted by the gate itself.
+        # recorded once and then counted; refused logins likewise, per address, by the gate.
         self.repeats = Repeats(self.note, repeat_window)
-        self.gate = SupervisorGate(supervisors, on_refused=lambda data: self.log(
-            Events.SUPERVISOR_REFUSED, data, who="supervisor gate"))
+        self.gate = SupervisorGate(supervisors, record=self.log, window_s=repeat_window)
         self.current: TableRound | None = None
         self._banked: list[BankRound] = []  # the last rounds settled before the current one, oldest first
         self._held: str | None = None
