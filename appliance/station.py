@@ -78,7 +78,7 @@ class Station:
         # the rail first: a missing GPIO library is said before the camera and the deck are loaded
         pins = SimulatedPins() if simulate else self._pins(devices)
         request_start, source = self._start_source(devices, simulate, status)
-        eye, lay, every = self._eye(devices, simulate, render, seed, status)
+        eye, lay, every, reads_setting = self._eye(devices, simulate, render, seed, status)
         # what the technician's setup reaches: the start value asked for, and in a simulation with a
         # rendered camera the hand that lays cards before it (a teach card too)
         self.request_start, self.start_source_name = request_start, source
@@ -90,7 +90,7 @@ class Station:
 
         self.loop = DealerLoop(table, eye, request_start, RoundIds(index.last_number, day, digits=4), source, health,
                                devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt,
-                               space=SpaceLimits(devices.warn_free_mb, devices.refuse_free_mb))
+                               space=SpaceLimits(devices.warn_free_mb, devices.refuse_free_mb), reads_setting=reads_setting)
         # Recording stopped holds the table at once; the probe lights the lamp and tries to record again.
         self.probe = RecordingProbe(table.resume_recording, lambda: table.audit.stopped is not None,
                                     self.loop.announce, ready=ready_to_record)
@@ -175,7 +175,8 @@ class Station:
         return device.roll, name
 
     def _eye(self, devices: DeviceConfig, simulate: bool, render: bool, seed: int, status):
-        """The camera seam: (eye, how the simulated dealer lays cards, seconds between looks)."""
+        """The camera seam: (eye, how the simulated dealer lays cards, seconds between looks, whether the
+        layout reads the house dealer's setting)."""
         from .vision.calibrate import Calibrator
         from .vision.deck import Deck
         from .vision.layout import load_layout
@@ -192,7 +193,7 @@ class Station:
         if simulate or cam.source == "synthetic":
             eye, lay = simulated_eye(render or not simulate, seed, (cam.width, cam.height), layout,
                                      lambda state, why: status("camera", state, why))
-            return eye, lay, 0.05
+            return eye, lay, 0.05, layout.reads_banker_setting
         open_source = {"picamera2": lambda: Picamera2Source(cam.width, cam.height),
                        "v4l2": lambda: VideoCaptureSource(int(cam.device) if cam.device.isdigit() else cam.device,
                                                           cam.width, cam.height),
@@ -201,7 +202,7 @@ class Station:
                                       stall_after=cam.stall_after)
         eye = CameraEye(camera, layout, Deck.load(devices.vision.deck), Calibrator(layout),
                         on_status=lambda state, why: status("camera", state, why))
-        return eye, None, 0.1
+        return eye, None, 0.1, layout.reads_banker_setting
 
     def start(self) -> Station:
         for worker in self.workers:

@@ -95,7 +95,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as p:
-        table = ServedTable(Path(folder))
+        table = ServedTable(Path(folder), reads_setting=True)  # the shipped layout reads the dealer's setting
         browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu", "--hide-scrollbars"])
         try:
             table.wager_everyone()
@@ -111,6 +111,11 @@ def main() -> int:
             table.d.loop.press("confirm")
             table.lay_seats(hands, unreadable=("seat2.back", 1), unseen="seat5.front")
             shoot(browser, table.base + "/", out, "table-reading", ".enter-hand")
+            front, back = table.set_otherwise()  # every hand read; the dealer's setting not the house way's
+            table.d.look({"banker.front": front, "banker.back": back,
+                          **{z: c for z, c in hands.items() if z.startswith("seat")}})
+            table.d.loop.press("confirm")
+            shoot(browser, table.base + "/", out, "table-setting-held", "#dealer[data-step=reset]")
             shoot_setup(browser, Path(folder), out)
         finally:
             browser.close()

@@ -5,6 +5,7 @@ docs/screenshots.py. The camera is the simulated layout (tests/dealer_table.py).
 from __future__ import annotations
 
 import random
+from itertools import combinations
 from pathlib import Path
 
 from dealer_table import Dealer
@@ -12,8 +13,9 @@ from dealer_table import Dealer
 from appliance.audit.index import Index
 from appliance.config import load_house
 from appliance.devices.protocol import RngResult
-from appliance.game.cards import CARDS, format_cards
+from appliance.game.cards import CARDS, format_cards, parse_cards
 from appliance.game.house_ways import set_by_house_way
+from appliance.game.settlement import house_way_difference
 from appliance.game.start_seat import DEALER
 from appliance.game.values import evaluator
 from appliance.web.app import create_app
@@ -26,10 +28,10 @@ TABLES = {"house-dealer": ("general", DEALER), "california": ("capitol", 4), "gr
 
 
 class ServedTable:
-    def __init__(self, folder: Path, kind: str = "house-dealer"):
+    def __init__(self, folder: Path, kind: str = "house-dealer", reads_setting: bool = False):
         house, self.banker = TABLES[kind]
         self.rules = load_house(house)
-        self.d = Dealer(folder / "log", rules=self.rules)
+        self.d = Dealer(folder / "log", rules=self.rules, reads_setting=reads_setting)
         self.index = Index(folder / "index.sqlite")
         self.d.table.listeners.append(self.index.add)
         self.ev = evaluator(self.rules.joker, self.rules.wheel)
@@ -76,12 +78,27 @@ class ServedTable:
         self.d.look(zones)
 
     def lay_seats(self, hands: dict, unreadable: tuple[str, int] | None = None, unseen: str | None = None) -> None:
+        """The players' hands, and where the layout reads it, the house dealer's setting by the house way."""
         zones = {z: list(c) for z, c in hands.items() if z != "banker" and not z.startswith(f"seat{self.banker}.")}
+        if "banker.front" in self.d.loop.wanted_zones():  # the house dealer sets the banker's hand by the house way
+            way = self.d.table.current.house_way_setting()
+            zones.update({"banker.front": way["front"], "banker.back": way["back"]})
         if unreadable:
             zones[unreadable[0]][unreadable[1]] = None
         if unseen:
             del zones[unseen]
         self.d.look(zones)
+
+    def set_otherwise(self) -> tuple[list[str], list[str]]:
+        """A setting of the banker's seven that is not the house way's, and no foul: a dealer's mistake."""
+        ev = self.rules.evaluator()
+        seven = self.d.table.current.state["banker_cards"]
+        for front in combinations(seven, 2):
+            back = [c for c in seven if c not in front]
+            fv, bv = ev.two(parse_cards(front)), ev.five(parse_cards(back))
+            if not ev.fouls(fv, bv) and house_way_difference(DEALER, parse_cards(front), parse_cards(back), self.rules):
+                return list(front), back
+        raise AssertionError("every setting is the house way's")
 
     def play_round(self) -> None:
         """A whole round as the rail's buttons play it (no screen)."""

@@ -37,7 +37,8 @@ class Dealer:
     """The loop and its surroundings, as the appliance builds them."""
 
     def __init__(self, folder: Path, start_requests: list | None = None, rules=RULES, audit: AuditLog | None = None,
-                 space=None):
+                 space=None, reads_setting: bool = False):
+        """``reads_setting``: the layout's banker.front and banker.back zones, where the house dealer's setting is read."""
         self.live = LiveTable()
         self.audit = audit or AuditLog(folder, KEY)
         self.table = Table(rules, read_toml(Path(rules.source)), self.audit, {"1042": hash_pin("4821")},
@@ -48,7 +49,7 @@ class Dealer:
         self.lamps = Lamps()
         self.loop = DealerLoop(self.table, self.top, self.roll, lambda: next(ids),
                                "rng", stable_frames=3, lamp=self.lamps.__setitem__, on_prompt=self.live.prompt,
-                               **({"space": space} if space else {}))
+                               **({"space": space} if space else {}), reads_setting=reads_setting)
         self.loop.announce()
 
     def roll(self) -> bool:

@@ -207,7 +207,7 @@ def test_a_supervisor_searches_the_history_opens_a_round_and_downloads_the_expor
                                    "i => i.complete && i.naturalWidth > 0)")
             images = page.eval_on_selector_all("#dispute-images img.zone", "imgs => imgs.map(i => i.src.split('/').pop())")
             logged = [r for r in records(tmp_path / "log") if r["data"].get("round") == "8-1"]
-            assert images == [d for r in logged if r["event"] in ("BankerCards", "SeatCards") for d in r["data"]["images"]]
+            assert images == [d for r in logged if r["event"] in ("BankerCards", "BankerSet", "SeatCards") for d in r["data"]["images"]]
             lines = page.eval_on_selector_all("#settlement tbody tr", "rows => rows.map(r => r.innerText)")
             seats = settled["data"]["settlement"]["seats"]
             assert len(lines) == len(seats)

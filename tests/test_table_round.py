@@ -126,6 +126,9 @@ def test_rendered_rounds_read_by_the_camera(tmp_path):
     assert totals["rounds"] == 1
     reads = [r for r in records(tmp_path / "log") if r["event"] == Events.BANKER_CARDS]
     assert reads[0]["data"]["read"] and len(reads[0]["data"]["read"]) == 7
+    # the house dealer's setting laid in banker.front and banker.back, read by the real reader
+    setting = next(r for r in records(tmp_path / "log") if r["event"] == Events.BANKER_SET)["data"]
+    assert setting["set_by"] == "house-way" and len(setting["read"]) == 7 and all(r["card"] for r in setting["read"])
     assert replay(tmp_path / "log", KEY)["differences"] == []
 
 

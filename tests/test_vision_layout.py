@@ -11,9 +11,29 @@ SHIPPED = shipped_config_dir() / "layout.toml"
 def test_the_shipped_layout_is_a_seven_seat_table():
     layout = load_layout(SHIPPED)
     names = {z.name for z in layout.zones}
-    assert names == {"banker", "teach"} | {f"seat{n}.{part}" for n in range(1, 8) for part in ("front", "back")}
+    assert names == {"banker", "teach"} | {f"{place}.{part}" for place in ["banker", *(f"seat{n}" for n in range(1, 8))]
+                                           for part in ("front", "back")}
     assert len(layout.markers) >= 4 and layout.dictionary == "DICT_4X4_50"
     assert layout.zone("banker").expected_cards == 7 and layout.zone("seat7.front").expected_cards == 2
+    # the house dealer sets the banker's hand where the camera reads the setting
+    assert layout.zone("banker.front").expected_cards == 2 and layout.zone("banker.back").expected_cards == 5
+    assert layout.reads_banker_setting
+
+
+def _without_zone(text: str, name: str) -> str:
+    head, *zones = text.split("[[zones]]")
+    return "[[zones]]".join([head, *(z for z in zones if f'name = "{name}"' not in z)])
+
+
+def test_the_banker_set_zones_are_optional_but_go_together(tmp_path):
+    path = tmp_path / "layout.toml"
+    text = _without_zone(_without_zone(SHIPPED.read_text(), "banker.front"), "banker.back")
+    path.write_text(text)
+    assert not load_layout(path).reads_banker_setting  # the dealer's setting is not read: the house way's is settled
+    path.write_text(_without_zone(SHIPPED.read_text(), "banker.back"))
+    with pytest.raises(LayoutError, match=re.escape("zones: zone banker.front without zone banker.back: the "
+                                                    "dealer's setting is read from both")):
+        load_layout(path)
 
 
 @pytest.mark.parametrize("old, new, message", [

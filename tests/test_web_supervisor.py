@@ -159,8 +159,13 @@ def test_the_dispute_view_is_the_round_as_logged(rendered):
     assert view["records"] == [{k: r[k] for k in ("seq", "ts", "event", "who", "data")} | {"signed": True}
                                for r in logged]
     banker = next(r for r in logged if r["event"] == Events.BANKER_CARDS)
-    assert {k: view["banker"][k] for k in ("cards", "front", "back", "rule", "read", "images")} == {
-        k: banker["data"][k] for k in ("cards", "front", "back", "rule", "read", "images")}
+    assert {k: view["banker"][k] for k in ("cards", "rule", "read")} == {k: banker["data"][k] for k in ("cards", "rule", "read")}
+    # the house dealer's setting as the camera read it from banker.front and banker.back
+    setting = next(r for r in logged if r["event"] == Events.BANKER_SET)
+    assert {k: view["banker"][k] for k in ("front", "back", "set_by", "set_read")} == {
+        "front": setting["data"]["front"], "back": setting["data"]["back"], "set_by": "house-way",
+        "set_read": setting["data"]["read"]}
+    assert view["banker"]["images"] == banker["data"]["images"] + setting["data"]["images"]
     assert banker["who"] == "dealer (simulated)"  # who pressed CONFIRM on the reader's read
     assert view["banker"]["rule"] and view["banker"]["read_by"] == {"seq": banker["seq"], "at": banker["ts"],
                                                                     "who": banker["who"]}
@@ -174,7 +179,8 @@ def test_the_dispute_view_is_the_round_as_logged(rendered):
                                      for r in logged if r["event"] == Events.READ_CONFIRMED]
     settled = next(r for r in logged if r["event"] == Events.ROUND_SETTLED)
     assert view["settlement"] == settled["data"]["settlement"] and view["settled_at"] == settled["ts"]
-    assert view["images"] == [*banker["data"]["images"], *(d for s in view["seats"] for d in s["images"])]
+    assert view["images"] == [*banker["data"]["images"], *setting["data"]["images"],
+                              *(d for s in view["seats"] for d in s["images"])]
     assert view["images"], "the reader kept no zone image"
     for digest in view["images"]:
         with client.get(f"/api/images/{digest}") as image:  # closes the served file

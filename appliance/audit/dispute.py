@@ -78,6 +78,22 @@ def _banker(view: dict, record: dict) -> None:
                           images=data.get("images", []), read_by=_by(record))
 
 
+def _set_held(view: dict, record: dict) -> None:
+    """The house dealer's setting confirmed against the house way: each one, with who confirmed it."""
+    data = record["data"]
+    view["banker"].setdefault("set_holds", []).append(
+        {"front": data["front"], "back": data["back"], "differs": data["differs"]} | _by(record))
+    view["banker"]["images"] = [*view["banker"].get("images", []), *data.get("images", [])]
+
+
+def _set(view: dict, record: dict) -> None:
+    """The house dealer's setting accepted: the house way's as read, or let stand by a supervisor (why)."""
+    data = record["data"]
+    view["banker"].update(front=data["front"], back=data["back"], set_by=data["set_by"], set_reason=data.get("reason"),
+                          set_read=data.get("read"), set_accepted=_by(record))
+    view["banker"]["images"] = [*view["banker"].get("images", []), *data.get("images", [])]
+
+
 def _seat(view: dict, record: dict) -> None:
     data = record["data"]
     view["seats"].setdefault(data["seat"], {"seat": data["seat"]}).update(
@@ -108,5 +124,6 @@ def _voided(view: dict, record: dict) -> None:
 
 
 FOLD = {Events.ROUND_OPENED: _opened, Events.START_SEAT: _start, Events.BANKER_CARDS: _banker,
+        Events.BANKER_SET_HELD: _set_held, Events.BANKER_SET: _set,
         Events.SEAT_CARDS: _seat, Events.READ_CONFIRMED: _confirmed, Events.READ_CORRECTED: _corrected,
         Events.TABLE_FLAGGED: _flagged, Events.ROUND_SETTLED: _settled, Events.ROUND_VOIDED: _voided}

@@ -144,6 +144,8 @@ def _detail(event: str, data: dict) -> dict:
         return {"banker": data.get("banker"), "bets": data.get("bets")}
     if event in ("BankerCards", "SeatCards"):
         return {k: data.get(k) for k in ("seat", "front", "back", "images") if k in data}
+    if event in ("BankerSetHeld", "BankerSet"):  # the house dealer's setting against the house way's
+        return {k: data[k] for k in ("front", "back", "house_way", "differs", "set_by", "reason") if k in data}
     if event == "RoundSettled":
         s = data.get("settlement", {})
         return {"totals": s.get("totals"), "seats": [{k: x.get(k) for k in ("seat", "wager", "result", "net")}

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from .alerts import close_alert, raise_alert
 
-PHASES = {"RoundOpened": "bets_open", "StartSeat": "start_seat", "BankerCards": "banker", "SeatCards": "players",
+PHASES = {"RoundOpened": "bets_open", "StartSeat": "start_seat", "BankerCards": "banker",
+          "BankerSetHeld": "set_held", "BankerSet": "set", "SeatCards": "players",
           "RoundSettled": "settled", "RoundVoided": "voided"}
 
 

@@ -9,6 +9,12 @@ only when it has been the same over several frames; an unreadable card is named 
 (never by the appliance) before CONFIRM is accepted; with the camera down the dealer enters a
 whole hand. Inputs come from several threads and are taken one at a time under the table's lock.
 
+Where the layout has the banker's set zones (``banker.front``, ``banker.back``), the house dealer
+sets the banker's hand there once its seven cards are read and the house way shown; the camera
+reads the setting with the players' hands, and CONFIRM compares it with the house way: another
+setting holds the round (recorded, both settings on the screen) until the dealer resets it, or a
+supervisor lets it stand (settled as the cards lie, ``set_by: dealer``).
+
 Every step ends up in the round engine (:mod:`.round`), so every decision is an audit record; a
 start value that no round was waiting for is logged too.
 """
@@ -28,9 +34,10 @@ from ..game.banking import history_needed, passed_over
 from ..game.cards import Card, parse_cards
 from ..game.money import MoneyError, fmt, money
 from ..game.rules import BankerSetting, BankingMode
-from ..game.settlement import RoundError, Wager, check_wagers
+from ..game.settlement import RoundError, Wager, check_wagers, house_way_difference
 from ..game.start_seat import DEALER, Position
 from ..vision.deck_match import DECK_MISMATCH
+from ..vision.layout import BANKER_SET_ZONES
 from .bank_walk import BankWalk, moved_bank
 from .eye import Eye
 from .recording import SpaceLimits
@@ -50,7 +57,8 @@ class Step(enum.Enum):
     BANK = "bank"  # between rounds, the bank offered seat by seat: CONFIRM the seat takes it, NEXT it passes
     START = "start"  # waiting for the start-seat value
     BANKER = "banker"  # reading the banker's seven cards
-    SEATS = "seats"  # reading the players' hands
+    SEATS = "seats"  # reading the players' hands (and the house dealer's setting)
+    RESET = "reset"  # the house dealer's setting is not the house way: held for the dealer to reset it
     HELD = "held"  # waiting for a supervisor
 
 
@@ -84,8 +92,11 @@ class DealerLoop:
     def __init__(self, table: Table, eye: Eye, request_start: Callable[[], bool], round_id: Callable[[], str],
                  start_source: str, health: HealthTracker | None = None, stable_frames: int = 3,
                  lamp: Callable[[str, bool], None] = lambda name, on: None,
-                 on_prompt: Callable[[dict], None] = lambda prompt: None, space: SpaceLimits = SpaceLimits()):
+                 on_prompt: Callable[[dict], None] = lambda prompt: None, space: SpaceLimits = SpaceLimits(),
+                 reads_setting: bool = False):
+        """``reads_setting``: the layout has the banker's set zones, so the house dealer's setting is read."""
         self.table, self.eye, self.space = table, eye, space
+        self.reads_setting = reads_setting
         self._request_start, self._round_id = request_start, round_id
         self.start_source = start_source
         self.health = health
@@ -113,7 +124,7 @@ class DealerLoop:
         current = self.table.current
         phase = current.phase if current is not None else Phase.SETTLED
         return {Phase.BETS_OPEN: Step.START, Phase.START_SEAT: Step.BANKER, Phase.BANKER: Step.SEATS,
-                Phase.PLAYERS: Step.SEATS}.get(phase, Step.IDLE)
+                Phase.SET_HELD: Step.RESET, Phase.SET: Step.SEATS, Phase.PLAYERS: Step.SEATS}.get(phase, Step.IDLE)
 
     def wanted_zones(self) -> list[str]:
         """The zones the camera should read now."""
@@ -121,11 +132,16 @@ class DealerLoop:
             step, current = self.step, self.table.current
             if step is Step.BANKER:
                 return self._banker_zones()
-            if step is Step.SEATS:
+            if step in (Step.SEATS, Step.RESET):
                 done = current.state.get("seat_cards", {})
-                return [f"seat{b['seat']}.{part}" for b in current.state["bets"] if b["seat"] not in done
-                        for part in ("front", "back")]
+                return self._set_zones() + [f"seat{b['seat']}.{part}" for b in current.state["bets"]
+                                            if b["seat"] not in done for part in ("front", "back")]
             return []
+
+    def _set_zones(self) -> list[str]:
+        """The banker's set zones while the house dealer's setting is still to be accepted."""
+        state = self.table.current.state
+        return list(BANKER_SET_ZONES) if state.get("set_checked") and not state.get("banker_set") else []
 
     def _banker_zones(self) -> list[str]:
         """A player-banker who sets his own hand lays it front and back in his seat's zones (his seat has
@@ -436,7 +452,8 @@ class DealerLoop:
             if zones == ["banker"]:
                 zone = self._complete("banker", HAND)
                 self._confirm_picks("banker", zone)
-                current.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who)
+                current.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who,
+                                     set_checked=self.reads_setting)
             else:
                 front, back = self._hand(*zones, "The banker")
                 self._confirm_picks(zones[0], front)
@@ -445,12 +462,18 @@ class DealerLoop:
                                      images=self._images(front) + self._images(back), who=who,
                                      front=front.cards(), back=back.cards())
             self.zones = {}
-        elif step is Step.SEATS:
+        elif step in (Step.SEATS, Step.RESET):
+            setting = self._hand(*BANKER_SET_ZONES, "The banker's setting") if self._set_zones() else None
+            if setting is not None and current.setting_difference(setting[0].cards(), setting[1].cards()):
+                self._accept_setting(setting, who)  # held (recorded): the dealer resets
+                return
             seats = [b["seat"] for b in current.state["bets"] if b["seat"] not in current.state["seat_cards"]]
             ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"Seat {seat}") for seat in seats}
             # every seat checked together before any is recorded: a card seen twice holds the whole table
             current.hold_if_seen({f"seat {seat}": front.cards() + back.cards()
                                   for seat, (front, back) in ready.items()})
+            if setting is not None:
+                self._accept_setting(setting, who)
             for seat, (front, back) in ready.items():
                 self._confirm_picks(f"seat{seat}.front", front)
                 self._confirm_picks(f"seat{seat}.back", back)
@@ -460,6 +483,28 @@ class DealerLoop:
             self.zones = {}
         else:
             raise RoundStateError("CONFIRM does nothing now: there is no read to accept")
+
+    def _accept_setting(self, setting: tuple[ZoneRead, ZoneRead], who: str) -> None:
+        """The house dealer's setting as read, recorded: accepted, or held for a reset."""
+        front, back = setting
+        for name, zone in zip(BANKER_SET_ZONES, setting):
+            self._confirm_picks(name, zone)
+        self.table.current.banker_set(front.cards(), back.cards(), read=[*front.reads, *back.reads],
+                                      images=self._images(front) + self._images(back), who=who)
+
+    def let_setting_stand(self, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
+        """A supervisor lets the house dealer's held setting stand: it is settled as the cards lie. The
+        cards must still lie as they were held (what the screen showed the supervisor)."""
+        with self.table.lock:
+            if self.step is not Step.RESET:
+                raise DealerInputError("no setting of the banker's hand is held")
+            round_id, held = self.table.current.round_id, self.table.current.state["set_held"]
+            now = [zone.cards() if (zone := self.zones.get(name)) and zone.reads is not None else None
+                   for name in BANKER_SET_ZONES]
+            if now != [held["front"], held["back"]]:
+                raise DealerInputError("the banker's cards have moved since the hold (or the camera no longer sees "
+                                       "them): CONFIRM the setting as it lies now, then let it stand")
+        self.table.setting_stands(round_id, supervisor, pin, reason, address)  # the PIN: slow, outside the lock
 
     def _hand(self, front_zone: str, back_zone: str, whose: str) -> tuple[ZoneRead, ZoneRead]:
         """A hand's two zones, each steady and fully named, seven cards in all (a front of other than
@@ -498,9 +543,11 @@ class DealerLoop:
             zones = {name: z.to_json() for name, z in self.zones.items() if z.reads is not None}
             wanted = self.wanted_zones()
             bank = self._bank_prompt()
+            setting = self._setting_prompt(zones) if step in (Step.SEATS, Step.RESET) else None
             say = self.message or _say(step, self.table, self.bets, zones, wanted,
-                                       bank["refused"] and f"seat {self.banker} may not bank this round", self.walk)
-            return {"step": step.value, "say": say, "bank": bank,
+                                       bank["refused"] and f"seat {self.banker} may not bank this round",
+                                       self.walk, setting)
+            return {"step": step.value, "say": say, "bank": bank, "setting": setting,
                     "misdeal_reasons": list(self.table.rules.misdeal_reasons),
                     "held": self.table.held, "round": self._round_or_none(), "start_source": self.start_source,
                     "player_seats": self.table.rules.start.player_seats,
@@ -510,6 +557,25 @@ class DealerLoop:
                     "banker_wager": None if self.banker_wager is None else str(self.banker_wager),
                     "wanted": wanted, "zones": zones, "version": self.version,
                     "recording": self.space.status(self.table.audit), "notices": self.table.notices}
+
+    def _setting_prompt(self, zones: dict) -> dict | None:
+        """The house dealer's setting beside the house way's, while it is to be accepted: each hand's cards
+        and value in words, and whether the setting read (when whole) is the house way's."""
+        if not self._set_zones():
+            return None
+        current, ev = self.table.current, self.table.rules.evaluator()
+        way = current.house_way_setting()
+        read = [zones.get(name, {}).get("cards") for name in BANKER_SET_ZONES]
+        laid, same = None, None
+        if all(read) and None not in read[0] + read[1] and len(read[0]) + len(read[1]) == HAND:
+            laid = _valued(read[0], read[1], ev)
+            mine = sorted(parse_cards(read[0] + read[1], unique=False)) == sorted(parse_cards(current.state["banker_cards"]))
+            same = mine and house_way_difference(current.state["banker"], parse_cards(read[0]), parse_cards(read[1]),
+                                                 self.table.rules) is None
+            laid["banker_cards"] = mine
+        held = current.state.get("set_held")
+        return {"house_way": {**_valued(way["front"], way["back"], ev), "rule": way["rule"]}, "laid": laid,
+                "same": same, "held": held and _valued(held["front"], held["back"], ev)}
 
     def _bank_prompt(self) -> dict:
         """The next round's bank as the screen offers it: every seat in the order the bank is offered,
@@ -528,7 +594,7 @@ class DealerLoop:
         prompt never overtakes a newer one)."""
         with self.table.lock:
             step = self.step
-            self._lamp("attention", self.table.held is not None)
+            self._lamp("attention", self.table.held is not None or step is Step.RESET)
             # while the bank is offered, the ready lamp flashes the number of the seat asked
             self._lamp("ready", Flashing(self.walk.asked) if step is Step.BANK else step in (Step.IDLE, Step.START))
             self._on_prompt(self.prompt())
@@ -575,6 +641,12 @@ def _amount(value, what: str) -> str:
     return value if isinstance(value, str) else fmt(amount)
 
 
+def _valued(front: list[str], back: list[str], ev) -> dict:
+    """A setting as the screen shows it: the cards, each hand's value in words, and whether it fouls."""
+    fv, bv = ev.two(parse_cards(front)), ev.five(parse_cards(back))
+    return {"front": front, "back": back, "front_value": ev.name(fv), "back_value": ev.name(bv), "foul": ev.fouls(fv, bv)}
+
+
 def spoken(zone: str) -> str:
     """A zone as the dealer says it: ``seat3.front`` is "Seat 3, front", ``banker`` is "Banker"."""
     seat, _, part = zone.partition(".")
@@ -583,11 +655,17 @@ def spoken(zone: str) -> str:
 
 
 def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str], bank_refused: str | None,
-         walk: BankWalk | None) -> str:
+         walk: BankWalk | None, setting: dict | None) -> str:
     if step is Step.HELD:
         return f"Held: {table.held}"
     if step is Step.BANK:
         return f"Bank to seat {walk.asked}? CONFIRM takes it, NEXT passes"
+    if step is Step.RESET and not setting["same"]:
+        return "Held: not the house way. Reset the banker's hand as shown, then CONFIRM"
+    if setting is not None and setting["laid"] is not None and not setting["laid"]["banker_cards"]:
+        return "The banker's set hand is not the seven cards read: set the banker's own cards"
+    if setting is not None and setting["same"] is False:
+        return "Not the house way: set the banker's hand as shown"
     if step is Step.IDLE:
         offered = " (CONFIRM offers the bank)" if table.bank_offers() else ""
         if bets and bank_refused:
@@ -604,7 +682,7 @@ def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[s
     if not steady:
         return "Set the banker's hand as shown; lay the players' hands"
     # A hand of other than seven cards is refused by CONFIRM: say so, rather than call it a foul.
-    seats = sorted({name.split(".")[0] for name in wanted}, key=lambda s: int(s[4:]))
+    seats = sorted({name.split(".")[0] for name in wanted if name.startswith("seat")}, key=lambda s: int(s[4:]))
     counts = {s: len(zones[f"{s}.front"]["cards"]) + len(zones[f"{s}.back"]["cards"]) for s in seats}
     short = [f"{spoken(s)}: {n} cards seen" for s, n in counts.items() if n != HAND]
     if short:

@@ -40,6 +40,13 @@ class LiveTable:
             elif event == Events.BANKER_CARDS:
                 s["phase"] = "banker"
                 s["banker"].update(cards=data["cards"], front=data["front"], back=data["back"], rule=data["rule"])
+            elif event == Events.BANKER_SET_HELD:
+                s["phase"] = "set_held"
+                s["banker"]["setting_held"] = {k: data[k] for k in ("front", "back", "house_way", "differs")}
+            elif event == Events.BANKER_SET:
+                s["phase"] = "set"
+                s["banker"].update(front=data["front"], back=data["back"], set_by=data["set_by"], setting_held=None,
+                                   **({"set_reason": data["reason"]} if "reason" in data else {}))
             elif event == Events.READ_CORRECTED and data["seat"] == "banker":
                 s["banker"].update({k: data[k] for k in ("cards", "front", "back") if k in data})
             elif event in (Events.SEAT_CARDS, Events.READ_CORRECTED):

@@ -23,7 +23,7 @@ from ..game.house_ways import decide
 from ..game.money import fmt
 from ..game.round_json import round_from_json, settlement_to_json
 from ..game.rules import HouseRules
-from ..game.settlement import house_way_difference, settle
+from ..game.settlement import HouseWayDifference, house_way_difference, settle
 from ..game.start_seat import Position, first_hand
 from .listeners import tell
 
@@ -33,6 +33,8 @@ class Phase(enum.Enum):
     BETS_OPEN = "bets_open"
     START_SEAT = "start_seat"
     BANKER = "banker"
+    SET_HELD = "set_held"  # the house dealer's setting is not the house way: held for the dealer to reset
+    SET = "set"  # the house dealer's setting read and accepted; the seats next
     PLAYERS = "players"
     SETTLED = "settled"
     VOIDED = "voided"
@@ -45,6 +47,8 @@ class Events:
     ROUND_OPENED = "RoundOpened"
     START_SEAT = "StartSeat"
     BANKER_CARDS = "BankerCards"
+    BANKER_SET = "BankerSet"  # the house dealer's setting as the camera read it: the house way's, or let stand
+    BANKER_SET_HELD = "BankerSetHeld"  # the house dealer's setting is not the house way: the round waits for a reset
     SEAT_CARDS = "SeatCards"
     READ_CONFIRMED = "ReadConfirmed"
     TABLE_FLAGGED = "TableFlagged"
@@ -84,7 +88,11 @@ TRANSITIONS = {
     Phase.BETS_OPEN: {Events.START_SEAT: Phase.START_SEAT},
     Phase.START_SEAT: {Events.BANKER_CARDS: Phase.BANKER},
     # A misread of the banker's hand found while the seats are checked is corrected before any seat is recorded.
-    Phase.BANKER: {Events.SEAT_CARDS: Phase.PLAYERS, Events.READ_CORRECTED: Phase.BANKER},
+    # Where the layout reads the house dealer's setting, it is accepted before the seats (or held for a reset).
+    Phase.BANKER: {Events.SEAT_CARDS: Phase.PLAYERS, Events.READ_CORRECTED: Phase.BANKER,
+                   Events.BANKER_SET: Phase.SET, Events.BANKER_SET_HELD: Phase.SET_HELD},
+    Phase.SET_HELD: {Events.BANKER_SET: Phase.SET, Events.BANKER_SET_HELD: Phase.SET_HELD},
+    Phase.SET: {Events.SEAT_CARDS: Phase.PLAYERS, Events.READ_CORRECTED: Phase.SET},
     Phase.PLAYERS: {Events.SEAT_CARDS: Phase.PLAYERS, Events.ROUND_SETTLED: Phase.SETTLED,
                     Events.READ_CORRECTED: Phase.PLAYERS},
     # A supervisor's correction reopens a settled round (until the next round starts) to settle again.
@@ -117,13 +125,23 @@ def apply(state: dict, event: str, data: dict) -> None:
         state["banker_cards"] = data["cards"]
         # A player-banker who set his own hand: his front and back are settled as laid.
         state["banker_set"] = (data["front"], data["back"]) if data.get("set_by") == "own" else None
+        state["banker_set_by"] = "own" if state["banker_set"] else None
+        # the house dealer then sets the hand where the camera reads it (a layout with banker.front/back)
+        state["set_checked"] = bool(data.get("set_checked"))
+    elif event == Events.BANKER_SET_HELD:
+        state["set_held"] = {"front": data["front"], "back": data["back"]}
+    elif event == Events.BANKER_SET:
+        state["banker_set"], state["banker_set_by"] = (data["front"], data["back"]), data["set_by"]
+        state["set_held"] = None
     elif event == Events.SEAT_CARDS:
         state["seat_cards"][data["seat"]] = (data["front"], data["back"])
     elif event == Events.READ_CORRECTED:
         if data["seat"] == "banker":
             state["banker_cards"] = data["cards"]
-            # the player-banker's own setting, corrected card for card: settled as he laid it
-            state["banker_set"] = (data["front"], data["back"]) if data.get("set_by") == "own" else None
+            # a setting already recorded (the player-banker's own, the house dealer's as read), corrected
+            # card for card: settled as it was laid
+            state["banker_set"] = (data["front"], data["back"]) if data.get("set_by") else None
+            state["banker_set_by"] = data.get("set_by")
         else:
             state["seat_cards"][data["seat"]] = (data["front"], data["back"])
 
@@ -134,6 +152,8 @@ def derive(state: dict, rules: HouseRules) -> dict:
     count = sum(start["dice"]) if start["dice"] else start["value"]
     if state.get("banker_set"):
         banker = {"seat": state["banker"], "front": state["banker_set"][0], "back": state["banker_set"][1]}
+        if state.get("banker_set_by") == "dealer":  # a supervisor let the house dealer's setting stand
+            banker["set_by"] = "dealer"
     else:
         banker = {"seat": state["banker"], "cards": state["banker_cards"]}
     if state.get("banker_wager") is not None:
@@ -222,10 +242,13 @@ class TableRound:
         return first
 
     def banker_cards(self, cards: list[str], read: list[dict] | None = None, images: list[str] = (),
-                     who: str = "reader", front: list[str] | None = None, back: list[str] | None = None) -> dict:
+                     who: str = "reader", front: list[str] | None = None, back: list[str] | None = None,
+                     set_checked: bool = False) -> dict:
         """The banker's seven cards. Set by the house way (the setting and its rule are recorded), or,
         for a player-banker who sets his own hand, as laid in ``front`` and ``back``: the settlement
-        then checks it for a foul and applies the house's penalty (Capitol rule 31: reset by house way)."""
+        then checks it for a foul and applies the house's penalty (Capitol rule 31: reset by house way).
+        ``set_checked``: the house dealer then sets the hand where the camera reads it, and the setting
+        read (:meth:`banker_set`) is what is settled."""
         hand = parse_cards(cards, unique=False)
         self.hold_if_seen({"banker": format_cards(hand)})
         if front is not None or back is not None:
@@ -239,17 +262,66 @@ class TableRound:
             setting = {"front": format_cards(parse_cards(front or [])), "back": format_cards(parse_cards(back or [])),
                        "rule": None, "set_by": "own"}
         else:
-            f, b, _, _, rule = decide(hand, self.rules.house_way, self.rules.evaluator())
-            setting = {"front": format_cards(sorted(f, reverse=True)), "back": format_cards(sorted(b, reverse=True)),
-                       "rule": rule, "set_by": "house-way"}
+            setting = {**_house_way_setting(hand, self.rules), "set_by": "house-way", "set_checked": set_checked}
         self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read,
                                            "images": list(images)}, who)
         return setting
+
+    def house_way_setting(self) -> dict:
+        """The banker's seven cards as the house way sets them: ``{"front", "back", "rule"}``."""
+        return _house_way_setting(parse_cards(self.state["banker_cards"]), self.rules)
+
+    def setting_difference(self, front: list[str], back: list[str]) -> HouseWayDifference | None:
+        """How the house dealer's setting read from the layout differs from the house way (None: it is the
+        house way's, settings of equal values being the same setting). Cards other than the banker's seven
+        are a card swapped or misread: flagged, and the table held for the supervisor."""
+        if not self.state.get("set_checked"):
+            raise RoundStateError(f"round {self.round_id}: the banker's setting is not read at this table")
+        laid = parse_cards([*front, *back], unique=False)
+        if sorted(laid) != sorted(parse_cards(self.state["banker_cards"])):
+            flag = (f"the banker's setting (front {' '.join(format_cards(parse_cards(front, unique=False)))}, back "
+                    f"{' '.join(format_cards(parse_cards(back, unique=False)))}) is not the seven cards read "
+                    f"({' '.join(self.state['banker_cards'])})")
+            self._record(Events.TABLE_FLAGGED, {"flags": [flag], "where": "banker"}, "reader")
+            raise HeldForSupervisor(f"round {self.round_id}: {flag}: held for the supervisor")
+        return house_way_difference(self.state["banker"], parse_cards(front), parse_cards(back), self.rules)
+
+    def banker_set(self, front: list[str], back: list[str], read: list[dict] | None = None, images: list[str] = (),
+                   who: str = "reader") -> HouseWayDifference | None:
+        """The house dealer's setting of the banker's hand as the camera read it. The house way's is
+        recorded and settled (after a hold, as the reset); any other holds the round for the dealer to
+        reset (both settings recorded) and is returned."""
+        differs = self.setting_difference(front, back)
+        setting = {"front": format_cards(parse_cards(front)), "back": format_cards(parse_cards(back)),
+                   "house_way": self.house_way_setting(), "read": read, "images": list(images)}
+        if differs is not None:
+            if self.phase is Phase.SET_HELD and self.state["set_held"] == {"front": setting["front"],
+                                                                             "back": setting["back"]}:
+                raise RoundStateError(f"round {self.round_id}: the banker's hand is still not set by the house "
+                                      f"way ({differs.house_way}): reset it")
+            self._record(Events.BANKER_SET_HELD, {**setting, "differs": str(differs)}, who)
+            return differs
+        self._record(Events.BANKER_SET, {**setting, "set_by": "house-way",
+                                         "reset": self.phase is Phase.SET_HELD}, who)
+        return None
+
+    def setting_stands(self, reason: str, who: str) -> None:
+        """A supervisor's decision that the house dealer's held setting stands: settled as the cards lie
+        (``set_by: dealer``), the decision recorded with who made it and why."""
+        if self.phase is not Phase.SET_HELD:
+            raise RoundStateError(f"round {self.round_id}: no setting of the banker's hand is held")
+        if not reason.strip():
+            raise RoundStateError(f"round {self.round_id}: say why the dealer's setting stands")
+        held = self.state["set_held"]
+        self._record(Events.BANKER_SET, {**held, "house_way": self.house_way_setting(), "set_by": "dealer",
+                                         "reason": reason.strip()}, who)
 
     def seat_cards(self, seat: int, front: list[str], back: list[str], read: list[dict] | None = None,
                    images: list[str] = (), who: str = "reader") -> None:
         if seat not in {b["seat"] for b in self.state.get("bets", [])}:
             raise RoundStateError(f"round {self.round_id}: seat {seat} has no wager this round")
+        if self.state.get("set_checked") and not self.state.get("banker_set"):
+            raise RoundStateError(f"round {self.round_id}: the banker's setting is not read yet")
         self.hold_if_seen({f"seat {seat}": format_cards(parse_cards([*front, *back], unique=False))})
         self._record(Events.SEAT_CARDS, {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                                          "back": format_cards(parse_cards(back, unique=False)), "read": read,
@@ -276,6 +348,8 @@ class TableRound:
             raise HeldForSupervisor(f"round {self.round_id}: {'; '.join(twice)}: held for the supervisor")
 
     def settle(self, who: str = "appliance") -> dict:
+        if self.state.get("set_checked") and not self.state.get("banker_set"):
+            raise RoundStateError(f"round {self.round_id}: the banker's setting is not read yet")
         missing = [b["seat"] for b in self.state["bets"] if b["seat"] not in self.state["seat_cards"]]
         if missing:
             raise RoundStateError(f"round {self.round_id}: no cards yet for seat(s) {missing}")
@@ -288,18 +362,23 @@ class TableRound:
 
     def correct(self, seat: int | str, reason: str, who: str, cards: list[str] | None = None,
                 front: list[str] | None = None, back: list[str] | None = None) -> None:
-        """A supervisor's correction of a read: the banker's seven cards (his front and back when he
-        set his own hand), or a seat's front and back."""
+        """A supervisor's correction of a read: the banker's seven cards (his front and back once a setting
+        is recorded: his own, or the house dealer's as read), or a seat's front and back."""
         if seat == "banker" and self.state.get("banker_set"):
+            set_by = self.state["banker_set_by"]
             if front is None or back is None:
-                raise RoundStateError(f"round {self.round_id}: the banker set his own hand: give the corrected "
-                                      "front and back")
+                whose = "the banker set his own hand" if set_by == "own" else "the house dealer's setting is recorded"
+                raise RoundStateError(f"round {self.round_id}: {whose}: give the corrected front and back")
             laid = parse_cards([*front, *back])
             if len(laid) != 7:
                 raise RoundStateError(f"round {self.round_id}: the banker's front and back hold {len(laid)} cards, "
                                       "not seven")
+            differs = house_way_difference(self.state["banker"], parse_cards(front), parse_cards(back), self.rules)
+            if set_by == "house-way" and differs is not None:  # it would settle against the house way unannounced
+                raise RoundStateError(f"round {self.round_id}: {differs}: the corrected setting must be the house "
+                                      "way's (void the round if the cards lay otherwise)")
             data = {"seat": "banker", "cards": format_cards(laid), "front": format_cards(parse_cards(front)),
-                    "back": format_cards(parse_cards(back)), "set_by": "own"}
+                    "back": format_cards(parse_cards(back)), "set_by": set_by}
         elif seat == "banker":
             data = {"seat": "banker", "cards": format_cards(parse_cards(cards))}
         else:
@@ -308,6 +387,13 @@ class TableRound:
             data = {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                     "back": format_cards(parse_cards(back, unique=False))}
         self._record(Events.READ_CORRECTED, {**data, "reason": reason}, who)
+
+
+def _house_way_setting(hand, rules: HouseRules) -> dict:
+    """Seven cards set by the house's way, shown high to low as a dealer lays them, with the rule."""
+    f, b, _, _, rule = decide(hand, rules.house_way, rules.evaluator())
+    return {"front": format_cards(sorted(f, reverse=True)), "back": format_cards(sorted(b, reverse=True)),
+            "rule": rule}
 
 
 def _wager_json(wager: dict) -> dict:

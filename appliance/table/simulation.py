@@ -30,6 +30,7 @@ from ..devices.worker import Worker
 from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
 from .recording import IndexFeed, SpaceLimits, catch_up
+from ..vision.layout import BANKER_SET_ZONES
 from .round import Events, RoundIds, void_interrupted
 from .table import BANK_MEMORY, Table
 
@@ -84,10 +85,15 @@ def players_set(hands: dict, seats: list[int], rules: HouseRules, ev) -> dict[st
     """Each playing seat's hand set by the house way, as laid in its front and back zones."""
     laid = {}
     for seat in seats:
-        front, back, _, _, _ = decide(parse_cards(hands[seat]), rules.house_way, ev)
-        laid[f"seat{seat}.front"] = format_cards(sorted(front, reverse=True))
-        laid[f"seat{seat}.back"] = format_cards(sorted(back, reverse=True))
+        laid.update(house_way_laid(hands[seat], f"seat{seat}", rules, ev))
     return laid
+
+
+def house_way_laid(hand: list[str], place: str, rules: HouseRules, ev) -> dict[str, list[str]]:
+    """Seven cards set by the house way, as laid in ``place``'s front and back zones (``seat3``, ``banker``)."""
+    front, back, _, _, _ = decide(parse_cards(hand), rules.house_way, ev)
+    return {f"{place}.front": format_cards(sorted(front, reverse=True)),
+            f"{place}.back": format_cards(sorted(back, reverse=True))}
 
 
 def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
@@ -133,8 +139,9 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         return True
 
     eye, lay = simulated_eye(render, seed, size)
+    # the shipped table, whose layout reads the house dealer's setting (tests/test_vision_layout.py)
     loop = DealerLoop(table, eye, roll, RoundIds(index.last_number, lambda: str(seed)), "simulated-rng", health,
-                      stable_frames=2, space=space)
+                      stable_frames=2, space=space, reads_setting=True)
     dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5)
     for _ in range(rounds):
         if stop():
@@ -224,7 +231,7 @@ class SimulatedDealer(Worker):
             self._press("next")
         elif step is Step.START:
             self._press("next")  # the device did not answer in time: ask again
-        elif step in (Step.BANKER, Step.SEATS):
+        elif step in (Step.BANKER, Step.SEATS, Step.RESET):
             state = current.state
             if self._round != current.round_id:
                 start = state["start"]
@@ -238,6 +245,8 @@ class SimulatedDealer(Worker):
                 laid = players_set(self._hands, [state["banker"]], rules, self._ev)
             else:
                 laid = players_set(self._hands, [b["seat"] for b in state["bets"]], rules, self._ev)
+                if BANKER_SET_ZONES[0] in loop.wanted_zones():  # the house dealer sets the banker's hand
+                    laid.update(house_way_laid(self._hands[state["banker"]], "banker", rules, self._ev))
             self._lay(laid)
             prompt = loop.prompt()
             unsteady = [zone for zone in prompt["wanted"] if zone not in prompt["zones"]]

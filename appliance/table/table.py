@@ -1,7 +1,7 @@
 """The table: the current round, the records outside rounds, and the supervisor's powers.
 
 A supervisor's action (a correction, a void, a misdeal, a start value entered by hand when
-the device is down, the release of a held table) needs the supervisor's PIN and lands in the
+the device is down, the release of a held table, a house dealer's setting let stand) needs the supervisor's PIN and lands in the
 audit log with the reason. No decision can be changed once the next round has started
 (Capitol rule 3). The dealer's loop, the dashboard and the devices reach the table from
 different threads: every change happens under ``lock``.
@@ -196,6 +196,13 @@ class Table:
         with self.lock:
             self.declare_misdeal(round_id, reason, who)
             self._acted(who, "misdeal")
+
+    def setting_stands(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
+        """The house dealer's setting, held as not the house way, settled as the cards lie (``set_by:
+        dealer``): a supervisor's decision, recorded with who and why."""
+        who = self._supervisor(supervisor, pin, address)
+        with self.lock:
+            self._round(round_id).setting_stands(reason, who)
 
     def manual_start(self, round_id: str, supervisor: str, pin: str, value: int, address: str = "local") -> object:
         """The start value entered by a supervisor while the device is down, marked as manual."""

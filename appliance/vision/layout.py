@@ -4,6 +4,13 @@
 >>> layout = load_layout(shipped_config_dir() / "layout.toml")
 >>> layout.zone("seat3.back").expected_cards, len(layout.markers)
 (5, 5)
+>>> layout.zone("banker.front").expected_cards, layout.reads_banker_setting
+(2, True)
+
+The banker's seven cards lie in ``banker`` while they are read and the house way is shown; the
+house dealer then sets them into ``banker.front`` and ``banker.back``, where the camera reads the
+setting for the table to compare with the house way. Both set zones or neither: without them the
+dealer's setting is not read, and the round settles on the house way's setting.
 """
 
 from __future__ import annotations
@@ -13,11 +20,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
-
 from ..game.schema import SchemaError, Table
 
-_ZONE_NAME = re.compile(r"^(banker|teach|seat[1-7]\.(front|back))$")
+_ZONE_NAME = re.compile(r"^(banker|teach|(banker|seat[1-7])\.(front|back))$")
+BANKER_SET_ZONES = ("banker.front", "banker.back")
 
 
 class LayoutError(SchemaError):
@@ -73,7 +79,14 @@ class Layout:
                 return zone
         raise KeyError(f"{self.source}: no zone {name!r}")
 
+    @property
+    def reads_banker_setting(self) -> bool:
+        """Whether the house dealer's setting of the banker's hand is read (the layout has its two zones)."""
+        return all(any(zone.name == name for zone in self.zones) for name in BANKER_SET_ZONES)
+
     def aruco_dictionary(self):
+        import cv2
+
         return cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.dictionary))
 
 
@@ -89,6 +102,10 @@ def load_layout(path: str | Path) -> Layout:
 
 
 def layout_from_mapping(data: object, source: str) -> Layout:
+    # OpenCV only where a layout is loaded: the round loop needs the zone names alone, and a table that
+    # plays without a camera (simulate-table) starts without it
+    import cv2
+
     top = Table(data, source, error=LayoutError)
     head = top.table("layout")
     width, height = head.number("width_mm", 100, 10_000), head.number("height_mm", 100, 10_000)
@@ -118,7 +135,8 @@ def layout_from_mapping(data: object, source: str) -> Layout:
     for t in top.tables("zones"):
         name = t.string("name")
         if not _ZONE_NAME.match(name):
-            raise t.error("name", f"{name!r} is not a zone name: banker, teach, or seatN.front / seatN.back (N = 1-7)")
+            raise t.error("name", f"{name!r} is not a zone name: banker, banker.front / banker.back, teach, "
+                                 "or seatN.front / seatN.back (N = 1-7)")
         rect = t.raw("rect_mm")
         if not isinstance(rect, list) or len(rect) != 4 or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in rect):
@@ -134,6 +152,11 @@ def layout_from_mapping(data: object, source: str) -> Layout:
             if zone.overlaps(other):
                 raise t.error("rect_mm", f"zone {name} overlaps zone {other.name}")
         zones.append(zone)
+    present = [name for name in BANKER_SET_ZONES if any(zone.name == name for zone in zones)]
+    if len(present) == 1:
+        missing = next(name for name in BANKER_SET_ZONES if name not in present)
+        raise top.error("zones", f"zone {present[0]} without zone {missing}: the dealer's setting is read from "
+                        "both (give both, or neither)")
     top.done()
     return Layout(width, height, dictionary, tuple(markers), tuple(zones), source)
 

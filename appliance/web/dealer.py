@@ -107,6 +107,13 @@ def dealer_routes(loop: DealerLoop, pairings: ScreenPairings, pair_page: str) ->
                         supervisor=text(body, "supervisor", ID_LIMIT, required=False),
                         pin=text(body, "pin", 8, required=False), address=request.remote_addr or "?")
 
+    @bp.post("/api/dealer/setting-stands")
+    @screen_only
+    def setting_stands(body):
+        """A supervisor lets the house dealer's held setting stand (settled as the cards lie, logged): id, PIN, why."""
+        loop.let_setting_stand(text(body, "supervisor", ID_LIMIT), text(body, "pin", 8), text(body, "reason"),
+                               address=request.remote_addr or "?")
+
     @bp.post("/api/dealer/pairing-code")
     @screen_only
     def pairing_code(body):

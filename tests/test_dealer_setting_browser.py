@@ -1,0 +1,97 @@
+"""The dealer's screen in a real headless Chromium while the house dealer's setting is held: the setting as
+laid beside the house way's, in plain words, nothing covered at the 7-inch display's size and at 1080p,
+and a supervisor letting it stand from the screen."""
+
+import os
+import shutil
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        pytest.fail("chromium is not installed: .ci/run installs it", pytrace=False)
+    pytest.skip("chromium is not installed here", allow_module_level=True)
+
+from dealer_screen import ServedTable  # noqa: E402
+
+from appliance.audit.log import records  # noqa: E402
+from appliance.game.cards import parse_cards  # noqa: E402
+from appliance.table.round import Events  # noqa: E402
+from screen_audit import audit, problems  # noqa: E402
+
+# the 7-inch display, 7-inch tablets, Touch Display 2 in landscape, 10-inch tablets, a 1080p monitor
+SIZES = [(800, 480), (1024, 600), (1280, 720), (1280, 800), (1920, 1080)]
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def test_a_held_setting_shows_both_settings_and_a_supervisor_lets_it_stand(browser, tmp_path):
+    table = ServedTable(tmp_path, reads_setting=True)
+    try:
+        table.wager_everyone()
+        hands = table.deal()
+        table.d.loop.press("next")
+        table.start_value()
+        table.lay_banker(hands)
+        assert table.d.loop.press("confirm") == ""
+        front, back = table.set_otherwise()
+        way = table.d.table.current.house_way_setting()
+        seats = {z: c for z, c in hands.items() if z != "banker"}
+        table.d.look(seats)  # the banker's hand not set yet: the house way beside two empty set zones
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(table.base + "/")
+        page.wait_for_selector("#banker .side.laid .enter-hand")
+        assert page.eval_on_selector_all("#banker .side.way .card", "cs => cs.length") == 7
+        assert not problems(audit(page)), problems(audit(page))
+        page.close()
+        table.d.look({"banker.front": front, "banker.back": back, **seats})
+        assert table.d.loop.press("confirm") == ""  # held for the dealer to reset
+        assert table.d.loop.step.value == "reset"
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            page.goto(table.base + "/")
+            page.wait_for_selector("#dealer[data-step=reset]")
+            shown = page.eval_on_selector_all("#banker .side.laid .card", "cs => cs.map(c => c.dataset.card)")
+            house = page.eval_on_selector_all("#banker .side.way .card", "cs => cs.map(c => c.dataset.card)")
+            assert shown == front + back and house == way["front"] + way["back"]
+            titles = page.eval_on_selector_all("#banker .side-title", "ts => ts.map(t => t.textContent)")
+            assert titles == ["As laid \u2717", "House way"]
+            ev = table.rules.evaluator()
+            words = page.eval_on_selector_all("#banker .setting-words", "ws => ws.map(w => w.textContent)")
+            assert words == [line for f, b in [(front, back), (way["front"], way["back"])]
+                             for line in (f"Front: {ev.name(ev.two(parse_cards(f)))}",
+                                          f"Back: {ev.name(ev.five(parse_cards(b)))}")]
+            assert page.inner_text("#say").startswith("Held: not the house way")
+            found = audit(page)
+            assert not problems(found), (width, height, problems(found))
+            page.close()
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(table.base + "/")
+        page.click("#let-stand")
+        page.wait_for_selector("#stand[open]")
+        assert not problems(audit(page, within="#stand")), problems(audit(page, within="#stand"))
+        page.fill("#stand [name=supervisor]", "1042")
+        page.fill("#stand [name=pin]", "4821")
+        page.fill("#stand [name=reason]", "the chart line is in dispute; settled as laid")
+        page.click("#stand button[value=ok]")
+        page.wait_for_selector("#dealer[data-step=seats]")
+        stood = next(r for r in records(table.d.audit.folder) if r["event"] == Events.BANKER_SET)
+        assert stood["who"] == "supervisor 1042" and stood["data"]["set_by"] == "dealer"
+        assert stood["data"]["reason"] == "the chart line is in dispute; settled as laid"
+        page.click("[data-button=confirm]")
+        page.wait_for_selector("#phase:has-text('Settled')")
+        labels = page.eval_on_selector_all("#banker .card", "cs => cs.map(c => c.dataset.card)")
+        assert labels == front + back  # settled as the cards lie
+        page.close()
+    finally:
+        table.close()
