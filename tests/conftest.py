@@ -1,4 +1,5 @@
-"""Fixtures shared across test modules: one PostgreSQL server for the whole session."""
+"""Fixtures shared across test modules: one PostgreSQL server for the whole session, the two real decks
+learned once, and a headless Chromium per module of the dealer's screen's tests."""
 
 from __future__ import annotations
 
@@ -53,3 +54,15 @@ def real_decks(tmp_path_factory):
         learned.save(folder)
         decks[name] = (learned, Deck.load(folder), folder)
     return decks
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for a test module (imported here, not above: without Chromium it skips)."""
+    from headless import ARGS, CHROMIUM
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()

@@ -21,6 +21,9 @@ from appliance.game.values import evaluator
 from appliance.web.app import create_app
 from appliance.web.serving import serve_dashboard
 
+#: the 7-inch display, 7-inch tablets, Touch Display 2 in landscape, 10-inch tablets, a 1080p monitor
+SIZES = [(800, 480), (1024, 600), (1280, 720), (1280, 800), (1920, 1080)]
+
 #: (house, banker): six players with a house dealer; seven seats at a California table, where the
 #: Player/Dealer banks from one of them; at Greektown a player may take the bank from the house.
 TABLES = {"house-dealer": ("general", DEALER), "california": ("capitol", 4), "greektown": ("greektown", 3),

@@ -2,7 +2,6 @@
 (The README's screenshots are made by docs/screenshots.py, never by the tests.)"""
 
 import json
-import os
 import shutil
 import socket
 import subprocess
@@ -12,14 +11,10 @@ from pathlib import Path
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+from headless import CHROMIUM
+
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
-
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed: .ci/run installs it", pytrace=False)
-    pytest.skip("chromium is not installed here", allow_module_level=True)
 
 
 def free_port() -> int:

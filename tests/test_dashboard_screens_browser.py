@@ -3,11 +3,11 @@ screen on another host (a network namespace of the test's own) is paired with th
 own screen shows, over HTTPS; and a hand typed over what the camera reads steadily waits for a
 supervisor's PIN."""
 
-import os
-import shutil
 
 import pytest
 from dealer_table import BANKER, Dealer
+import headless
+from headless import CHROMIUM
 from other_host import other_host
 
 from appliance.audit.log import records
@@ -17,14 +17,7 @@ from appliance.web.certificate import make_self_signed
 from appliance.web.front import TlsFiles
 from appliance.web.serving import serve_dashboard
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
-
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed: .ci/run installs it", pytrace=False)
-    pytest.skip("chromium is not installed here", allow_module_level=True)
+ARGS = [*headless.ARGS, "--hide-scrollbars"]
 
 
 @pytest.fixture

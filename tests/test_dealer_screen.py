@@ -3,7 +3,6 @@ every seat and the banker at once, nothing covered, touch targets and contrast m
 rendered page; the appliance lost and found again; a round with unchanged wagers in three taps."""
 
 import json
-import os
 import shutil
 import signal
 import socket
@@ -13,32 +12,12 @@ import urllib.request
 
 import pytest
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed: .ci/run installs it", pytrace=False)
-    pytest.skip("chromium is not installed here", allow_module_level=True)
+import headless  # noqa: F401  (first: it skips this module where Chromium is not installed)
+from dealer_screen import SIZES, ServedTable
 
-from dealer_screen import ServedTable  # noqa: E402
-
-from appliance.audit.log import records  # noqa: E402
-from appliance.table.round import Events  # noqa: E402
-from screen_audit import audit, problems  # noqa: E402
-
-# the original 7-inch display, 7-inch tablets, Touch Display 2 in landscape, 10-inch tablets, a 1080p monitor
-SIZES = [(800, 480), (1024, 600), (1280, 720), (1280, 800), (1920, 1080)]
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+from appliance.audit.log import records
+from appliance.table.round import Events
+from screen_audit import audit, problems
 
 
 def reading_with_trouble(table: ServedTable) -> None:

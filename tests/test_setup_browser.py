@@ -4,26 +4,18 @@
 laid by mistake refused with its reason and picture, taught again, and the taught deck then reads a
 card; the setup finished with the PIN releases the table."""
 
-import os
-import shutil
 
-import pytest
+import headless
+from headless import CHROMIUM
 from screen_audit import audit, problems
-from setup_table import setup_table, wait_for
+from setup_table import setup_table
 
 from appliance.audit.log import records
 from appliance.table.round import Events
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
+ARGS = [*headless.ARGS, "--hide-scrollbars"]
 SIZES = [(800, 480), (1280, 800), (800, 1280)]  # the 7-inch display; a tablet, landscape and portrait
 STEPS = ["camera", "deck", "device", "panel", "house", "finish"]
-
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed: .ci/run installs it", pytrace=False)
-    pytest.skip("chromium is not installed here", allow_module_level=True)
 
 
 def mislaying_once(wrong: str, instead: str):
