@@ -21,7 +21,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -349,7 +348,7 @@ def start_kiosk(debian: DebianChroot, pid: int) -> subprocess.Popen:
     (standin / "chromium-browser").write_text('#!/bin/sh\necho "$@" > /root/browser.args\nexec sleep 60\n')
     (standin / "chromium-browser").chmod(0o755)
     return subprocess.Popen(["nsenter", "-t", str(pid), "-n", *debian.command("/usr/local/bin/paigow-kiosk",
-                            env={"PATH": f"/root/standin:/usr/local/bin:/usr/bin:/bin"})], start_new_session=True)
+                            env={"PATH": "/root/standin:/usr/local/bin:/usr/bin:/bin"})], start_new_session=True)
 
 
 def wait_for_file(path: Path, seconds: float) -> str:

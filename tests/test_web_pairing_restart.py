@@ -9,7 +9,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 
 from appliance.audit.log import records
 from appliance.table.round import Events

@@ -20,7 +20,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..game.cards import CARDS, Card
+from ..game.cards import Card
 from ..vision.capture import save_face
 from ..vision.deck import Deck, DeckError, face_from_photo, learn
 from ..vision.index import IndexGeometry, index_glyphs, index_patch
