@@ -51,6 +51,7 @@ def test_the_house_dealers_setting_is_read_and_settled_as_laid(tmp_path):
     assert opened["data"]["set_checked"] is True
     assert d.loop.step is Step.SEATS
     assert d.loop.wanted_zones() == ["banker.front", "banker.back", "seat1.front", "seat1.back"]
+    assert d.live.snapshot()["banker"]["set_checked"] is True  # the dashboard says "Banker to set", not "set"
     prompt = d.loop.prompt()
     assert prompt["setting"]["house_way"]["front"] == ["9h", "8c"] and prompt["setting"]["laid"] is None
     with pytest.raises(Exception, match="the banker's setting is not read yet"):
@@ -158,6 +159,7 @@ def test_without_the_set_zones_the_house_ways_setting_is_settled(tmp_path):
     d = dealt(tmp_path, reads_setting=False)
     banker_read(d)
     assert next(r for r in records(d.audit.folder) if r["event"] == Events.BANKER_CARDS)["data"]["set_checked"] is False
+    assert d.live.snapshot()["banker"]["set_checked"] is False  # the house way's setting is the banker's: "Banker set"
     assert d.loop.wanted_zones() == ["seat1.front", "seat1.back"]
     d.look(SEAT1)
     assert d.loop.press("confirm") == ""

@@ -28,6 +28,7 @@ def test_a_held_setting_shows_both_settings_and_a_supervisor_lets_it_stand(brows
         page.goto(table.base + "/")
         page.wait_for_selector("#banker .side.laid .enter-hand")
         assert page.eval_on_selector_all("#banker .side.way .card", "cs => cs.length") == 7
+        assert page.inner_text("#phase") == "Banker to set"  # the cards read, the dealer's setting not yet
         assert not problems(audit(page)), problems(audit(page))
         page.close()
         table.d.look({"banker.front": front, "banker.back": back, **seats})
@@ -48,6 +49,7 @@ def test_a_held_setting_shows_both_settings_and_a_supervisor_lets_it_stand(brows
                              for line in (f"Front: {ev.name(ev.two(parse_cards(f)))}",
                                           f"Back: {ev.name(ev.five(parse_cards(b)))}")]
             assert page.inner_text("#say").startswith("Held: not the house way")
+            assert page.inner_text("#phase") == "Banker to reset"
             found = audit(page)
             assert not problems(found), (width, height, problems(found))
             page.close()
@@ -61,6 +63,7 @@ def test_a_held_setting_shows_both_settings_and_a_supervisor_lets_it_stand(brows
         page.fill("#stand [name=reason]", "the chart line is in dispute; settled as laid")
         page.click("#stand button[value=ok]")
         page.wait_for_selector("#dealer[data-step=seats]")
+        page.wait_for_selector("#phase:text-is('Banker set')")  # accepted now, as it lies
         stood = next(r for r in records(table.d.audit.folder) if r["event"] == Events.BANKER_SET)
         assert stood["who"] == "supervisor 1042" and stood["data"]["set_by"] == "dealer"
         assert stood["data"]["reason"] == "the chart line is in dispute; settled as laid"
