@@ -313,6 +313,17 @@ def call(opener, url: str, body: dict | None = None, token: str | None = None) -
             return err.code, json.loads(err.read())
 
 
+def served_in_phase(opener, base: str, phase: str) -> dict:
+    """The served state once it has reached ``phase`` (the front is fed the state a moment after the record)."""
+    import time
+
+    deadline = time.monotonic() + 10
+    while (state := call(opener, base + "/api/state")[1])["phase"] != phase and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert state["phase"] == phase, state
+    return state
+
+
 def test_a_supervisor_lets_the_house_dealers_held_setting_stand_from_the_supervisor_pages(tmp_path):
     """Over HTTP to the dashboard served as `appliance run` serves it: the held setting is shown to the
     supervisor's pages, and letting it stand takes the session, the CSRF token, the PIN, a reason and the
@@ -343,8 +354,7 @@ def test_a_supervisor_lets_the_house_dealers_held_setting_stand_from_the_supervi
         seats = {z: c for z, c in hands.items() if z != "banker"}
         d.look({"banker.front": front, "banker.back": back, **seats})
         assert d.loop.press("confirm") == ""  # held: not the house way
-        shown = call(opener, base + "/api/state")[1]
-        assert shown["phase"] == "set_held"
+        shown = served_in_phase(opener, base, "set_held")
         held = shown["banker"]["setting_held"]
         assert (held["front"], held["back"]) == (front, back) and "is not the house way" in held["differs"]
         assert call(opener, stands, body)[0] == 403  # no CSRF token
@@ -361,8 +371,8 @@ def test_a_supervisor_lets_the_house_dealers_held_setting_stand_from_the_supervi
         assert (stood["data"]["set_by"], stood["data"]["reason"]) == ("dealer", body["reason"])
         assert (stood["data"]["front"], stood["data"]["back"]) == (front, back)
         assert any(r["event"] == Events.SUPERVISOR_REFUSED for r in records(d.audit.folder))  # the wrong PIN
-        state = call(opener, base + "/api/state")[1]
-        assert (state["phase"], state["banker"]["set_by"], state["dealer"]["step"]) == ("set", "dealer", "seats")
+        state = served_in_phase(opener, base, "set")
+        assert (state["banker"]["set_by"], state["dealer"]["step"]) == ("dealer", "seats")
         status, answer = call(opener, stands, body, token)
         assert status == 409 and "no setting of the banker's hand is held" in answer["error"]  # once only
         assert d.loop.press("confirm") == ""
