@@ -225,3 +225,26 @@ def test_the_screens_let_it_stand_takes_a_supervisors_pin_and_reason(tmp_path):
     answer = stand(**body)
     assert answer.status_code == 200 and answer.get_json()["dealer"]["step"] == "seats"
     assert records(d.audit.folder)[-1]["data"]["reason"] == body["reason"]
+
+
+def test_a_simulated_dealer_told_to_mislay_now_and_then_is_held_and_resets(tmp_path):
+    """--mislay: in that share of the house-banked rounds the simulated dealer first sets the banker's hand
+    otherwise than the house way, as a dealer's mistake; each such round is held, reset and settled by the
+    house way, so the figures are the house way's."""
+    from appliance.audit.log import AuditLog
+    from appliance.table.simulation import play_rounds
+
+    audit = AuditLog(tmp_path / "log", KEY)
+    totals = play_rounds(load_house("general"), audit, 12, seed=4, mislay=0.5)
+    assert totals["rounds"] == 12
+    logged = records(audit.folder)
+    held = [r for r in logged if r["event"] == Events.BANKER_SET_HELD]
+    sets = [r for r in logged if r["event"] == Events.BANKER_SET]
+    assert 2 <= len(held) <= 10 and len(sets) == 12  # about half; every round's setting accepted once
+    assert all("is not the house way" in r["data"]["differs"] for r in held)
+    reset = {r["data"]["round"] for r in sets if r["data"]["reset"]}
+    assert reset == {r["data"]["round"] for r in held} and all(r["data"]["set_by"] == "house-way" for r in sets)
+    assert replay(audit.folder, KEY)["differences"] == []
+    again = AuditLog(tmp_path / "again", KEY)  # the house way's figures, as without the mistakes
+    assert {k: v for k, v in play_rounds(load_house("general"), again, 12, seed=4).items() if k != "voided_at_start"} == \
+        {k: v for k, v in totals.items() if k != "voided_at_start"}
