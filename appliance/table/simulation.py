@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable
-from itertools import combinations
 from decimal import Decimal
+from itertools import combinations
 from pathlib import Path
 
 from ..audit.index import Index
