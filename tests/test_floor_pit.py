@@ -170,13 +170,18 @@ def test_unreadable_cards_where_the_house_dealer_sets_the_bankers_hand_are_count
         report = {row["table"]: row for row in csv.DictReader(io.StringIO(fetch(f"{url}/api/floor/report/{day}.csv").decode()))}
     assert [(f["table"], f["rounds"], f["unreadable_cards"]) for f in figures] == [("T4", 1, 3)]
     assert report["T4"]["unreadable_cards"] == "3"
-    # a round the floor kept before migration 004 is counted again by it
     import psycopg
 
     from appliance.floor.migrate import migrate
-    with psycopg.connect(floor_dsn) as conn:
+
+    def figures_kept():  # the rate is taken over the seven cards of each hand and each card read in the set zones
+        with psycopg.connect(floor_dsn) as conn:
+            return conn.execute("SELECT unreadable, cards FROM floor_rounds WHERE table_id = 'T4'").fetchall()
+
+    assert figures_kept() == [(3, 2 * 7 + 7 + 7)]
+    with psycopg.connect(floor_dsn) as conn:  # the round as the floor kept it before migration 004
         conn.execute("UPDATE floor_rounds SET unreadable = 0")
+        conn.execute("ALTER TABLE floor_rounds DROP COLUMN cards")
         conn.execute("DELETE FROM floor_migrations WHERE version = 4")
     assert migrate(floor_dsn).applied == [4]
-    with psycopg.connect(floor_dsn) as conn:
-        assert conn.execute("SELECT unreadable FROM floor_rounds WHERE table_id = 'T4'").fetchall() == [(3,)]
+    assert figures_kept() == [(3, 28)]  # counted again from its records
