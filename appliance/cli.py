@@ -363,7 +363,7 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     thread, stop = shipper.start() if shipper else (None, None)
     try:
         totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render,
-                             size=(args.width, args.height), index=index, space=space)
+                             size=(args.width, args.height), index=index, space=space, mislay=args.mislay)
     finally:
         index.close()
         if shipper:
@@ -536,7 +536,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         table.notices.append(f"Simulation: the audit key is kept in the data folder ({key_file}); on a table it "
                              "lives in the configuration folder")
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
-                      rounds=args.rounds or None, on_prompt=live.prompt, index=index, ready_to_record=feed.flush)
+                      rounds=args.rounds or None, on_prompt=live.prompt, index=index, ready_to_record=feed.flush,
+                      mislay=args.mislay)
     # Records lost from the log's end, or a log that fails verification: no round until a supervisor has seen it.
     table.hold_for_audit(audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
     dashboard = serve_dashboard(lambda site: create_app(live, rules, table=table, index=index, audit=audit,
@@ -613,6 +614,24 @@ def cmd_tls_selfsigned(args: argparse.Namespace) -> int:
     return 0
 
 
+def share(text: str) -> float:
+    """A share of rounds, 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a share between 0 and 1")
+    return value
+
+
+def add_mislay_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mislay", type=share, default=0.0, metavar="SHARE",
+                   help="in simulation, the share of house-banked rounds (0-1) in which the dealer first sets the "
+                        "banker's hand otherwise than the house way: the round is held until the dealer resets it "
+                        "(default 0: always the house way)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -670,6 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
     p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
     p.add_argument("--seed", type=int, default=1)
+    add_mislay_option(p)
     add_shipping_options(p)
     p.set_defaults(func=cmd_run)
 
@@ -702,6 +722,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--height", type=int, default=2592)
     p.add_argument("--refuse-free-mb", type=float, default=20,
                    help="open no round while the audit disk has less free space than this (MB)")
+    add_mislay_option(p)
     add_shipping_options(p)
     p.set_defaults(func=cmd_simulate_table)
 

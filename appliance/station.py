@@ -58,10 +58,12 @@ class Station:
 
     def __init__(self, table: Table, devices: DeviceConfig, simulate: bool, render: bool = False, seed: int = 1,
                  pace: float = 1.5, rounds: int | None = None, on_prompt=lambda prompt: None,
-                 index: Index | None = None, ready_to_record=lambda: True):
+                 index: Index | None = None, ready_to_record=lambda: True, mislay: float = 0.0):
         """``index`` is the history index, caught up with the log and listening to the table; without
         one, an index in memory is built from the whole log. ``ready_to_record`` says whether the
-        parts beside the log (the index's feed) can take records again after recording stopped."""
+        parts beside the log (the index's feed) can take records again after recording stopped.
+        ``mislay``: in a simulation, the share of rounds in which the house dealer first sets the
+        banker's hand otherwise than the house way (:class:`SimulatedDealer`)."""
         if index is None:
             index = Index(":memory:")
             index.catch_up(table.audit.folder)
@@ -105,8 +107,10 @@ class Station:
                 time.sleep(devices.panel.debounce * 3)
                 pins.drive(pin, True)
 
-            # the settled round stays on the screen while the dealer pays it, as at a table
-            self.workers.append(SimulatedDealer(self.loop, press, lay, seed, pace, rounds, paying=4))
+            # the settled round stays on the screen while the dealer pays it, as at a table, and a held
+            # setting while the dealer is slow to reset it (a supervisor may let it stand meanwhile)
+            self.workers.append(SimulatedDealer(self.loop, press, lay, seed, pace, rounds, paying=4, mislay=mislay,
+                                                reset_moves=8))
             void_interrupted(table.audit)  # the simulation clears a power cut itself
         open_rounds = interrupted(table.audit.folder)
         # The bank's rotation looks back across a restart: the rounds settled before it, from the index.

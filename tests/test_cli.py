@@ -130,3 +130,16 @@ def test_start_seat_command_prints_first_hand_action_order_and_rule():
     assert out.returncode == 2 and "Capitol Casino: this house starts with the dice cup" in out.stderr
     out = run("start-seat", "--house", "capitol", "--banker", "nine", "--dice", "1", "2", "3")
     assert out.returncode == 2 and "--banker" in out.stderr
+
+
+def test_simulate_table_mislays_the_share_asked_and_refuses_a_share_outside_0_to_1(tmp_path):
+    from appliance.audit.log import records
+
+    for share in ("1.5", "-0.1", "nan", "half"):
+        out = run("simulate-table", "--rounds", "1", "--audit", str(tmp_path / share), "--mislay", share, cwd=tmp_path)
+        assert out.returncode == 2 and f"--mislay: {share!r} is not a share between 0 and 1" in out.stderr, out.stderr
+        assert not (tmp_path / share).exists()
+    out = run("simulate-table", "--rounds", "2", "--audit", str(tmp_path / "log"), "--mislay", "1", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    events = [r["event"] for r in records(tmp_path / "log")]
+    assert events.count("BankerSetHeld") == 2 and events.count("RoundSettled") == 2  # every round held, then reset

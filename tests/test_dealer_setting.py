@@ -51,6 +51,7 @@ def test_the_house_dealers_setting_is_read_and_settled_as_laid(tmp_path):
     assert opened["data"]["set_checked"] is True
     assert d.loop.step is Step.SEATS
     assert d.loop.wanted_zones() == ["banker.front", "banker.back", "seat1.front", "seat1.back"]
+    assert d.live.snapshot()["banker"]["set_checked"] is True  # the dashboard says "Banker to set", not "set"
     prompt = d.loop.prompt()
     assert prompt["setting"]["house_way"]["front"] == ["9h", "8c"] and prompt["setting"]["laid"] is None
     with pytest.raises(Exception, match="the banker's setting is not read yet"):
@@ -158,6 +159,7 @@ def test_without_the_set_zones_the_house_ways_setting_is_settled(tmp_path):
     d = dealt(tmp_path, reads_setting=False)
     banker_read(d)
     assert next(r for r in records(d.audit.folder) if r["event"] == Events.BANKER_CARDS)["data"]["set_checked"] is False
+    assert d.live.snapshot()["banker"]["set_checked"] is False  # the house way's setting is the banker's: "Banker set"
     assert d.loop.wanted_zones() == ["seat1.front", "seat1.back"]
     d.look(SEAT1)
     assert d.loop.press("confirm") == ""
@@ -223,3 +225,26 @@ def test_the_screens_let_it_stand_takes_a_supervisors_pin_and_reason(tmp_path):
     answer = stand(**body)
     assert answer.status_code == 200 and answer.get_json()["dealer"]["step"] == "seats"
     assert records(d.audit.folder)[-1]["data"]["reason"] == body["reason"]
+
+
+def test_a_simulated_dealer_told_to_mislay_now_and_then_is_held_and_resets(tmp_path):
+    """--mislay: in that share of the house-banked rounds the simulated dealer first sets the banker's hand
+    otherwise than the house way, as a dealer's mistake; each such round is held, reset and settled by the
+    house way, so the figures are the house way's."""
+    from appliance.audit.log import AuditLog
+    from appliance.table.simulation import play_rounds
+
+    audit = AuditLog(tmp_path / "log", KEY)
+    totals = play_rounds(load_house("general"), audit, 12, seed=4, mislay=0.5)
+    assert totals["rounds"] == 12
+    logged = records(audit.folder)
+    held = [r for r in logged if r["event"] == Events.BANKER_SET_HELD]
+    sets = [r for r in logged if r["event"] == Events.BANKER_SET]
+    assert 2 <= len(held) <= 10 and len(sets) == 12  # about half; every round's setting accepted once
+    assert all("is not the house way" in r["data"]["differs"] for r in held)
+    reset = {r["data"]["round"] for r in sets if r["data"]["reset"]}
+    assert reset == {r["data"]["round"] for r in held} and all(r["data"]["set_by"] == "house-way" for r in sets)
+    assert replay(audit.folder, KEY)["differences"] == []
+    again = AuditLog(tmp_path / "again", KEY)  # the house way's figures, as without the mistakes
+    assert {k: v for k, v in play_rounds(load_house("general"), again, 12, seed=4).items() if k != "voided_at_start"} == \
+        {k: v for k, v in totals.items() if k != "voided_at_start"}

@@ -127,3 +127,61 @@ def test_a_foul_or_unreadable_rate_out_of_line_is_an_alert(floor_dsn, tmp_path):
         found = {(a["table"], a["kind"]): a["message"] for a in json.loads(fetch(f"{url}/api/floor/alerts"))}
     assert set(found) == {("T1", "foul-rate"), ("T3", "unreadable-rate")}
     assert "fouled hands in" in found["T1", "foul-rate"] and "(100.0%), the rest of the floor 0.0%" in found["T1", "foul-rate"]
+
+
+def test_unreadable_cards_where_the_house_dealer_sets_the_bankers_hand_are_counted(floor_dsn, tmp_path):
+    """A card the camera could not read in banker.front or banker.back (the house dealer's setting, laid once
+    against the house way, held, and reset) is an unreadable card like one in the banker's or a seat's zone:
+    the floor counts every such read the table logged."""
+    from dealer_table import Dealer
+
+    from appliance.audit.log import AuditLog, records
+    from appliance.config import load_house
+    from appliance.devices.protocol import RngResult
+    from appliance.floor.enroll import table_key
+
+    migrated(floor_dsn)
+    credentials = enrolled(floor_dsn, "T4", tmp_path)
+    audit_dir = tmp_path / "T4-audit"
+    d = Dealer(audit_dir, rules=load_house("greektown"), reads_setting=True,
+               audit=AuditLog(audit_dir, table_key(tmp_path / "T4.key", credentials, audit_dir)))
+    d.loop.set_bets([{"seat": 1, "wager": "20"}])
+    d.loop.press("next")
+    d.loop.start_value("rng", RngResult(1, 3))
+    d.look({"banker": ["Qs", "Qd", "9h", "8c", "7c", "4h", "2s"]})
+    assert d.loop.press("confirm") == ""
+    seat = {"seat1.front": ["Kd", "Jh"], "seat1.back": ["Ah", "Kc", "8d", "5c", "3s"]}
+    # the pair split (not the house way), its seven cut off the front: held for the reset
+    d.look({"banker.front": ["Qs", None], "banker.back": ["Qd", "9h", "8c", "4h", "2s"], **seat})
+    d.loop.name_card("banker.front", 1, "7c")
+    assert d.loop.press("confirm") == ""
+    d.look({"banker.front": ["9h", "8c"], "banker.back": ["Qs", "Qd", "7c", None, None], **seat})  # reset
+    d.loop.name_card("banker.back", 3, "4h")
+    d.loop.name_card("banker.back", 4, "2s")
+    assert d.loop.press("confirm") == ""
+    logged = records(audit_dir)
+    unread = {r["event"]: sum(x["card"] is None for x in r["data"]["read"]) for r in logged if r["data"].get("read")}
+    assert unread == {"BankerCards": 0, "BankerSetHeld": 1, "BankerSet": 2, "SeatCards": 0}
+    assert logged[-1]["event"] == "RoundSettled"
+    with floor_service(floor_dsn) as url:
+        ship(audit_dir, url, credentials)
+        day = logged[-1]["gaming_day"]
+        figures = json.loads(fetch(f"{url}/api/floor/stats?day={day}"))
+        report = {row["table"]: row for row in csv.DictReader(io.StringIO(fetch(f"{url}/api/floor/report/{day}.csv").decode()))}
+    assert [(f["table"], f["rounds"], f["unreadable_cards"]) for f in figures] == [("T4", 1, 3)]
+    assert report["T4"]["unreadable_cards"] == "3"
+    import psycopg
+
+    from appliance.floor.migrate import migrate
+
+    def figures_kept():  # the rate is taken over the seven cards of each hand and each card read in the set zones
+        with psycopg.connect(floor_dsn) as conn:
+            return conn.execute("SELECT unreadable, cards FROM floor_rounds WHERE table_id = 'T4'").fetchall()
+
+    assert figures_kept() == [(3, 2 * 7 + 7 + 7)]
+    with psycopg.connect(floor_dsn) as conn:  # the round as the floor kept it before migration 004
+        conn.execute("UPDATE floor_rounds SET unreadable = 0")
+        conn.execute("ALTER TABLE floor_rounds DROP COLUMN cards")
+        conn.execute("DELETE FROM floor_migrations WHERE version = 4")
+    assert migrate(floor_dsn).applied == [4]
+    assert figures_kept() == [(3, 28)]  # counted again from its records

@@ -295,3 +295,91 @@ def test_zone_images_are_served_from_a_relative_data_folder(tmp_path, monkeypatc
     client = logged_in(create_app(LiveTable(), RULES, table, audit=audit, secret_key=b"k" * 32))
     with client.get(f"/api/images/{digest}") as response:
         assert response.status_code == 200 and response.data == png
+
+
+def call(opener, url: str, body: dict | None = None, token: str | None = None) -> tuple[int, dict]:
+    """One request to the served dashboard (a POST with a JSON body, else a GET): its status and JSON."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json", **({"X-CSRF-Token": token} if token else {})})
+    try:
+        with opener.open(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        with err:
+            return err.code, json.loads(err.read())
+
+
+def served_in_phase(opener, base: str, phase: str) -> dict:
+    """The served state once it has reached ``phase`` (the front is fed the state a moment after the record)."""
+    import time
+
+    deadline = time.monotonic() + 10
+    while (state := call(opener, base + "/api/state")[1])["phase"] != phase and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert state["phase"] == phase, state
+    return state
+
+
+def test_a_supervisor_lets_the_house_dealers_held_setting_stand_from_the_supervisor_pages(tmp_path):
+    """Over HTTP to the dashboard served as `appliance run` serves it: the held setting is shown to the
+    supervisor's pages, and letting it stand takes the session, the CSRF token, the PIN, a reason and the
+    setting shown; it is logged with who and why, and the round settles as the cards lie."""
+    import http.cookiejar
+    import urllib.request
+
+    from dealer_screen import ServedTable
+
+    table = ServedTable(tmp_path, reads_setting=True)
+    try:
+        base, d = table.base, table.d
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        table.wager_everyone()
+        hands = table.deal()
+        d.loop.press("next")
+        table.start_value()
+        table.lay_banker(hands)
+        assert d.loop.press("confirm") == ""
+        round_id = d.table.current.round_id
+        stands = f"{base}/api/rounds/{round_id}/setting-stands"
+        front, back = table.set_otherwise()
+        body = {"front": front, "back": back, "reason": "the player accepted the setting as laid", "pin": PIN}
+        assert call(opener, stands, body)[0] == 401  # no session
+        token = call(opener, base + "/login", {"supervisor": SUPERVISOR, "pin": PIN})[1]["csrf"]
+        status, answer = call(opener, stands, body, token)
+        assert status == 409 and "no setting of the banker's hand is held" in answer["error"]
+        seats = {z: c for z, c in hands.items() if z != "banker"}
+        d.look({"banker.front": front, "banker.back": back, **seats})
+        assert d.loop.press("confirm") == ""  # held: not the house way
+        shown = served_in_phase(opener, base, "set_held")
+        held = shown["banker"]["setting_held"]
+        assert (held["front"], held["back"]) == (front, back) and "is not the house way" in held["differs"]
+        assert call(opener, stands, body)[0] == 403  # no CSRF token
+        assert call(opener, stands, {**body, "pin": "0000"}, token)[0] == 403
+        status, answer = call(opener, stands, {k: v for k, v in body.items() if k != "reason"}, token)
+        assert status == 400 and answer["error"].startswith("reason:")
+        way = d.table.current.house_way_setting()
+        status, answer = call(opener, stands, {**body, "front": way["front"], "back": way["back"]}, token)
+        assert status == 409 and "not the one shown" in answer["error"]  # a setting the supervisor was not shown
+        assert Events.BANKER_SET not in [r["event"] for r in records(d.audit.folder)]
+        assert call(opener, stands, body, token) == (200, {"ok": True})
+        stood = records(d.audit.folder)[-1]
+        assert (stood["event"], stood["who"]) == (Events.BANKER_SET, f"supervisor {SUPERVISOR}")
+        assert (stood["data"]["set_by"], stood["data"]["reason"]) == ("dealer", body["reason"])
+        assert (stood["data"]["front"], stood["data"]["back"]) == (front, back)
+        assert any(r["event"] == Events.SUPERVISOR_REFUSED for r in records(d.audit.folder))  # the wrong PIN
+        state = served_in_phase(opener, base, "set")
+        assert (state["banker"]["set_by"], state["dealer"]["step"]) == ("dealer", "seats")
+        status, answer = call(opener, stands, body, token)
+        assert status == 409 and "no setting of the banker's hand is held" in answer["error"]  # once only
+        assert d.loop.press("confirm") == ""
+        settled = records(d.audit.folder)[-1]["data"]["settlement"]
+        assert any("settled as laid (set_by: dealer)" in note for note in settled["notes"])
+        view = call(opener, f"{base}/api/rounds/{round_id}/dispute")[1]
+        assert view["banker"]["set_accepted"]["who"] == f"supervisor {SUPERVISOR}"
+        assert (view["banker"]["front"], view["banker"]["set_reason"]) == (front, body["reason"])
+    finally:
+        table.close()

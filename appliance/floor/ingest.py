@@ -60,7 +60,7 @@ class _Head:
 
 ROUND_FIGURES = ", ".join(f"{c} = excluded.{c}" for c in (
     "gaming_day", "dealer", "began", "settled", "misdeal", "voided", "corrections", "unreadable", "wagers",
-    "commission", "collection", "banker_net", "house_net", "fouls", "seats"))
+    "commission", "collection", "banker_net", "house_net", "fouls", "seats", "cards"))
 
 
 def parse(line: bytes) -> dict | None:

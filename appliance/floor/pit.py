@@ -68,7 +68,7 @@ RATES = {"foul-rate": ("fouls", "seats", "fouled hands"), "unreadable-rate": ("u
 def rates_out_of_line(conn, day: dt.date) -> list[dict]:
     """Tables whose foul or unreadable-card rate today is far above the rest of the floor's: a dealer to
     watch, or a camera, deck or light to look at. Computed when asked, not stored."""
-    rows = conn.execute("SELECT table_id, sum(fouls), sum(seats), sum(unreadable), sum(seats + 1) * 7, max(began) "
+    rows = conn.execute("SELECT table_id, sum(fouls), sum(seats), sum(unreadable), sum(cards), max(began) "
                         "FROM floor_rounds WHERE gaming_day = %s AND settled GROUP BY table_id", (day,)).fetchall()
     figures = {r[0]: {"fouls": r[1], "seats": r[2], "unreadable": r[3], "cards": r[4], "at": r[5]} for r in rows}
     out = []

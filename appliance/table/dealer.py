@@ -504,7 +504,8 @@ class DealerLoop:
             if now != [held["front"], held["back"]]:
                 raise DealerInputError("the banker's cards have moved since the hold (or the camera no longer sees "
                                        "them): CONFIRM the setting as it lies now, then let it stand")
-        self.table.setting_stands(round_id, supervisor, pin, reason, address)  # the PIN: slow, outside the lock
+        # the PIN: slow, outside the lock (the table checks again that this setting is still the one held)
+        self.table.setting_stands(round_id, supervisor, pin, reason, held, address)
 
     def _hand(self, front_zone: str, back_zone: str, whose: str) -> tuple[ZoneRead, ZoneRead]:
         """A hand's two zones, each steady and fully named, seven cards in all (a front of other than

@@ -39,7 +39,9 @@ class LiveTable:
                                                     "dice": data.get("dice"), "first_hand": data["first_hand"]})
             elif event == Events.BANKER_CARDS:
                 s["phase"] = "banker"
-                s["banker"].update(cards=data["cards"], front=data["front"], back=data["back"], rule=data["rule"])
+                # set_checked: the house way's setting is shown, the house dealer's own is still to be read
+                s["banker"].update(cards=data["cards"], front=data["front"], back=data["back"], rule=data["rule"],
+                                   set_checked=bool(data.get("set_checked")))
             elif event == Events.BANKER_SET_HELD:
                 s["phase"] = "set_held"
                 s["banker"]["setting_held"] = {k: data[k] for k in ("front", "back", "house_way", "differs")}

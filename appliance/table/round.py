@@ -305,14 +305,18 @@ class TableRound:
                                          "reset": self.phase is Phase.SET_HELD}, who)
         return None
 
-    def setting_stands(self, reason: str, who: str) -> None:
+    def setting_stands(self, reason: str, who: str, shown: dict) -> None:
         """A supervisor's decision that the house dealer's held setting stands: settled as the cards lie
-        (``set_by: dealer``), the decision recorded with who made it and why."""
+        (``set_by: dealer``), the decision recorded with who made it and why. ``shown`` is the setting the
+        supervisor was shown (front, back): held again since as another setting, it is refused."""
         if self.phase is not Phase.SET_HELD:
             raise RoundStateError(f"round {self.round_id}: no setting of the banker's hand is held")
         if not reason.strip():
             raise RoundStateError(f"round {self.round_id}: say why the dealer's setting stands")
         held = self.state["set_held"]
+        if any(sorted(parse_cards(shown[part], unique=False)) != sorted(parse_cards(held[part])) for part in held):
+            raise RoundStateError(f"round {self.round_id}: the setting held is now front {' '.join(held['front'])}, "
+                                  f"back {' '.join(held['back'])}, not the one shown: look at it again")
         self._record(Events.BANKER_SET, {**held, "house_way": self.house_way_setting(), "set_by": "dealer",
                                          "reason": reason.strip()}, who)
 

@@ -14,6 +14,7 @@ import logging
 import random
 from collections.abc import Callable
 from decimal import Decimal
+from itertools import combinations
 from pathlib import Path
 
 from ..audit.index import Index
@@ -22,6 +23,7 @@ from ..config import read_toml
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules
+from ..game.settlement import house_way_difference
 from ..game.banking import BankRound, bank_offers
 from ..game.start_seat import DEALER, Position, first_hand, ring
 from ..devices.protocol import RngResult
@@ -96,9 +98,21 @@ def house_way_laid(hand: list[str], place: str, rules: HouseRules, ev) -> dict[s
             f"{place}.back": format_cards(sorted(back, reverse=True))}
 
 
+def mislaid(hand: list[str], banker: Position, rules: HouseRules, ev) -> dict[str, list[str]] | None:
+    """The banker's seven set otherwise than the house way, and no foul, as laid in the banker's set zones:
+    a house dealer's mistake (None where every such setting is the house way's)."""
+    cards = parse_cards(hand)
+    for front in combinations(cards, 2):
+        back = [c for c in cards if c not in front]
+        if not ev.fouls(ev.two(front), ev.five(back)) and house_way_difference(banker, front, back, rules):
+            return {"banker.front": format_cards(front), "banker.back": format_cards(back)}
+    return None
+
+
 def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, render: bool = False,
                 size: tuple[int, int] = (4608, 2592), listeners=(), pace=lambda: None,
-                stop=lambda: False, index: Index | None = None, space: SpaceLimits = SpaceLimits()) -> dict:
+                stop=lambda: False, index: Index | None = None, space: SpaceLimits = SpaceLimits(),
+                mislay: float = 0.0) -> dict:
     """Play ``rounds`` rounds, one move at a time, through the dealer's loop: the simulated dealer
     at its inputs, the start value from a seeded RNG, the cards seen by a perfect eye or (``render``)
     the synthetic camera and the real reader. ``listeners`` see every record, ``pace()`` runs between
@@ -106,7 +120,8 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
     Round ids go on from the history ``index`` (caught up with the log first); without one, an index in
     memory is built from the whole log. With no supervisor to wait for, a run stops with
     :class:`RecordingStopped` when recording stops, and with :class:`SimulationStopped` when a round
-    cannot be opened (the disk below ``space``)."""
+    cannot be opened (the disk below ``space``). ``mislay``: the share of house-banked rounds in which the
+    house dealer first sets the banker's hand otherwise than the house way (held, then reset)."""
     if index is None:
         index = Index(":memory:")
     catch_up(index, audit.folder)
@@ -142,7 +157,8 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
     # the shipped table, whose layout reads the house dealer's setting (tests/test_vision_layout.py)
     loop = DealerLoop(table, eye, roll, RoundIds(index.last_number, lambda: str(seed)), "simulated-rng", health,
                       stable_frames=2, space=space, reads_setting=True)
-    dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5)
+    dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), lay, seed, patience=5,
+                             mislay=mislay)
     for _ in range(rounds):
         if stop():
             break
@@ -187,17 +203,21 @@ def simulated_eye(render: bool, seed: int, size: tuple[int, int], layout=None,
 class SimulatedDealer(Worker):
     """The dealer of the simulation, at the appliance's real inputs: wagers on the screen, the rail's
     buttons (``press``), cards laid on the layout the camera sees (``lay``), and an unreadable card
-    named from the cards dealt, as a person at the table would. A held table waits for a supervisor."""
+    named from the cards dealt, as a person at the table would. A held table waits for a supervisor. In a
+    share ``mislay`` of the rounds the house dealer banks, it first sets the banker's hand otherwise than the
+    house way; held for it, it resets the hand after ``reset_moves`` moves (the hold stays on the screens)."""
 
     thread_name = "simulated-dealer"
 
     def __init__(self, loop: DealerLoop, press, lay, seed: int = 1, pace: float = 1.5, rounds: int | None = None,
                  patience: int = 10,  # frames the dealer waits for a steady read before typing a zone in
-                 paying: int = 0):  # moves spent paying a settled round (it stays on the screen) before NEXT
+                 paying: int = 0,  # moves spent paying a settled round (it stays on the screen) before NEXT
+                 mislay: float = 0.0, reset_moves: int = 0):
         super().__init__()
         self.loop, self._press, self._lay = loop, press, lay
         self.seed, self.pace, self.rounds, self.patience, self.paying = seed, pace, rounds, patience, paying
-        self._paid = 0
+        self.mislay, self.reset_moves = mislay, reset_moves
+        self._paid = self._held_for = 0
         self.opened = 0
         self._since: tuple | None = None  # (round, step, the camera's look count) when the dealer began to wait
         rules = loop.table.rules
@@ -246,7 +266,11 @@ class SimulatedDealer(Worker):
             else:
                 laid = players_set(self._hands, [b["seat"] for b in state["bets"]], rules, self._ev)
                 if BANKER_SET_ZONES[0] in loop.wanted_zones():  # the house dealer sets the banker's hand
-                    laid.update(house_way_laid(self._hands[state["banker"]], "banker", rules, self._ev))
+                    laid.update(self._banker_set(step, current.round_id, self._hands[state["banker"]]))
+            if step is Step.RESET and self._held_for < self.reset_moves:
+                self._held_for += 1
+                return
+            self._held_for = 0
             self._lay(laid)
             prompt = loop.prompt()
             unsteady = [zone for zone in prompt["wanted"] if zone not in prompt["zones"]]
@@ -267,4 +291,12 @@ class SimulatedDealer(Worker):
                     loop.name_card(zone, position, laid[zone][position], who="dealer (simulated)")
             self._press("confirm")
 
-
+    def _banker_set(self, step: Step, round_id: str, hand: list[str]) -> dict[str, list[str]]:
+        """The banker's hand as the house dealer sets it: by the house way, or in a share ``mislay`` of the
+        rounds first otherwise (the reset, once held, is the house way's)."""
+        rules = self.loop.table.rules
+        if step is Step.SEATS and random.Random(f"{self.seed}:{round_id}:mislay").random() < self.mislay:
+            otherwise = mislaid(hand, DEALER, rules, self._ev)
+            if otherwise is not None:
+                return otherwise
+        return house_way_laid(hand, "banker", rules, self._ev)

@@ -197,12 +197,14 @@ class Table:
             self.declare_misdeal(round_id, reason, who)
             self._acted(who, "misdeal")
 
-    def setting_stands(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
+    def setting_stands(self, round_id: str, supervisor: str, pin: str, reason: str, shown: dict,
+                       address: str = "local") -> None:
         """The house dealer's setting, held as not the house way, settled as the cards lie (``set_by:
-        dealer``): a supervisor's decision, recorded with who and why."""
+        dealer``): a supervisor's decision, from the dealer's screen or the supervisor's pages, recorded
+        with who and why. ``shown`` (front, back) is the held setting the supervisor decided on."""
         who = self._supervisor(supervisor, pin, address)
         with self.lock:
-            self._round(round_id).setting_stands(reason, who)
+            self._round(round_id).setting_stands(reason, who, shown)
 
     def manual_start(self, round_id: str, supervisor: str, pin: str, value: int, address: str = "local") -> object:
         """The start value entered by a supervisor while the device is down, marked as manual."""

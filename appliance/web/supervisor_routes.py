@@ -1,6 +1,6 @@
 """The supervisor's part of the dashboard: log in with the PIN; read the history, the shift totals, a
 round's records, its zone images and the CSV export; correct, void, declare a misdeal, enter a start
-value, release a held table. Every action needs the session, its CSRF token and the PIN again."""
+value, let the house dealer's held setting stand, release a held table. Every action needs the session, its CSRF token and the PIN again."""
 
 from __future__ import annotations
 
@@ -203,6 +203,16 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
     @supervisor_only
     def misdeal(body, round_id):
         table.misdeal(round_id, g.supervisor.supervisor, pin_of(body), text(body, "reason"), request.remote_addr)
+        return jsonify({"ok": True})
+
+    @bp.post("/api/rounds/<round_id>/setting-stands")
+    @supervisor_only
+    def setting_stands(body, round_id):
+        """The house dealer's held setting let stand, settled as the cards lie: the setting the page showed
+        (front, back), why, and the PIN."""
+        shown = {"front": request_body.cards(body, "front"), "back": request_body.cards(body, "back")}
+        table.setting_stands(round_id, g.supervisor.supervisor, pin_of(body), text(body, "reason"), shown,
+                             request.remote_addr)
         return jsonify({"ok": True})
 
     @bp.post("/api/rounds/<round_id>/start")
