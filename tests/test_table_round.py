@@ -144,6 +144,18 @@ def test_export_csv(tmp_path):
     assert export_csv(tmp_path / "log", KEY, dt.date(2000, 1, 1), dt.date(2000, 1, 2)).text.count("\n") == 1
 
 
+def log_bytes(log):
+    return sum(f.stat().st_size for f in log.rglob("*") if f.is_file()) if log.exists() else 0
+
+
+def wait_for_growth(log, before, proc, timeout=60):
+    deadline = time.monotonic() + timeout
+    while log_bytes(log) <= before:
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline, "simulate-table wrote nothing"
+        time.sleep(0.02)
+
+
 def test_killed_at_twenty_random_moments(tmp_path):
     """SIGKILL mid-run: the log verifies, no settled round is lost or repeated, the open one is voided."""
     rng = random.Random(20)
@@ -152,7 +164,10 @@ def test_killed_at_twenty_random_moments(tmp_path):
     for attempt in range(20):
         with subprocess.Popen([APPLIANCE, "simulate-table", "--rounds", "100000", "--audit", str(log), "--seed", "9"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
-            time.sleep(rng.uniform(0.4, 1.2))
+            # The moment is counted from its first new record, so a slow start (a loaded machine) still
+            # gets killed mid-play rather than before its first round.
+            wait_for_growth(log, log_bytes(log), proc)
+            time.sleep(rng.uniform(0.0, 0.8))
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=10)
         rounds = rounds_in(log)
