@@ -68,8 +68,9 @@ def find_cards(photo: np.ndarray) -> list[CardOutline]:
     candidates = [(c, split) for mask, grow in _paper_masks(small) for c, split in _quads(mask, grow, small.shape[:2])
                   if _paper_inside(hsv, c.corners, brightest)]
     kept: list[CardOutline] = []
-    # a shape cut from touching cards only where no view shows that card by itself
-    for outline, _ in sorted(candidates, key=lambda c: (c[0].cut, c[1], c[0].fit)):
+    # a shape cut from touching cards only where no view shows that card by itself (even cut by
+    # the photo's edge: the piece may be of it and the card beside it)
+    for outline, _ in sorted(candidates, key=lambda c: (c[1], c[0].cut, c[0].fit)):
         overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
         if not overlapping:
             kept.append(outline)
