@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from .cards import quad_px_per_mm
+from .photo import CardOutline, order_corners
 
 SNAP_MM = 5.0  # a side is looked for this far inside and outside the outline
 SAMPLES = 48  # points along each side's middle (its rounded corners left out)
@@ -23,6 +24,11 @@ BEYOND = 6  # ... and this many times as far outside (past any printed line)
 MIN_STEP = 25.0  # grey levels: a fainter step is no card's edge (a card on light cloth stays as found)
 AGREE_MM = 0.5  # points this close to their median offset lie on the side
 MIN_AGREE = 0.6  # ... and at least this share of the points must
+
+
+def on_edges(photo: np.ndarray, outlines: list[CardOutline]) -> list[CardOutline]:
+    """The finder's outlines (``photo.find_cards``) each moved onto its card's edge in ``photo``."""
+    return [CardOutline(order_corners(snap_to_edge(photo, o.corners)), o.fit, o.cut) for o in outlines]
 
 
 def snap_to_edge(photo: np.ndarray, corners: np.ndarray) -> np.ndarray:

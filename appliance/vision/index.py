@@ -33,8 +33,9 @@ GROWN_INK = 0.12  # see _grown
 DIFFERS = 0.02  # variance between the suits' (ranks') mean ink somewhere in a region of the index
 MARGIN_MM = 0.5  # around the symbols' reach when a corner is cut from a card
 # Cards of one design are cut from the sheet a little off one another (and a photo's outline lies
-# a little off the card's edge): the index may sit up to this much off its learned place. A symbol
-# whose ink runs out of its window there is taken whole, its window moved by up to this much.
+# a little off the card's edge): the index may sit a little off its learned place. A symbol whose
+# ink runs out of its window there is taken whole, its window moved by up to this much (within the
+# corner as cut: a larger corner would reach under the next card of a spread hand).
 REGISTER_MM = 1.5
 BROKEN_GAP_MM = 0.4  # see _broken_off
 # Cards seen at least this sharp have their symbols cut each at its own ink level (see _symbol_ink);
@@ -79,9 +80,8 @@ class IndexGeometry:
     def box_mm(self) -> tuple[float, float, float, float]:
         """The whole index with a margin: what is cut from a card."""
         r, s = self.extent(self.rank_mm), self.extent(self.suit_mm)
-        grow = MARGIN_MM + REGISTER_MM
-        return (max(0.0, min(r[0], s[0]) - grow), max(0.0, min(r[1], s[1]) - grow),
-                max(r[2], s[2]) + grow, max(r[3], s[3]) + grow)
+        return (max(0.0, min(r[0], s[0]) - MARGIN_MM), max(0.0, min(r[1], s[1]) - MARGIN_MM),
+                max(r[2], s[2]) + MARGIN_MM, max(r[3], s[3]) + MARGIN_MM)
 
     def to_json(self) -> dict:
         return {"rank_mm": [round(v, 2) for v in self.rank_mm], "suit_mm": [round(v, 2) for v in self.suit_mm],

@@ -19,13 +19,13 @@ import cv2
 import numpy as np
 
 from .calibrate import Calibration
-from .card_edge import snap_to_edge
+from .card_edge import on_edges
 from .cards import CARD_H_MM, Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import Deck, Templates
 from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
 from .index import index_glyphs
 from .layout import Layout, Zone
-from .photo import CardOutline, find_cards, image_aspect, order_corners
+from .photo import CardOutline, find_cards, image_aspect
 from .spread import spread_corners
 
 ZONE_PX_PER_MM = 3.0  # the zone image the audit log keeps
@@ -308,7 +308,5 @@ def read_photo(photo: np.ndarray, deck: Deck, t: Thresholds = PHOTO_THRESHOLDS) 
     """Every card in a photo (no layout, any background, in perspective), each named from its
     index corners or reported unreadable with the reason."""
     start = time.perf_counter()
-    # each outline found in a coarse view, moved onto the card's edge in the photo itself first
-    outlines = [CardOutline(order_corners(snap_to_edge(photo, o.corners)), o.fit, o.cut) for o in find_cards(photo)]
-    cards = [PhotoCard(*_read_outline(photo, outline, deck, t), outline) for outline in outlines]
+    cards = [PhotoCard(*_read_outline(photo, outline, deck, t), outline) for outline in on_edges(photo, find_cards(photo))]
     return PhotoRead(cards, (time.perf_counter() - start) * 1000)
