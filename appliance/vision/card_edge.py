@@ -6,6 +6,12 @@ inside the card, and the flattened card is then enlarged and its index lies off 
 Each side is looked for afresh in the full-resolution photo: along the side's middle, at each
 point, where the paper (light in every channel) steps down to the background most steeply, within
 a few millimetres either way; where most points agree on one straight line, that is the side.
+
+Cards read in a photo and card images cut from photos use it; teaching photos do not yet: moved
+onto their edges, deck-b's faces put their index up to 1.5 mm apart from face to face (the cards
+are cut off-centre, which the finder's looser outlines happened to hide), and the index's place,
+learned where the faces' ink agrees pixel by pixel, then falls apart. Registering the faces
+against each other before locating the index would let teaching use it too.
 """
 
 from __future__ import annotations
