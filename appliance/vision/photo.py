@@ -123,7 +123,7 @@ def _quads(mask: np.ndarray, grow: float, shape: tuple[int, int]) -> list[tuple[
         card = _card_of(contour, area, grow, shape)
         if card is not None and (not splits or card.fit <= SPLIT_FIT):
             out.append((card, splits > 0))
-        elif card is None and splits < MAX_SPLITS:
+        elif card is None and splits < MAX_SPLITS and area >= 2 * MIN_CARD_SHARE * h * w:  # two cards at least
             todo += [(piece, splits + 1) for piece in _split_at_neck(contour)]
     return out
 
