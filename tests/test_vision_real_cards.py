@@ -42,9 +42,9 @@ def test_the_finder_finds_the_one_card_of_each_face_photo():
 
 
 def test_the_finder_finds_the_labelled_cards_of_the_scenes():
-    """Cards on cloth, wood and a laptop, touching each other, beside glare: each labelled card has
-    an outline round its centre, but for a king whose corner lies on the next card on a laptop
-    (deck-a scene-7), and no outline holds two labelled cards."""
+    """Cards on cloth, wood and a laptop, touching each other (a king's corner lies on the next
+    card, deck-a scene-7), beside glare: each labelled card has an outline round its centre, and no
+    outline holds two labelled cards."""
     missed = []
     for key, truth in labels().items():
         outlines = find_cards(cv2.imread(str(REAL / key)))
@@ -53,7 +53,7 @@ def test_the_finder_finds_the_labelled_cards_of_the_scenes():
                 missed.append((key, t["card"]))
         for o in outlines:
             assert sum(inside(o.corners, t["center"]) for t in truth["cards"]) <= 1, (key, o.corners)
-    assert missed == [("deck-a/scenes/scene-7.jpg", "Kc")], missed
+    assert missed == [], missed
 
 
 def test_real_decks_are_learned_where_their_index_is(real_decks):
@@ -61,13 +61,14 @@ def test_real_decks_are_learned_where_their_index_is(real_decks):
         # every rank and suit has templates; a face is refused only with its reason and picture
         assert set(loaded.ranks) == set("23456789TJQKA") and set(loaded.suits) == set("cdhs"), name
         assert len(learned.corners) + len(learned.refused) == 52, name
-        assert len(learned.refused) <= 1, (name, learned.refused)
         for face, why in learned.refused.items():
             assert why and (folder / f"refused-{Path(face).stem}.png").is_file()
         assert len(list((folder / "index").glob("*.png"))) == len(learned.corners)
         # the index: a rank above a suit, within the top-left corner, of a plausible size
         rank, suit = loaded.index.rank_mm, loaded.index.suit_mm
         assert rank[3] <= suit[1] + 1 and 3 <= suit[2] - suit[0] <= 12 and rank[2] < 20, (name, loaded.index)
+    # every face of deck-a is learned, its 7c too, whose index is printed lower than on the others
+    assert real_decks["deck-a"][0].refused == {}, real_decks["deck-a"][0].refused
     # deck-b's photo named Jh shows the jack of spades with scribbles over it (mislabelled test data):
     # the one face refused, and the technician is told which card it looks like
     refused_b = real_decks["deck-b"][0].refused
@@ -77,9 +78,10 @@ def test_real_decks_are_learned_where_their_index_is(real_decks):
 
 def test_real_scenes_name_no_wrong_card(real_decks):
     """Every card named matches the labelled card whose centre lies inside its outline; the cut-off
-    corners listed as unsure are never named wrongly. Prints the read rate per deck."""
+    corners listed as unsure are never named wrongly; at least READ_RATE_GOAL of the labelled cards
+    are read. Prints the read rate per deck."""
     everything = labels()
-    rates = {}
+    rates, counts = {}, [0, 0]
     for name in DECKS:
         (_, deck, _) = real_decks[name]
         labelled = read = 0
@@ -96,8 +98,10 @@ def test_real_scenes_name_no_wrong_card(real_decks):
                 labelled += 1
                 read += any(c.card == t["card"] and inside(c.outline.corners, t["center"]) for c in result.cards)
         rates[name] = read / labelled
+        counts = [counts[0] + read, counts[1] + labelled]
         print(f"{name}: {read} of {labelled} labelled cards read ({rates[name]:.0%}), 0 wrong")
-    assert all(rate >= 0.8 for rate in rates.values()), rates  # the goal is READ_RATE_GOAL; see the report
+    assert counts[0] >= READ_RATE_GOAL * counts[1], (counts, rates)
+    assert all(rate >= 0.9 for rate in rates.values()), rates  # neither deck far behind the other
 
 
 def test_cli_find_prints_one_json_object_per_photo(real_decks, tmp_path):

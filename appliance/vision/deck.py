@@ -204,10 +204,11 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
         if views[0][1] is None:
             refused[files[code].name] = "no rank and suit ink in the index region " + _box(geometry.box_mm)
         else:
-            glyphs[code] = [(replace(v[0], px_per_mm=px), replace(v[1], px_per_mm=px)) for px, v in views if v is not None]
+            glyphs[code] = [None if v is None else (replace(v[0], px_per_mm=px), replace(v[1], px_per_mm=px)) for px, v in views]
     for code, why in _misfits(glyphs).items():
         refused[files[code].name] = why
         del glyphs[code]
+    _drop_stray_views(glyphs)
     if pictures is not None:
         pictures.mkdir(parents=True, exist_ok=True)
         for old in pictures.glob("refused-*.png"):  # from an earlier learning
@@ -217,7 +218,7 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     ranks: dict[str, list[Glyph]] = {}
     suits: dict[str, list[Glyph]] = {}
     for code, views in glyphs.items():
-        for rank, suit in views:
+        for rank, suit in filter(None, views):
             ranks.setdefault(rank_key(code), []).append(rank)
             suits.setdefault(suit_key(code), []).append(suit)
     lacking = sorted({rank_key(c) for c in flat} - set(ranks)) + sorted({suit_key(c) for c in flat} - set(suits))
@@ -237,7 +238,7 @@ def _box(box) -> str:
 MISFIT_MARGIN = 0.05
 
 
-def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph]]]) -> dict[str, str]:
+def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph] | None]]) -> dict[str, str]:
     """The faces whose rank or suit symbol looks more like another rank's or suit's (compared
     with the other faces, each as learned sharp) than like its own."""
     out = {}
@@ -255,6 +256,17 @@ def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph]]]) -> dict[str, str]:
             if own is not None and rival is not None and best[rival] > own + MISFIT_MARGIN:
                 out.setdefault(code, _misfit_reason(code, part, rival, best[rival], own))
     return out
+
+
+def _drop_stray_views(glyphs: dict[str, list[tuple[Glyph, Glyph] | None]]) -> None:
+    """Each face's views as a camera sees it (all but the first, the face as learned) whose rank
+    or suit looks more like another's, seen alike, than like its own are not learned: a club
+    blurred into a blob like a spade's, or a symbol whose window moved onto its neighbour's ink
+    (see ``index._registered``), would match a card of another suit, or another deck, too well."""
+    for view in range(1, max(map(len, glyphs.values()), default=0)):
+        seen = {code: [views[view]] for code, views in glyphs.items() if views[view] is not None}
+        for code in _misfits(seen):
+            glyphs[code][view] = None
 
 
 RANK_NAMES = dict(zip("23456789TJQKA", ("twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",

@@ -32,6 +32,12 @@ MAX_RANK_WIDTH = 2.0  # times the suit symbol's larger side
 GROWN_INK = 0.12  # see _grown
 DIFFERS = 0.02  # variance between the suits' (ranks') mean ink somewhere in a region of the index
 MARGIN_MM = 0.5  # around the symbols' reach when a corner is cut from a card
+# Cards of one design are cut from the sheet a little off one another (and a photo's outline lies
+# a little off the card's edge): the index may sit a little off its learned place. A symbol whose
+# ink runs out of its window there is taken whole, its window moved by up to this much (within the
+# corner as cut: a larger corner would reach under the next card of a spread hand).
+REGISTER_MM = 1.5
+BROKEN_GAP_MM = 0.4  # see _broken_off
 # Cards seen at least this sharp have their symbols cut each at its own ink level (see _symbol_ink);
 # coarser, a blurred symbol cut nearer the paper closes up (a 5 like an 8).
 OWN_CUT_PX_PER_MM = 3.0
@@ -231,13 +237,27 @@ def _symbol_pieces(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float
             labels, stats, centroids = cv2.connectedComponentsWithStats(own & ~_frame_lines(own), connectivity=8)[1:]
         else:
             labels, stats, centroids = shared
-        pieces = [i for i in range(1, len(stats)) if stats[i, cv2.CC_STAT_AREA] >= 0.6 * m * m and not _line(stats[i])
-                  and x0 <= centroids[i][0] <= x1 and y0 <= centroids[i][1] <= y1]
+        here = [i for i in range(1, len(stats)) if not _line(stats[i])
+                and x0 <= centroids[i][0] <= x1 and y0 <= centroids[i][1] <= y1]
+        pieces = [i for i in here if stats[i, cv2.CC_STAT_AREA] >= 0.6 * m * m]
         if pieces:
-            biggest = max(stats[i, cv2.CC_STAT_AREA] for i in pieces)
-            pieces = [i for i in pieces if stats[i, cv2.CC_STAT_AREA] >= 0.15 * biggest]  # specks beside a symbol
+            main = max(pieces, key=lambda i: stats[i, cv2.CC_STAT_AREA])
+            broken = _broken_off(labels, stats, main, here)
+            pieces = [i for i in here if i in broken or i in pieces
+                      and stats[i, cv2.CC_STAT_AREA] >= 0.15 * stats[main, cv2.CC_STAT_AREA]]  # not specks beside a symbol
         parts.append((labels, stats, pieces))
     return grey, parts
+
+
+def _broken_off(labels: np.ndarray, stats: np.ndarray, main: int, pieces: list[int]) -> set[int]:
+    """The pieces (of ``pieces``) that nearly touch the symbol's main piece: broken off it where a
+    thin stroke prints or is seen paler (a club's stem, a spade's foot), part of the symbol however
+    small; a speck or a pip's edge beside it lies farther off."""
+    gap = max(1, round(BROKEN_GAP_MM * CANON_PX_PER_MM))
+    x, y, w, h = (int(stats[main, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
+    y0, x0 = max(0, y - gap), max(0, x - gap)
+    near = cv2.dilate((labels[y0:y + h + gap, x0:x + w + gap] == main).astype(np.uint8), np.ones((2 * gap + 1,) * 2, np.uint8))
+    return {i for i in pieces if i != main and np.any(near.astype(bool) & (labels[y0:y + h + gap, x0:x + w + gap] == i))} | {main}
 
 
 def _symbol_ink(grey: np.ndarray, ink: np.ndarray, region_px: tuple[int, int, int, int]) -> np.ndarray:
@@ -280,22 +300,46 @@ def _line(stat: np.ndarray) -> bool:
 def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float | None = None) -> tuple[Glyph, Glyph] | None:
     """The rank and suit symbols in an index corner cut at ``geometry.box_mm`` (of a card seen at
     ``px_per_mm``, where known): the ink whose pieces lie in the learned rank and suit regions, cut
-    to those regions (a printed frame line touching a symbol is not part of it). None when either
-    has no ink."""
+    to those regions (a printed frame line touching a symbol is not part of it), the regions moved
+    together where that takes both symbols whole (see ``_registered``). None when either has no ink."""
     found = _symbol_pieces(corner, geometry, px_per_mm)
     if found is None:
         return None
     grey, parts = found
+    if any(not pieces for _, _, pieces in parts):
+        return None
     m = CANON_PX_PER_MM
     ox, oy = geometry.box_mm[:2]
-    glyphs = []
-    for (labels, stats, pieces), region, size in zip(parts, (geometry.rank_mm, geometry.suit_mm), (RANK_SIZE, SUIT_SIZE)):
-        if not pieces:
-            return None
+    windows = []
+    for region in (geometry.rank_mm, geometry.suit_mm):
         x0, y0, x1, y1 = geometry.extent(region)
-        window = (max(0, round((x0 - ox) * m)), max(0, round((y0 - oy) * m)), round((x1 - ox) * m), round((y1 - oy) * m))
-        glyph = glyph_of(corner, grey, labels, stats, pieces, size, window)
+        windows.append((round((x0 - ox) * m), round((y0 - oy) * m), round((x1 - ox) * m), round((y1 - oy) * m)))
+    dx, dy = _registered(windows, [_ink_box(stats, pieces) for _, stats, pieces in parts], round(REGISTER_MM * m))
+    glyphs = []
+    for (labels, stats, pieces), window, size in zip(parts, windows, (RANK_SIZE, SUIT_SIZE)):
+        x0, y0, x1, y1 = window
+        glyph = glyph_of(corner, grey, labels, stats, pieces, size, (max(0, x0 + dx), max(0, y0 + dy), x1 + dx, y1 + dy))
         if glyph is None:
             return None
         glyphs.append(glyph)
     return glyphs[0], glyphs[1]
+
+
+def _ink_box(stats: np.ndarray, pieces: list[int]) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) round the ink components ``pieces``."""
+    x, y, w, h = (stats[pieces, k] for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
+    return int(x.min()), int(y.min()), int((x + w).max()), int((y + h).max())
+
+
+def _registered(windows, inks, most: int) -> tuple[int, int]:
+    """How far (dx, dy pixels, at most ``most`` each way) to move the symbols' windows together so
+    each holds its symbol's ink whole: the least move that does, else none. A symbol joined to
+    something that no move within ``most`` holds (a pip, a frame) is cut where it was learned."""
+    shift = []
+    for axis in (0, 1):
+        low, high = -most, most
+        for window, ink in zip(windows, inks):
+            low = max(low, ink[axis + 2] - window[axis + 2])  # the window's far edge past the ink's
+            high = min(high, ink[axis] - window[axis])  # ... and its near edge before it
+        shift.append(0 if low > high else int(np.clip(0, low, high)))
+    return shift[0], shift[1]

@@ -34,6 +34,12 @@ LEVELS = 14  # cuts of the darkest channel, between its 40th and 98th percentile
 MAX_FIT = 0.02  # median distance of the outline from its four sides, as a share of the side
 MIN_SOLID = 0.9  # the outline's area over its four sides' at least this
 CLOSE_FIT, MIN_SOLID_CLOSE_FIT = 0.01, 0.8  # ... or this, where it follows the sides this closely
+# A shape of touching cards is cut at its neck: between the two deepest dents of its outline, each
+# at least NECK_DEPTH of the shape's size (the root of its area) deep and the cut no longer than
+# they are deep together, each piece at least NECK_PIECE of the shape; a piece is cut again at most
+# MAX_SPLITS times in all. A piece so cut is a card only where it follows four straight sides
+# within SPLIT_FIT (a card's edge; glare or a patch of table cut to four sides is ragged).
+NECK_DEPTH, NECK_PIECE, MAX_SPLITS, SPLIT_FIT = 0.05, 0.2, 2, 0.004
 ERODE_PX = (0, 4, 8)  # cards touching each other come apart when the paper is eroded this much
 
 
@@ -59,10 +65,12 @@ def find_cards(photo: np.ndarray) -> list[CardOutline]:
     scale = min(scale, 1.0)
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     brightest = float(np.percentile(hsv[..., 2], 99))
-    candidates = [c for mask, grow in _paper_masks(small) for c in _quads(mask, grow, small.shape[:2])
+    candidates = [(c, split) for mask, grow in _paper_masks(small) for c, split in _quads(mask, grow, small.shape[:2])
                   if _paper_inside(hsv, c.corners, brightest)]
     kept: list[CardOutline] = []
-    for outline in sorted(candidates, key=lambda c: (c.cut, c.fit)):
+    # a shape cut from touching cards only where no view shows that card by itself (even cut by
+    # the photo's edge: the piece may be of it and the card beside it)
+    for outline, _ in sorted(candidates, key=lambda c: (c[1], c[0].cut, c[0].fit)):
         overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
         if not overlapping:
             kept.append(outline)
@@ -99,37 +107,78 @@ def _paper_masks(image: np.ndarray):
         yield 255 - edges, 2  # what the edges enclose: a card whose edge meets other edges
 
 
-def _quads(mask: np.ndarray, grow: float, shape: tuple[int, int]) -> list[CardOutline]:
-    """The shapes in ``mask`` that are a card: four straight sides, solid, a card's proportions."""
+def _quads(mask: np.ndarray, grow: float, shape: tuple[int, int]) -> list[tuple[CardOutline, bool]]:
+    """The shapes in ``mask`` that are a card: four straight sides, solid, a card's proportions;
+    a shape that is not, split at its necks where cards touch (see ``_split_at_neck``). Each with
+    whether it was cut from a larger shape."""
     h, w = shape
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     out = []
-    for contour in contours:
+    todo = [(c, 0) for c in contours]
+    while todo:
+        contour, splits = todo.pop()
         area = cv2.contourArea(contour)
         if not MIN_CARD_SHARE * h * w <= area <= 0.8 * h * w:  # the photo's own frame is no card
             continue
-        quad = _four_corners(contour)
-        if quad is None:
-            continue
-        sides = _fit_sides(quad, contour)
-        if sides is None:
-            continue
-        quad_area = cv2.contourArea(_corners_of(sides))
-        fit = _fit(sides, contour)
-        # Solid: the index or a pip printed near the edge may bite into the paper's outline (glare
-        # beside the card leaves only a local cut that parts them), which an outline that follows
-        # four straight sides this closely may show.
-        solid = MIN_SOLID_CLOSE_FIT if fit <= CLOSE_FIT else MIN_SOLID
-        if fit > MAX_FIT or quad_area <= 0 or not solid <= area / quad_area <= 1.02:
-            continue
-        corners = _corners_of([(p - n * grow, n) for p, n in sides])  # undo the erosion
-        if not cv2.isContourConvex(corners.astype(np.int32)):
-            continue
-        if not _plausible(corners):
-            continue
-        cut = bool((corners.min(axis=0) < 2).any() or corners[:, 0].max() > w - 3 or corners[:, 1].max() > h - 3)
-        out.append(CardOutline(corners.astype(np.float32), fit, cut))
+        card = _card_of(contour, area, grow, shape)
+        if card is not None and (not splits or card.fit <= SPLIT_FIT):
+            out.append((card, splits > 0))
+        elif card is None and splits < MAX_SPLITS and area >= 2 * MIN_CARD_SHARE * h * w:  # two cards at least
+            todo += [(piece, splits + 1) for piece in _split_at_neck(contour)]
     return out
+
+
+def _card_of(contour: np.ndarray, area: float, grow: float, shape: tuple[int, int]) -> CardOutline | None:
+    """The card the shape outlines, or None when it is not one."""
+    h, w = shape
+    quad = _four_corners(contour)
+    if quad is None:
+        return None
+    sides = _fit_sides(quad, contour)
+    if sides is None:
+        return None
+    quad_area = cv2.contourArea(_corners_of(sides))
+    fit = _fit(sides, contour)
+    # Solid: the index or a pip printed near the edge may bite into the paper's outline (glare
+    # beside the card leaves only a local cut that parts them), which an outline that follows
+    # four straight sides this closely may show.
+    solid = MIN_SOLID_CLOSE_FIT if fit <= CLOSE_FIT else MIN_SOLID
+    if fit > MAX_FIT or quad_area <= 0 or not solid <= area / quad_area <= 1.02:
+        return None
+    corners = _corners_of([(p - n * grow, n) for p, n in sides])  # undo the erosion
+    if not cv2.isContourConvex(corners.astype(np.int32)) or not _plausible(corners):
+        return None
+    cut = bool((corners.min(axis=0) < 2).any() or corners[:, 0].max() > w - 3 or corners[:, 1].max() > h - 3)
+    return CardOutline(corners.astype(np.float32), fit, cut)
+
+
+def _split_at_neck(contour: np.ndarray) -> list[np.ndarray]:
+    """The shape cut in two along its neck: between the two deepest dents of its outline, where
+    two cards touch corner to corner or side to side. Nothing when it has no such neck (dents
+    shallow against the shape's size, a cut longer than they are deep, or a corner nicked off)."""
+    hull = cv2.convexHull(contour, returnPoints=False)
+    try:
+        defects = cv2.convexityDefects(contour, hull)
+    except cv2.error:  # a self-touching outline
+        return []
+    if defects is None or len(defects) < 2:
+        return []
+    size = float(np.sqrt(cv2.contourArea(contour)))
+    defects = defects.reshape(-1, 4)  # start, end, farthest point, depth (x256)
+    deepest = defects[np.argsort(defects[:, 3])[::-1][:2]]
+    depths = deepest[:, 3] / 256.0
+    a, b = (contour[i, 0] for i in deepest[:, 2])
+    if depths.min() < NECK_DEPTH * size or np.linalg.norm(a - b) > depths.sum():
+        return []
+    x, y, w, h = cv2.boundingRect(contour)
+    shape = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(shape, [contour - (x - 1, y - 1)], -1, 255, cv2.FILLED)
+    cv2.line(shape, tuple(int(v) for v in a - (x - 1, y - 1)), tuple(int(v) for v in b - (x - 1, y - 1)), 0, 2)
+    pieces, _ = cv2.findContours(shape, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    areas = [cv2.contourArea(piece) for piece in pieces]
+    if len(pieces) < 2 or sorted(areas)[-2] < NECK_PIECE * sum(areas):  # a corner nicked off: no neck
+        return []
+    return [piece + (x - 1, y - 1) for piece in pieces]
 
 
 def _plausible(corners: np.ndarray) -> bool:

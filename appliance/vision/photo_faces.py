@@ -11,7 +11,8 @@ own tilt, light, blur, noise and JPEG). Which cards are which is reported (``sou
 
 Each photo was taken under its own light and white balance (one face pink, the next blue), where
 the cards on a table are all under the table's light: each card's image is balanced so its paper
-is grey (its brightness kept), and the frame then lights the table as a whole.
+is one grey (a card in shadow as bright as one in the light), and the frame then lights the table
+as a whole.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .card_edge import on_edges
 from .cards import CANON_PX_PER_MM, flatten, quad_px_per_mm
 from .deck import IMAGE_SUFFIXES, Deck
 from .index import index_glyphs, index_patch
@@ -93,17 +95,26 @@ def _paper_all_round(face: np.ndarray) -> bool:
 PAPER_RING = (0.03, 0.10)  # the band just inside a card's outline (shares of the way to its centre): paper
 
 
-def balanced(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
-    """The photo with its colour balance set so that the card's paper (the lighter half of the band
-    just inside its outline, where no ink is) is grey, as bright as it was."""
+def _paper_colour(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The card's paper (B, G, R): the lighter half of the band just inside its outline, where no
+    ink is."""
     centre = corners.mean(axis=0)
     ring = np.zeros(image.shape[:2], np.uint8)
     cv2.fillPoly(ring, [np.round(centre + (corners - centre) * (1 - PAPER_RING[0])).astype(np.int32)], 255)
     cv2.fillPoly(ring, [np.round(centre + (corners - centre) * (1 - PAPER_RING[1])).astype(np.int32)], 0)
     band = image[ring > 0].astype(np.float32)
     lightness = band.sum(axis=1)
-    paper = np.median(band[lightness >= np.median(lightness)], axis=0)
-    gains = paper.mean() / np.maximum(paper, 1.0)
+    return np.median(band[lightness >= np.median(lightness)], axis=0)
+
+
+#: Each card image's paper is set to this grey: a card photographed in shadow (deck-a scene-7, under
+#: a laptop's screen) would otherwise be drawn darker than paper on a table whose light is the frame's.
+PAPER_GREY = 200.0
+
+
+def balanced(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """The photo with its colour balance and brightness set so that the card's paper is one grey."""
+    gains = PAPER_GREY / np.maximum(_paper_colour(image, corners), 1.0)
     return np.clip(image.astype(np.float32) * gains, 0, 255).astype(np.uint8)
 
 
@@ -125,7 +136,7 @@ def scene_images(scenes: dict[Path, list[dict]], deck: Deck) -> tuple[dict[str, 
         photo = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if photo is None:
             raise ValueError(f"{path}: missing, or not an image OpenCV can read")
-        outlines = find_cards(photo)
+        outlines = on_edges(photo, find_cards(photo))
         for label in labelled:
             around = [o for o in outlines if _inside(o.corners, label["center"])]
             outline = min(around, key=lambda o: cv2.contourArea(o.corners), default=None)
@@ -155,7 +166,7 @@ def refound_images(photo: np.ndarray, deck: Deck, rng: random.Random, views: int
         turned = cv2.warpAffine(photo, turn, (side, side), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE)
         # a card the photo's own edge cuts is no whole card, whatever the turned copy's border shows
         edge = cv2.transform(np.float32([[0, 0], [w, 0], [w, h], [0, h]])[None], turn)[0].reshape(-1, 1, 2)
-        whole = [o for o in find_cards(turned) if cv2.contourArea(o.corners) >= 0.02 * side * side
+        whole = [o for o in on_edges(turned, find_cards(turned)) if cv2.contourArea(o.corners) >= 0.02 * side * side
                  and all(cv2.pointPolygonTest(edge, tuple(map(float, c)), True) >= 3 for c in o.corners)]
         if not whole:
             continue

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from .calibrate import Calibration
+from .card_edge import on_edges
 from .cards import CARD_H_MM, Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import Deck, Templates
 from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
@@ -307,5 +308,5 @@ def read_photo(photo: np.ndarray, deck: Deck, t: Thresholds = PHOTO_THRESHOLDS) 
     """Every card in a photo (no layout, any background, in perspective), each named from its
     index corners or reported unreadable with the reason."""
     start = time.perf_counter()
-    cards = [PhotoCard(*_read_outline(photo, outline, deck, t), outline) for outline in find_cards(photo)]
+    cards = [PhotoCard(*_read_outline(photo, outline, deck, t), outline) for outline in on_edges(photo, find_cards(photo))]
     return PhotoRead(cards, (time.perf_counter() - start) * 1000)
