@@ -19,6 +19,16 @@ from .index import IndexGeometry, index_glyphs
 # The spread's short side is one card's height; its cards may lie a little askew.
 HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
 MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver of a centre pip less
+# Each card's own top edge is looked for this far either side of the spread's outline (found in a
+# coarse view, round cards laid a little askew), across its visible part less this inset at
+# either side, and at least this long.
+EDGE_SEARCH_MM, EDGE_INSET_MM, EDGE_MIN_MM = 3.0, 0.6, 5.0
+MAX_ASKEW_DEG = 8.0  # a card turned further against the spread is not a card of this spread's line
+EDGE_MIN_STEP = 4.0  # grey levels per pixel: less is no edge between the cloth and the paper
+EDGE_SHARE = 0.6
+# The edge's columns lie this close to its straight line (a camera pixel's steps, and more): a
+# jump further splits it.
+EDGE_TOLERANCE_PX = 2.5
 
 
 def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray, px_per_mm: float,
@@ -26,7 +36,7 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
     """Each card's index corners in view (upright, each as the top-left corner of a face) and the
     card's centre in zone pixels, in the spread's order, for the shape ``quad`` (zone pixels); None
     when the shape is not a spread of cards."""
-    edges: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(4)]
+    edges: list[list[tuple[list[np.ndarray], np.ndarray]]] = [[] for _ in range(4)]
     indices = [0] * 4
     # Any edge may be the one along the index corners: the hand may be turned round (then the
     # opposite edge shows only the last card's second index), and a spread of two cards is
@@ -37,36 +47,46 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         height = float(np.linalg.norm(corners_zone[2] - corners_zone[1])) / px_per_mm
         if HEIGHT_RANGE_MM[0] <= height <= HEIGHT_RANGE_MM[1] and length >= CARD_W_MM + 10:
             edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height, index)
-            indices[turn] = sum(index_glyphs(corner, index) is not None for corner, _ in edges[turn])
+            indices[turn] = sum(index_glyphs(corner, index) is not None for corners, _ in edges[turn] for corner in corners)
     best = int(np.argmax(indices))
     if indices[best] <= 1:
         return None
-    cards = [([corner], centre) for corner, centre in edges[best]]
+    cards = edges[best]
     # The far edge's corners, each to the card whose centre it points to: within half the least
     # step between cards (an index's width, or the next card would cover it).
     same_card_mm = (index.box_mm[2] - index.box_mm[0]) / 2
-    for corner, centre in edges[(best + 2) % 4]:
+    for corners, centre in edges[(best + 2) % 4]:
         distances = [float(np.linalg.norm(centre - c)) for _, c in cards]
         nearest = int(np.argmin(distances))
         if distances[nearest] <= same_card_mm * px_per_mm:
-            cards[nearest][0].append(corner)
+            cards[nearest][0].extend(corners)
     return cards
 
 
-def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeometry) -> list[tuple[np.ndarray, np.ndarray]]:
+def _cut(frame: np.ndarray, mm_to_frame: np.ndarray, box_mm: tuple[float, float, float, float]) -> np.ndarray:
+    """The ``box_mm`` (x0, y0, x1, y1) of a plane mapped into the frame by ``mm_to_frame``, at the
+    canonical resolution."""
+    m = CANON_PX_PER_MM
+    x0, y0, x1, y1 = box_mm
+    to_mm = np.array([[1 / m, 0, x0], [0, 1 / m, y0], [0, 0, 1]])
+    return cv2.warpPerspective(frame, mm_to_frame @ to_mm, (round((x1 - x0) * m), round((y1 - y0) * m)),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeometry) -> list[tuple[list[np.ndarray], np.ndarray]]:
     """The index corners along the edge ``corners_zone[0]`` -> ``[1]``: the band of the spread
-    where every card's top-left index lies, cut from the frame and split into columns of ink."""
+    where every card's top-left index lies, cut from the frame and split into columns of ink, each
+    corner then cut on its own card (see :func:`_card_corner`)."""
     m = CANON_PX_PER_MM
     rect_mm = np.array([[0, 0], [length, 0], [length, height], [0, height]], np.float32)
     mm_to_zone = cv2.getPerspectiveTransform(rect_mm, corners_zone.astype(np.float32))
+    mm_to_frame = zone_to_frame @ mm_to_zone
     x0, y0, x1, y1 = index.box_mm
     # the middle of an index's ink on a face: a column of ink is cut out around its own middle
     ink_left, ink_right = min(index.rank_mm[0], index.suit_extent_mm[0]), max(index.rank_mm[2], index.suit_extent_mm[2])
     ink_mid = (ink_left + ink_right) / 2
     step = x1 - x0  # cards closer than this would cover each other's index
-    strip_to_mm = np.array([[1 / m, 0, 0], [0, 1 / m, y0], [0, 0, 1]])
-    strip = cv2.warpPerspective(frame, zone_to_frame @ mm_to_zone @ strip_to_mm, (round(length * m), round((y1 - y0) * m)),
-                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+    strip = _cut(frame, mm_to_frame, (0, y0, length, y1))
     found = ink_symbols(strip)
     if found is None:
         return []
@@ -92,19 +112,84 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     # (the next card would cover it).
     if not columns or not x0 <= (columns[0][0] + columns[0][1]) / 2 / m <= x1 + 3:
         return []
+    band = _cut(frame, mm_to_frame, (0, -EDGE_SEARCH_MM, length, EDGE_SEARCH_MM))
     out, middles = [], []
     for left, right, _ in columns:
-        # cut as the index corner of a face is cut: the ink centred where the deck prints it; a
-        # column wider than an index is the index joined by what is printed beside it, and the
-        # index is its left part
+        # the index is the ink centred where the deck prints it; a column wider than an index is
+        # the index joined by what is printed beside it, and the index is its left part
         middle = (left + right) / 2 if right - left <= (ink_right - ink_left + 2) * m else left + (ink_mid - ink_left) * m
         if middles and middle - middles[-1] < step * m:
             continue
-        start = round(middle - (ink_mid - x0) * m)
-        corner = strip[:, max(0, start):start + round((x1 - x0) * m)]
-        if middles and index_glyphs(corner, index) is None:
+        card_to_mm = _card_frame(band, middle / m, ink_mid, index)
+        if card_to_mm is None:
+            corners = []  # its own edge not found: the corner's place is unknown, and it is not guessed
+            card_to_mm = np.array([[1, 0, middle / m - ink_mid], [0, 1, 0], [0, 0, 1]])
+        else:
+            corners = [_cut(frame, mm_to_frame @ card_to_mm, index.box_mm)]
+        if middles and (not corners or index_glyphs(corners[0], index) is None):
             continue
         middles.append(middle)
-        centre_mm = np.array([[[middle / m - ink_mid + CARD_W_MM / 2, CARD_H_MM / 2]]])
-        out.append((corner, cv2.perspectiveTransform(centre_mm, mm_to_zone)[0, 0]))
+        centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
+        out.append((corners, centre[0, 0]))
     return out
+
+
+def _card_frame(band: np.ndarray, middle_mm: float, ink_mid: float, index: IndexGeometry) -> np.ndarray | None:
+    """Where one card of the spread lies: its own mm (from its top-left corner) -> the spread's mm,
+    from its top edge found in ``band`` (the spread's edge, EDGE_SEARCH_MM either side) and its
+    index's ink, whose middle lies ``middle_mm`` along the spread. The spread's outline is a coarse
+    box round cards that lie a little askew: an index cut by it can lose a symbol's edge (a club
+    without its stem is a spade), so each corner is placed on its own card. None when no straight
+    edge is found there."""
+    m = CANON_PX_PER_MM
+    x0, y0, x1, y1 = index.box_mm
+    # across the card's own visible part: the next card covers it no nearer than an index's width
+    first, stop = round((middle_mm - ink_mid + EDGE_INSET_MM) * m), round((middle_mm - ink_mid + x1 - x0 - EDGE_INSET_MM) * m)
+    first, stop = max(0, first), min(band.shape[1], stop)
+    if stop - first < EDGE_MIN_MM * m:
+        return None
+    line = _edge_line(band[:, first:stop])
+    if line is None:
+        return None
+    slope, at_first = line
+    offset = (at_first - first * slope) / m - EDGE_SEARCH_MM  # the edge's y (mm) at x = 0
+    if abs(slope) > np.tan(np.radians(MAX_ASKEW_DEG)):
+        return None
+    cos, sin = np.cos(np.arctan(slope)), np.sin(np.arctan(slope))
+    # the corner lies on the edge, the index's ink middle (at the index's height) over middle_mm
+    origin_x = middle_mm - ink_mid * cos + (y0 + y1) / 2 * sin
+    return np.array([[cos, -sin, origin_x], [sin, cos, offset + slope * origin_x], [0, 0, 1]])
+
+
+def _edge_line(band: np.ndarray) -> tuple[float, float] | None:
+    """A card's top edge in ``band`` (its slope, and its row at the band's first column, to a
+    fraction of a pixel): in each column the first step from the cloth to the paper, as strong as
+    the strongest there within a share (a printed border line's inner side is a weaker step). Above
+    the card's edge may lie the edge of the card under it, laid a little askew, never below it: the
+    card's own edge is the lowest unbroken run of those steps long enough to be one. None when
+    there is none."""
+    grey = cv2.GaussianBlur(np.min(band, axis=2).astype(np.float32), (0, 0), 1.0)
+    step = np.diff(grey, axis=0)  # row r: from row r to r + 1
+    strongest = step.max(axis=0)
+    rows = np.argmax(step >= EDGE_SHARE * strongest, axis=0)
+    cols = np.arange(step.shape[1])
+    for _ in range(round(EDGE_SEARCH_MM * CANON_PX_PER_MM)):  # up that step to its peak
+        nxt = np.minimum(rows + 1, step.shape[0] - 1)
+        rows = np.where(step[nxt, cols] > step[rows, cols], nxt, rows)
+    # the peak to a fraction of a pixel
+    peak = np.clip(rows, 1, step.shape[0] - 2)
+    below, at, above = step[peak - 1, cols], step[peak, cols], step[peak + 1, cols]
+    curve = below - 2 * at + above
+    shift = np.where(curve < 0, np.clip(0.5 * (below - above) / np.where(curve < 0, curve, -1), -0.5, 0.5), 0)
+    edge = np.where(strongest >= EDGE_MIN_STEP, peak + 0.5 + shift, np.nan)
+    # the edge's runs, split where it jumps: the edge of a card beneath shows as a run above
+    found = ~np.isnan(edge)
+    breaks = np.flatnonzero(~found[1:] | ~found[:-1] | (np.abs(np.diff(np.nan_to_num(edge))) > EDGE_TOLERANCE_PX)) + 1
+    runs = [r for r in np.split(cols, breaks) if len(r) >= EDGE_MIN_MM * CANON_PX_PER_MM and found[r].all()]
+    if not runs:
+        return None
+    own = max(runs, key=lambda r: float(np.median(edge[r])))
+    slope, at_first = np.polyfit(own, edge[own], 1)
+    on_line = found & (np.abs(np.nan_to_num(edge) - (at_first + slope * cols)) <= EDGE_TOLERANCE_PX)
+    slope, at_first = np.polyfit(cols[on_line], edge[on_line], 1)
+    return float(slope), float(at_first)
