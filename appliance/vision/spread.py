@@ -19,6 +19,7 @@ from .index import IndexGeometry, index_glyphs
 # The spread's short side is one card's height; its cards may lie a little askew.
 HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
 MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver of a centre pip less
+PAPER_PERCENTILE = 80  # of a column of the index strip: its paper (an index's ink covers less)
 # Each card's own top edge is looked for this far either side of the spread's outline (found in a
 # coarse view, round cards laid a little askew), across its visible part less this inset at
 # either side, and at least this long.
@@ -87,7 +88,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     ink_mid = (ink_left + ink_right) / 2
     step = x1 - x0  # cards closer than this would cover each other's index
     strip = _cut(frame, mm_to_frame, (0, y0, length, y1))
-    found = ink_symbols(strip)
+    found = ink_symbols(_own_paper(strip))
     if found is None:
         return []
     grey, _, stats, boxes = found
@@ -112,7 +113,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     # (the next card would cover it).
     if not columns or not x0 <= (columns[0][0] + columns[0][1]) / 2 / m <= x1 + 3:
         return []
-    band = _cut(frame, mm_to_frame, (0, -EDGE_SEARCH_MM, length, EDGE_SEARCH_MM))
+    edge = _edge_rows(_cut(frame, mm_to_frame, (0, -EDGE_SEARCH_MM, length, EDGE_SEARCH_MM)))
     out, middles = [], []
     for left, right, _ in columns:
         # the index is the ink centred where the deck prints it; a column wider than an index is
@@ -120,7 +121,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
         middle = (left + right) / 2 if right - left <= (ink_right - ink_left + 2) * m else left + (ink_mid - ink_left) * m
         if middles and middle - middles[-1] < step * m:
             continue
-        card_to_mm = _card_frame(band, middle / m, ink_mid, index)
+        card_to_mm = _card_frame(edge, middle / m, ink_mid, index)
         if card_to_mm is None:
             corners = []  # its own edge not found: the corner's place is unknown, and it is not guessed
             card_to_mm = np.array([[1, 0, middle / m - ink_mid], [0, 1, 0], [0, 0, 1]])
@@ -134,21 +135,30 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     return out
 
 
-def _card_frame(band: np.ndarray, middle_mm: float, ink_mid: float, index: IndexGeometry) -> np.ndarray | None:
+def _own_paper(strip: np.ndarray) -> np.ndarray:
+    """The strip with each of its columns scaled to its own paper's shade: the cards of a spread
+    are lit alike or not (one tilted from the light, one in a shadow), and ink told from paper by
+    one cut over the whole strip loses a dim card's ink, or takes its paper for ink. The strip runs
+    across the cards' edges, each of its columns is mostly one card's paper, and most of it paper."""
+    grey = np.min(strip, axis=2)
+    k = round(PAPER_PERCENTILE / 100 * (len(grey) - 1))
+    paper = np.partition(grey, k, axis=0)[k].astype(np.float32)
+    scale = np.broadcast_to((255.0 / np.maximum(paper, 1.0))[None, :, None], strip.shape)
+    return cv2.multiply(strip, scale, dtype=cv2.CV_8U)
+
+
+def _card_frame(edge: np.ndarray, middle_mm: float, ink_mid: float, index: IndexGeometry) -> np.ndarray | None:
     """Where one card of the spread lies: its own mm (from its top-left corner) -> the spread's mm,
-    from its top edge found in ``band`` (the spread's edge, EDGE_SEARCH_MM either side) and its
-    index's ink, whose middle lies ``middle_mm`` along the spread. The spread's outline is a coarse
-    box round cards that lie a little askew: an index cut by it can lose a symbol's edge (a club
-    without its stem is a spade), so each corner is placed on its own card. None when no straight
-    edge is found there."""
+    from its top edge (``edge``: see :func:`_edge_rows`) and its index's ink, whose middle lies
+    ``middle_mm`` along the spread. The spread's outline is a coarse box round cards that lie a
+    little askew: an index cut by it can lose a symbol's edge (a club without its stem is a
+    spade), so each corner is placed on its own card. None when no straight edge is found there."""
     m = CANON_PX_PER_MM
     x0, y0, x1, y1 = index.box_mm
     # across the card's own visible part: the next card covers it no nearer than an index's width
-    first, stop = round((middle_mm - ink_mid + EDGE_INSET_MM) * m), round((middle_mm - ink_mid + x1 - x0 - EDGE_INSET_MM) * m)
-    first, stop = max(0, first), min(band.shape[1], stop)
-    if stop - first < EDGE_MIN_MM * m:
-        return None
-    line = _edge_line(band[:, first:stop])
+    first = max(0, round((middle_mm - ink_mid + EDGE_INSET_MM) * m))
+    stop = min(len(edge), round((middle_mm - ink_mid + x1 - x0 - EDGE_INSET_MM) * m))
+    line = _edge_line(edge[first:stop]) if stop - first >= EDGE_MIN_MM * m else None
     if line is None:
         return None
     slope, at_first = line
@@ -161,13 +171,10 @@ def _card_frame(band: np.ndarray, middle_mm: float, ink_mid: float, index: Index
     return np.array([[cos, -sin, origin_x], [sin, cos, offset + slope * origin_x], [0, 0, 1]])
 
 
-def _edge_line(band: np.ndarray) -> tuple[float, float] | None:
-    """A card's top edge in ``band`` (its slope, and its row at the band's first column, to a
-    fraction of a pixel): in each column the first step from the cloth to the paper, as strong as
-    the strongest there within a share (a printed border line's inner side is a weaker step). Above
-    the card's edge may lie the edge of the card under it, laid a little askew, never below it: the
-    card's own edge is the lowest unbroken run of those steps long enough to be one. None when
-    there is none."""
+def _edge_rows(band: np.ndarray) -> np.ndarray:
+    """In each column of ``band`` (across the spread's outline), the row of the first step from the
+    cloth to the paper, to a fraction of a pixel (NaN where there is none): a step as strong as the
+    column's strongest within a share (a printed border line's inner side is a weaker step)."""
     grey = cv2.GaussianBlur(np.min(band, axis=2).astype(np.float32), (0, 0), 1.0)
     step = np.diff(grey, axis=0)  # row r: from row r to r + 1
     strongest = step.max(axis=0)
@@ -181,15 +188,24 @@ def _edge_line(band: np.ndarray) -> tuple[float, float] | None:
     below, at, above = step[peak - 1, cols], step[peak, cols], step[peak + 1, cols]
     curve = below - 2 * at + above
     shift = np.where(curve < 0, np.clip(0.5 * (below - above) / np.where(curve < 0, curve, -1), -0.5, 0.5), 0)
-    edge = np.where(strongest >= EDGE_MIN_STEP, peak + 0.5 + shift, np.nan)
-    # the edge's runs, split where it jumps: the edge of a card beneath shows as a run above
+    return np.where(strongest >= EDGE_MIN_STEP, peak + 0.5 + shift, np.nan)
+
+
+def _edge_line(edge: np.ndarray) -> tuple[float, float] | None:
+    """A card's top edge (its slope, and its row at the first column) from the rows of the first
+    steps to the paper across the card's visible part. Above the card's edge may lie the edge of
+    the card under it, laid a little askew, never below it: the card's own edge is the lowest
+    unbroken run of those steps long enough to be one. None when there is none."""
+    cols = np.arange(len(edge))
     found = ~np.isnan(edge)
-    breaks = np.flatnonzero(~found[1:] | ~found[:-1] | (np.abs(np.diff(np.nan_to_num(edge))) > EDGE_TOLERANCE_PX)) + 1
+    rows = np.nan_to_num(edge)
+    # the edge's runs, split where it jumps
+    breaks = np.flatnonzero(~found[1:] | ~found[:-1] | (np.abs(np.diff(rows)) > EDGE_TOLERANCE_PX)) + 1
     runs = [r for r in np.split(cols, breaks) if len(r) >= EDGE_MIN_MM * CANON_PX_PER_MM and found[r].all()]
     if not runs:
         return None
-    own = max(runs, key=lambda r: float(np.median(edge[r])))
-    slope, at_first = np.polyfit(own, edge[own], 1)
-    on_line = found & (np.abs(np.nan_to_num(edge) - (at_first + slope * cols)) <= EDGE_TOLERANCE_PX)
-    slope, at_first = np.polyfit(cols[on_line], edge[on_line], 1)
+    own = max(runs, key=lambda r: float(np.median(rows[r])))
+    slope, at_first = np.polyfit(own, rows[own], 1)
+    on_line = found & (np.abs(rows - (at_first + slope * cols)) <= EDGE_TOLERANCE_PX)
+    slope, at_first = np.polyfit(cols[on_line], rows[on_line], 1)
     return float(slope), float(at_first)
