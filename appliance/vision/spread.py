@@ -20,6 +20,8 @@ from .index import IndexGeometry, index_glyphs
 HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
 MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver of a centre pip less
 PAPER_PERCENTILE = 80  # of a column of the index strip: its paper (an index's ink covers less)
+RANK_SLACK_MM = 1.5  # a rank's top lies this near where its card's edge as seen puts it
+MARGIN_MM = 0.5  # round a learned region: where a symbol's middle may lie
 # Each card's own top edge is looked for this far either side of the spread's outline (found in a
 # coarse view, round cards laid a little askew), across its visible part less this inset at
 # either side, and at least this long.
@@ -77,7 +79,7 @@ def _cut(frame: np.ndarray, mm_to_frame: np.ndarray, box_mm: tuple[float, float,
 def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeometry) -> list[tuple[list[np.ndarray], np.ndarray]]:
     """The index corners along the edge ``corners_zone[0]`` -> ``[1]``: the band of the spread
     where every card's top-left index lies, cut from the frame and split into columns of ink, each
-    corner then cut on its own card (see :func:`_card_corner`)."""
+    corner then cut on its own card (see :func:`_card_frame`)."""
     m = CANON_PX_PER_MM
     rect_mm = np.array([[0, 0], [length, 0], [length, height], [0, height]], np.float32)
     mm_to_zone = cv2.getPerspectiveTransform(rect_mm, corners_zone.astype(np.float32))
@@ -87,8 +89,10 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     ink_left, ink_right = min(index.rank_mm[0], index.suit_extent_mm[0]), max(index.rank_mm[2], index.suit_extent_mm[2])
     ink_mid = (ink_left + ink_right) / 2
     step = x1 - x0  # cards closer than this would cover each other's index
-    strip = _cut(frame, mm_to_frame, (0, y0, length, y1))
-    found = ink_symbols(_own_paper(strip))
+    edge = _edge_rows(_cut(frame, mm_to_frame, (0, -EDGE_SEARCH_MM, length, EDGE_SEARCH_MM)))
+    # from above the highest a card's edge may lie: its rank's top is found however it lies
+    top = y0 - EDGE_SEARCH_MM
+    found = ink_symbols(_without_cloth(_own_paper(_cut(frame, mm_to_frame, (0, top, length, y1))), edge, top))
     if found is None:
         return []
     grey, _, stats, boxes = found
@@ -102,29 +106,31 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
             columns[-1][2] += area
         else:
             columns.append([left, right, area])
+    # the index is the ink centred where the deck prints it; a column wider than an index is the
+    # index joined by what is printed beside it (a pip, a court's picture), and the index is its left part
+    wide = (ink_right - ink_left + 2) * m
+    candidates = [(left + right) / 2 / m if right - left <= wide else left / m + ink_mid - ink_left
+                     for left, right, area in columns if area >= MIN_COLUMN_INK_MM2 * m * m]
     # Every card lies within the spread, its index within the deck's index box: ink further along
     # than the last card's index is the top card's face (a corner of its printed border, a pip).
     last = length - CARD_W_MM + x1 + 3
-    columns = [c for c in columns if c[2] >= MIN_COLUMN_INK_MM2 * m * m and (c[0] + c[1]) / 2 / m <= last]
+    candidates = [middle for middle in candidates if middle <= last]
     # Index corners start at the spread's end (symbols side by side, an index seen from another
     # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
     # more in that part (pips, a court's picture): further ink is an index only where a rank and a
     # suit lie where the deck prints them, no nearer the index before it than an index's width
     # (the next card would cover it).
-    if not columns or not x0 <= (columns[0][0] + columns[0][1]) / 2 / m <= x1 + 3:
+    if not candidates or not x0 <= candidates[0] <= x1 + 3:
         return []
-    edge = _edge_rows(_cut(frame, mm_to_frame, (0, -EDGE_SEARCH_MM, length, EDGE_SEARCH_MM)))
+    tops = [(top + b[0] / m, (b[2] + b[3]) / 2 / m) for b in boxes]  # each piece of ink's top and middle (mm)
     out, middles = [], []
-    for left, right, _ in columns:
-        # the index is the ink centred where the deck prints it; a column wider than an index is
-        # the index joined by what is printed beside it, and the index is its left part
-        middle = (left + right) / 2 if right - left <= (ink_right - ink_left + 2) * m else left + (ink_mid - ink_left) * m
-        if middles and middle - middles[-1] < step * m:
+    for middle in candidates:
+        if middles and middle - middles[-1] < step:
             continue
-        card_to_mm = _card_frame(edge, middle / m, ink_mid, index)
+        card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
         if card_to_mm is None:
             corners = []  # its own edge not found: the corner's place is unknown, and it is not guessed
-            card_to_mm = np.array([[1, 0, middle / m - ink_mid], [0, 1, 0], [0, 0, 1]])
+            card_to_mm = np.array([[1, 0, middle - ink_mid], [0, 1, 0], [0, 0, 1]])
         else:
             corners = [_cut(frame, mm_to_frame @ card_to_mm, index.box_mm)]
         if middles and (not corners or index_glyphs(corners[0], index) is None):
@@ -147,12 +153,16 @@ def _own_paper(strip: np.ndarray) -> np.ndarray:
     return cv2.multiply(strip, scale, dtype=cv2.CV_8U)
 
 
-def _card_frame(edge: np.ndarray, middle_mm: float, ink_mid: float, index: IndexGeometry) -> np.ndarray | None:
-    """Where one card of the spread lies: its own mm (from its top-left corner) -> the spread's mm,
-    from its top edge (``edge``: see :func:`_edge_rows`) and its index's ink, whose middle lies
-    ``middle_mm`` along the spread. The spread's outline is a coarse box round cards that lie a
-    little askew: an index cut by it can lose a symbol's edge (a club without its stem is a
-    spade), so each corner is placed on its own card. None when no straight edge is found there."""
+def _card_frame(edge: np.ndarray, tops: list[tuple[float, float]], middle_mm: float, ink_mid: float,
+                index: IndexGeometry) -> np.ndarray | None:
+    """Where one card of the spread lies: its own mm (from its top-left corner) -> the spread's mm.
+    The spread's outline is a coarse box round cards that lie a little askew: an index cut by it
+    can lose a symbol's edge (a club without its stem is a spade), so each corner is placed on its
+    own card: along the spread where its index's ink has its middle (``middle_mm``), and down it
+    where its rank's ink has its top (of the ink pieces ``tops``) near where its top edge
+    (``edge``: see :func:`_edge_rows`) puts it, where the deck prints it. A card's edge as a camera sees it is
+    no sharp line (a dark rim, a blur), and the rank is what the deck was taught by. None when no
+    straight edge is found there, or no rank's top near where that edge puts it."""
     m = CANON_PX_PER_MM
     x0, y0, x1, y1 = index.box_mm
     # across the card's own visible part: the next card covers it no nearer than an index's width
@@ -162,13 +172,29 @@ def _card_frame(edge: np.ndarray, middle_mm: float, ink_mid: float, index: Index
     if line is None:
         return None
     slope, at_first = line
-    offset = (at_first - first * slope) / m - EDGE_SEARCH_MM  # the edge's y (mm) at x = 0
     if abs(slope) > np.tan(np.radians(MAX_ASKEW_DEG)):
         return None
-    cos, sin = np.cos(np.arctan(slope)), np.sin(np.arctan(slope))
-    # the corner lies on the edge, the index's ink middle (at the index's height) over middle_mm
-    origin_x = middle_mm - ink_mid * cos + (y0 + y1) / 2 * sin
-    return np.array([[cos, -sin, origin_x], [sin, cos, offset + slope * origin_x], [0, 0, 1]])
+    # Not turned with its edge: over an index's width an edge's slope is not known closely enough
+    # (a rim, a blur, a camera pixel's steps), and a card lies in its spread's line within a few degrees.
+    origin_x = middle_mm - ink_mid
+    edge_y = (at_first + ((origin_x + ink_mid) * m - first) * slope) / m - EDGE_SEARCH_MM
+    rx0, ry0, rx1, _ = index.rank_mm
+    rank_tops = [t for t, x in tops if origin_x + rx0 - MARGIN_MM <= x <= origin_x + rx1 + MARGIN_MM
+                 and abs(t - edge_y - ry0) <= RANK_SLACK_MM]
+    if not rank_tops:
+        return None
+    return np.array([[1, 0, origin_x], [0, 1, min(rank_tops) - ry0], [0, 0, 1]])
+
+
+def _without_cloth(strip: np.ndarray, edge: np.ndarray, top: float) -> np.ndarray:
+    """The strip (from ``top`` mm) with the cloth above the cards' edge (rows of ``edge``) made
+    paper: the cloth is no ink, and an index near a card's edge would join it."""
+    m = CANON_PX_PER_MM
+    rows = np.arange(strip.shape[0])[:, None]
+    below = np.nan_to_num((edge - EDGE_SEARCH_MM * m) - top * m, nan=-1.0) + 1  # the edge's row in the strip, and a pixel
+    out = strip.copy()
+    out[rows < below[None, :]] = 255
+    return out
 
 
 def _edge_rows(band: np.ndarray) -> np.ndarray:
