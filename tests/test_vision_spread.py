@@ -15,7 +15,7 @@ from appliance.vision.index import index_glyphs
 from appliance.vision.layout import load_layout
 from appliance.vision.reader import FIND_PX_PER_MM, read_frame, zone_image
 from appliance.vision.render import DESIGNS, Scene, card_face, deal_table, render_table
-from appliance.vision.spread import spread_corners
+from appliance.vision.spread import spread_corners, spread_pieces
 
 LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
 HANDS = {"banker": ["As", "Kd", "Td", "9c", "8h", "5s", "Jk"], "seat2.front": ["Qs", "Th"],
@@ -87,3 +87,18 @@ def test_a_card_askew_under_the_spreads_outline_is_never_named_wrongly(casino_de
         assert len(cards) == len(truth) and all(c in (None, t) for c, t in zip(cards, truth)), (zone, truth, cards)
         read += sum(c == t for c, t in zip(cards, truth))
     assert read >= 47, read
+
+
+def rect(x, y, w, h, px=FIND_PX_PER_MM):
+    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32) * px
+
+
+def test_the_paper_pieces_of_one_spread_are_read_as_one():
+    """The rim of each card over the one before it can part a spread's paper into pieces: pieces
+    side by side, one card high, are one spread; cards one above the other, or far apart, are not."""
+    joined = spread_pieces([rect(10, 10, 100, 88), rect(111.5, 11, 21.5, 87)], FIND_PX_PER_MM)
+    assert len(joined) == 1
+    (_, _), (w, h), _ = cv2.minAreaRect(joined[0])
+    assert sorted((round(w / FIND_PX_PER_MM), round(h / FIND_PX_PER_MM))) == [88, 123]
+    assert len(spread_pieces([rect(10, 10, 40, 88), rect(60, 10, 40, 88)], FIND_PX_PER_MM)) == 2  # 10 mm apart
+    assert len(spread_pieces([rect(10, 10, 63, 60), rect(10, 71, 63, 60)], FIND_PX_PER_MM)) == 2  # not one card high

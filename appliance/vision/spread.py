@@ -18,6 +18,7 @@ from .index import IndexGeometry, index_glyphs
 
 # The spread's short side is one card's height; its cards may lie a little askew.
 HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
+SAME_SPREAD_MM = 3.0  # pieces of paper this near each other may be one spread's
 MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver of a centre pip less
 PAPER_PERCENTILE = 80  # of a column of the index strip: its paper (an index's ink covers less)
 RANK_SLACK_MM = 1.5  # a rank's top lies this near where its card's edge as seen puts it
@@ -32,6 +33,38 @@ EDGE_SHARE = 0.6
 # The edge's columns lie this close to its straight line (a camera pixel's steps, and more): a
 # jump further splits it.
 EDGE_TOLERANCE_PX = 2.5
+
+
+def spread_pieces(pieces: list[np.ndarray], px_per_mm: float) -> list[np.ndarray]:
+    """The shapes that cannot be read as cards (zone pixels), those of one spread joined into one:
+    the rim of each card over the one before it can part the paper of a spread into a piece per
+    few cards. Pieces lying within SAME_SPREAD_MM of each other whose joined outline is one card
+    high are one spread."""
+    shapes = [np.asarray(q, np.float32).reshape(-1, 2) for q in pieces]
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(shapes)):
+            for j in range(i + 1, len(shapes)):
+                both = np.vstack([shapes[i], shapes[j]])
+                (_, _), (w, h), _ = cv2.minAreaRect(both)
+                if _gap(shapes[i], shapes[j]) <= SAME_SPREAD_MM * px_per_mm \
+                        and HEIGHT_RANGE_MM[0] <= min(w, h) / px_per_mm <= HEIGHT_RANGE_MM[1]:
+                    shapes[i] = both
+                    del shapes[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return [cv2.boxPoints(cv2.minAreaRect(shape)) if len(shape) > 4 else shape for shape in shapes]
+
+
+def _gap(a: np.ndarray, b: np.ndarray) -> float:
+    """How far apart two convex shapes are (0 when they touch or overlap)."""
+    hull_a, hull_b = cv2.convexHull(a), cv2.convexHull(b)
+    inside = [cv2.pointPolygonTest(hull_b, (float(x), float(y)), True) for x, y in a] + \
+             [cv2.pointPolygonTest(hull_a, (float(x), float(y)), True) for x, y in b]
+    return max(0.0, -max(inside))
 
 
 def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray, px_per_mm: float,
