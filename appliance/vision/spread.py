@@ -175,15 +175,25 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
 
 
 def _own_paper(strip: np.ndarray) -> np.ndarray:
-    """The strip with each of its columns scaled to its own paper's shade: the cards of a spread
+    """The strip's darkest channel, each of its columns scaled to its own paper's shade: the cards of a spread
     are lit alike or not (one tilted from the light, one in a shadow), and ink told from paper by
     one cut over the whole strip loses a dim card's ink, or takes its paper for ink. The strip runs
     across the cards' edges, each of its columns is mostly one card's paper, and most of it paper."""
-    grey = np.min(strip, axis=2)
-    k = round(PAPER_PERCENTILE / 100 * (len(grey) - 1))
-    paper = np.partition(grey, k, axis=0)[k].astype(np.float32)
-    scale = np.broadcast_to((255.0 / np.maximum(paper, 1.0))[None, :, None], strip.shape)
-    return cv2.multiply(strip, scale, dtype=cv2.CV_8U)
+    grey = _darkest(strip)
+    height, width = grey.shape
+    # the paper's shade per millimetre along the strip (a card's edge is no sharper than that)
+    coarse = cv2.resize(grey, (max(1, round(width / CANON_PX_PER_MM)), height), interpolation=cv2.INTER_AREA)
+    k = round(PAPER_PERCENTILE / 100 * (height - 1))
+    paper = np.partition(np.ascontiguousarray(coarse.T), k, axis=1)[:, k].astype(np.float32)
+    paper = np.interp(np.arange(width), (np.arange(len(paper)) + 0.5) * width / len(paper) - 0.5, paper)
+    own = np.clip(grey * (255.0 / np.maximum(paper, 1.0))[None, :], 0, 255).astype(np.uint8)
+    return cv2.merge([own, own, own])  # the darkest channel is what tells ink from paper
+
+
+def _darkest(image: np.ndarray) -> np.ndarray:
+    """Each pixel's darkest channel: ink of any colour, and the cloth, are dark in one."""
+    blue, green, red = cv2.split(image)
+    return cv2.min(cv2.min(blue, green), red)
 
 
 def _card_frame(edge: np.ndarray, tops: list[tuple[float, float]], middle_mm: float, ink_mid: float,
@@ -234,7 +244,7 @@ def _edge_rows(band: np.ndarray) -> np.ndarray:
     """In each column of ``band`` (across the spread's outline), the row of the first step from the
     cloth to the paper, to a fraction of a pixel (NaN where there is none): a step as strong as the
     column's strongest within a share (a printed border line's inner side is a weaker step)."""
-    grey = cv2.GaussianBlur(np.min(band, axis=2).astype(np.float32), (0, 0), 1.0)
+    grey = cv2.GaussianBlur(_darkest(band).astype(np.float32), (0, 0), 1.0)
     step = np.diff(grey, axis=0)  # row r: from row r to r + 1
     strongest = step.max(axis=0)
     rows = np.argmax(step >= EDGE_SHARE * strongest, axis=0)
