@@ -155,18 +155,14 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     # (the next card would cover it).
     if not candidates or not x0 <= candidates[0] <= x1 + 3:
         return []
-    tops = [(top + b[0] / m, (b[2] + b[3]) / 2 / m) for b in boxes]  # each piece of ink's top and middle (mm)
+    tops = [(top + b[0] / m, b[2] / m, b[3] / m) for b in boxes]  # each piece of ink's top, left and right (mm)
     out, middles = [], []
     for middle in candidates:
         if middles and middle - middles[-1] < step:
             continue
         card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
-        if card_to_mm is None:
-            corners = []  # its own edge not found: the corner's place is unknown, and it is not guessed
-            card_to_mm = np.array([[1, 0, middle - ink_mid], [0, 1, 0], [0, 0, 1]])
-        else:
-            corners = [_cut(frame, mm_to_frame @ card_to_mm, index.box_mm)]
-        if middles and (not corners or index_glyphs(corners[0], index) is None):
+        corners = [_cut(frame, mm_to_frame @ card_to_mm, index.box_mm)]
+        if middles and index_glyphs(corners[0], index) is None:
             continue
         middles.append(middle)
         centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
@@ -196,37 +192,36 @@ def _darkest(image: np.ndarray) -> np.ndarray:
     return cv2.min(cv2.min(blue, green), red)
 
 
-def _card_frame(edge: np.ndarray, tops: list[tuple[float, float]], middle_mm: float, ink_mid: float,
-                index: IndexGeometry) -> np.ndarray | None:
+def _card_frame(edge: np.ndarray, tops: list[tuple[float, float, float]], middle_mm: float, ink_mid: float,
+                index: IndexGeometry) -> np.ndarray:
     """Where one card of the spread lies: its own mm (from its top-left corner) -> the spread's mm.
     The spread's outline is a coarse box round cards that lie a little askew: an index cut by it
     can lose a symbol's edge (a club without its stem is a spade), so each corner is placed on its
     own card: along the spread where its index's ink has its middle (``middle_mm``), and down it
     where its rank's ink has its top (of the ink pieces ``tops``) near where its top edge
     (``edge``: see :func:`_edge_rows`) puts it, where the deck prints it. A card's edge as a camera sees it is
-    no sharp line (a dark rim, a blur), and the rank is what the deck was taught by. None when no
-    straight edge is found there, or no rank's top near where that edge puts it."""
+    no sharp line (a dark rim, a blur), and the rank is what the deck was taught by. Where no rank's
+    top lies near its edge, the corner is placed on the edge; where no edge is seen, on the outline."""
     m = CANON_PX_PER_MM
     x0, y0, x1, y1 = index.box_mm
     # across the card's own visible part: the next card covers it no nearer than an index's width
     first = max(0, round((middle_mm - ink_mid + EDGE_INSET_MM) * m))
     stop = min(len(edge), round((middle_mm - ink_mid + x1 - x0 - EDGE_INSET_MM) * m))
-    line = _edge_line(edge[first:stop]) if stop - first >= EDGE_MIN_MM * m else None
-    if line is None:
-        return None
-    slope, at_first = line
-    if abs(slope) > np.tan(np.radians(MAX_ASKEW_DEG)):
-        return None
-    # Not turned with its edge: over an index's width an edge's slope is not known closely enough
-    # (a rim, a blur, a camera pixel's steps), and a card lies in its spread's line within a few degrees.
     origin_x = middle_mm - ink_mid
+    line = _edge_line(edge[first:stop]) if stop - first >= EDGE_MIN_MM * m else None
+    if line is None or abs(line[0]) > np.tan(np.radians(MAX_ASKEW_DEG)):
+        return np.array([[1, 0, origin_x], [0, 1, 0], [0, 0, 1]])  # on the outline: no edge of its own seen
+    slope, at_first = line
+    # Not turned to its edge: over an index's width the slope of an edge is not known closely enough
+    # (a rim, a blur, a camera pixel's steps), and a card lies in its spread's line within a few degrees.
     edge_y = (at_first + ((origin_x + ink_mid) * m - first) * slope) / m - EDGE_SEARCH_MM
     rx0, ry0, rx1, _ = index.rank_mm
-    rank_tops = [t for t, x in tops if origin_x + rx0 - MARGIN_MM <= x <= origin_x + rx1 + MARGIN_MM
+    # the rank's ink may be joined with what is printed beside it (a court's picture): a piece over
+    # the rank's place, and its top where the rank's may be
+    rank_tops = [t for t, left, right in tops if left <= origin_x + rx1 and right >= origin_x + rx0
                  and abs(t - edge_y - ry0) <= RANK_SLACK_MM]
-    if not rank_tops:
-        return None
-    return np.array([[1, 0, origin_x], [0, 1, min(rank_tops) - ry0], [0, 0, 1]])
+    origin_y = min(rank_tops) - ry0 if rank_tops else edge_y
+    return np.array([[1, 0, origin_x], [0, 1, origin_y], [0, 0, 1]])
 
 
 def _without_cloth(strip: np.ndarray, edge: np.ndarray, top: float) -> np.ndarray:
