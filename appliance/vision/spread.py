@@ -21,6 +21,11 @@ HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
 SAME_SPREAD_MM = 3.0  # pieces of paper this near each other may be one spread's
 MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver of a centre pip less
 PAPER_PERCENTILE = 80  # of a column of the index strip: its paper (an index's ink covers less)
+# A piece of ink is an index's suit by its size (a share of the suit's learned extent), where a
+# piece lies as far from it as the deck prints the rank from the suit, within a share of its size.
+SUIT_SIZE_SHARE = (0.4, 1.3)
+PAIR_TOLERANCE = 0.4
+SAME_INDEX_MM = 2.0  # index middles found this near each other are one index's
 RANK_SLACK_MM = 1.5  # a rank's top lies this near where its card's edge as seen puts it
 MARGIN_MM = 0.5  # round a learned region: where a symbol's middle may lie
 # Each card's own top edge is looked for this far either side of the spread's outline (found in a
@@ -143,7 +148,12 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
     # index joined by what is printed beside it (a pip, a court's picture), and the index is its left part
     wide = (ink_right - ink_left + 2) * m
     candidates = [(left + right) / 2 / m if right - left <= wide else left / m + ink_mid - ink_left
-                     for left, right, area in columns if area >= MIN_COLUMN_INK_MM2 * m * m]
+                  for left, right, area in columns if area >= MIN_COLUMN_INK_MM2 * m * m]
+    # ... but pips beside each index can join a card's index to the next card's in one column: an
+    # index is also where a piece of a suit's size lies as far from a piece of ink (its rank) as
+    # the deck prints its suit from its rank, and its middle is then told by the suit
+    paired = _paired(boxes, top, index, ink_mid)
+    candidates = sorted(paired + [c for c in candidates if all(abs(c - p) > SAME_INDEX_MM for p in paired)])
     # Every card lies within the spread, its index within the deck's index box: ink further along
     # than the last card's index is the top card's face (a corner of its printed border, a pip).
     last = length - CARD_W_MM + x1 + 3
@@ -168,6 +178,27 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
         centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
         out.append((corners, centre[0, 0]))
     return out
+
+
+def _paired(boxes: list[tuple], top: float, index: IndexGeometry, ink_mid: float) -> list[float]:
+    """The middles (mm along the strip) of the indices whose suit and rank lie as the deck prints
+    them, from the strip's ink pieces (``boxes``: top, bottom, left, right in pixels, the strip
+    starting ``top`` mm down the cards)."""
+    m = CANON_PX_PER_MM
+    rank, suit, extent = index.rank_mm, index.suit_mm, index.suit_extent_mm
+    suit_x, suit_y = (suit[0] + suit[2]) / 2, (suit[1] + suit[3]) / 2
+    dx, dy = suit_x - (rank[0] + rank[2]) / 2, suit_y - (rank[1] + rank[3]) / 2
+    width, height = extent[2] - extent[0], extent[3] - extent[1]
+    tolerance = PAIR_TOLERANCE * max(width, height)
+    pieces = [((b[2] + b[3]) / 2 / m, top + (b[0] + b[1]) / 2 / m, (b[3] - b[2]) / m, (b[1] - b[0]) / m) for b in boxes]
+    middles = []
+    for sx, sy, sw, sh in pieces:
+        if not (SUIT_SIZE_SHARE[0] * width <= sw <= SUIT_SIZE_SHARE[1] * width
+                and SUIT_SIZE_SHARE[0] * height <= sh <= SUIT_SIZE_SHARE[1] * height):
+            continue
+        if any(abs(sx - rx - dx) <= tolerance and abs(sy - ry - dy) <= tolerance for rx, ry, _, _ in pieces):
+            middles.append(sx - suit_x + ink_mid)
+    return middles
 
 
 def _own_paper(strip: np.ndarray) -> np.ndarray:
