@@ -25,7 +25,6 @@ PAPER_PERCENTILE = 80  # of a column of the index strip: its paper (an index's i
 # piece lies as far from it as the deck prints the rank from the suit, within a share of its size.
 SUIT_SIZE_SHARE = (0.4, 1.3)
 PAIR_TOLERANCE = 0.4
-SAME_INDEX_MM = 2.0  # index middles found this near each other are one index's
 RANK_SLACK_MM = 1.5  # a rank's top lies this near where its card's edge as seen puts it
 MARGIN_MM = 0.5  # round a learned region: where a symbol's middle may lie
 # Each card's own top edge is looked for this far either side of the spread's outline (found in a
@@ -151,9 +150,10 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
                   for left, right, area in columns if area >= MIN_COLUMN_INK_MM2 * m * m]
     # ... but pips beside each index can join a card's index to the next card's in one column: an
     # index is also where a piece of a suit's size lies as far from a piece of ink (its rank) as
-    # the deck prints its suit from its rank, and its middle is then told by the suit
+    # the deck prints its suit from its rank, and its middle is then told by the suit (a column's
+    # middle nearer it than an index's width is the same index's, less closely placed)
     paired = _paired(boxes, top, index, ink_mid)
-    candidates = sorted(paired + [c for c in candidates if all(abs(c - p) > SAME_INDEX_MM for p in paired)])
+    candidates = sorted(paired + [c for c in candidates if all(abs(c - p) >= step for p in paired)])
     # Every card lies within the spread, its index within the deck's index box: ink further along
     # than the last card's index is the top card's face (a corner of its printed border, a pip).
     last = length - CARD_W_MM + x1 + 3
