@@ -1,6 +1,9 @@
 """A hand spread with overlap: the cards' outlines merge into one shape, but each card lies over
 the one before it so that every card's top-left index corner stays in view along one long edge
-of the shape. The index corners are found there as columns of ink (a rank above a suit).
+of the shape. The index corners are found there as columns of ink (a rank above a suit), and
+where a suit lies as far from a rank as the deck prints it; each is cut on its own card (the
+spread's outline is a coarse box round cards laid a little askew), its ink told from its own
+card's paper (one card may lie dimmer than the next).
 
 Every index corner in view is used: along the other long edge lies the top card's second index
 (its bottom-right corner, turned round). Each corner found there is given to the card whose
@@ -26,12 +29,11 @@ PAPER_PERCENTILE = 80  # of a column of the index strip: its paper (an index's i
 SUIT_SIZE_SHARE = (0.4, 1.3)
 PAIR_TOLERANCE = 0.4
 RANK_SLACK_MM = 1.5  # a rank's top lies this near where its card's edge as seen puts it
-MARGIN_MM = 0.5  # round a learned region: where a symbol's middle may lie
 # Each card's own top edge is looked for this far either side of the spread's outline (found in a
 # coarse view, round cards laid a little askew), across its visible part less this inset at
 # either side, and at least this long.
 EDGE_SEARCH_MM, EDGE_INSET_MM, EDGE_MIN_MM = 3.0, 0.6, 5.0
-MAX_ASKEW_DEG = 8.0  # a card turned further against the spread is not a card of this spread's line
+MAX_ASKEW_DEG = 8.0  # an edge turned further against the spread is no edge of a card in its line
 EDGE_MIN_STEP = 4.0  # grey levels per pixel: less is no edge between the cloth and the paper
 EDGE_SHARE = 0.6
 # The edge's columns lie this close to its straight line (a camera pixel's steps, and more): a
