@@ -77,7 +77,8 @@ def test_rendered_real_cards_are_read_and_none_named_wrongly(real_deck, spread):
     assert counts["wrong"] == 0 and counts[OTHER_PHOTO] > 0, counts
     # the goals (99.9% read; cards apart all found) are measured by the bench on many frames; here
     # what two frames show today: apart, every card found and nearly all read; spread, most read
+    # (95 and 87 of 98: the misses are cards the zone finder does not outline, and ranks unclear)
     if spread:
-        assert counts["read"] >= 0.8 * counts["cards"], counts
+        assert counts["read"] >= 0.85 * counts["cards"], counts
     else:
         assert counts["read"] >= 0.95 * counts["cards"] and counts["missed"] == counts["extra"] == 0, counts

@@ -26,7 +26,7 @@ from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdic
 from .index import index_glyphs
 from .layout import Layout, Zone
 from .photo import CardOutline, find_cards, image_aspect
-from .spread import spread_corners
+from .spread import spread_corners, spread_pieces
 
 ZONE_PX_PER_MM = 3.0  # the zone image the audit log keeps
 # Cards are found in a coarser view of the zone, sampled without interpolation (an outline needs
@@ -210,7 +210,7 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
     for quad in cards:
         frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
         reads.append(CardRead(*read_card(frame, frame_quad, deck, t), mm(quad.mean(axis=0))))
-    for quad in odd:
+    for quad in spread_pieces(odd, FIND_PX_PER_MM):
         spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM, deck.index)
         if spread is None:
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",

@@ -1,6 +1,9 @@
 """A hand spread with overlap: the cards' outlines merge into one shape, but each card lies over
 the one before it so that every card's top-left index corner stays in view along one long edge
-of the shape. The index corners are found there as columns of ink (a rank above a suit).
+of the shape. The index corners are found there as columns of ink (a rank above a suit), and
+where a suit lies as far from a rank as the deck prints it; each is cut on its own card (the
+spread's outline is a coarse box round cards laid a little askew), its ink told from its own
+card's paper (one card may lie dimmer than the next).
 
 Every index corner in view is used: along the other long edge lies the top card's second index
 (its bottom-right corner, turned round). Each corner found there is given to the card whose
@@ -18,7 +21,56 @@ from .index import IndexGeometry, index_glyphs
 
 # The spread's short side is one card's height; its cards may lie a little askew.
 HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
+SAME_SPREAD_MM = 3.0  # pieces of paper this near each other may be one spread's
 MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver of a centre pip less
+PAPER_PERCENTILE = 80  # of a column of the index strip: its paper (an index's ink covers less)
+# A piece of ink is an index's suit by its size (a share of the suit's learned extent), where a
+# piece lies as far from it as the deck prints the rank from the suit, within a share of its size.
+SUIT_SIZE_SHARE = (0.4, 1.3)
+PAIR_TOLERANCE = 0.4
+RANK_SLACK_MM = 1.5  # a rank's top lies this near where its card's edge as seen puts it
+# Each card's own top edge is looked for this far either side of the spread's outline (found in a
+# coarse view, round cards laid a little askew), across its visible part less this inset at
+# either side, and at least this long.
+EDGE_SEARCH_MM, EDGE_INSET_MM, EDGE_MIN_MM = 3.0, 0.6, 5.0
+MAX_ASKEW_DEG = 8.0  # an edge turned further against the spread is no edge of a card in its line
+EDGE_MIN_STEP = 4.0  # grey levels per pixel: less is no edge between the cloth and the paper
+EDGE_SHARE = 0.6
+# The edge's columns lie this close to its straight line (a camera pixel's steps, and more): a
+# jump further splits it.
+EDGE_TOLERANCE_PX = 2.5
+
+
+def spread_pieces(pieces: list[np.ndarray], px_per_mm: float) -> list[np.ndarray]:
+    """The shapes that cannot be read as cards (zone pixels), those of one spread joined into one:
+    the rim of each card over the one before it can part the paper of a spread into a piece per
+    few cards. Pieces lying within SAME_SPREAD_MM of each other whose joined outline is one card
+    high are one spread."""
+    shapes = [np.asarray(q, np.float32).reshape(-1, 2) for q in pieces]
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(shapes)):
+            for j in range(i + 1, len(shapes)):
+                both = np.vstack([shapes[i], shapes[j]])
+                (_, _), (w, h), _ = cv2.minAreaRect(both)
+                if _gap(shapes[i], shapes[j]) <= SAME_SPREAD_MM * px_per_mm \
+                        and HEIGHT_RANGE_MM[0] <= min(w, h) / px_per_mm <= HEIGHT_RANGE_MM[1]:
+                    shapes[i] = both
+                    del shapes[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return [cv2.boxPoints(cv2.minAreaRect(shape)) if len(shape) > 4 else shape for shape in shapes]
+
+
+def _gap(a: np.ndarray, b: np.ndarray) -> float:
+    """How far apart two convex shapes are (0 when they touch or overlap)."""
+    hull_a, hull_b = cv2.convexHull(a), cv2.convexHull(b)
+    inside = [cv2.pointPolygonTest(hull_b, (float(x), float(y)), True) for x, y in a] + \
+             [cv2.pointPolygonTest(hull_a, (float(x), float(y)), True) for x, y in b]
+    return max(0.0, -max(inside))
 
 
 def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray, px_per_mm: float,
@@ -26,7 +78,7 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
     """Each card's index corners in view (upright, each as the top-left corner of a face) and the
     card's centre in zone pixels, in the spread's order, for the shape ``quad`` (zone pixels); None
     when the shape is not a spread of cards."""
-    edges: list[list[tuple[np.ndarray, np.ndarray]]] = [[] for _ in range(4)]
+    edges: list[list[tuple[list[np.ndarray], np.ndarray]]] = [[] for _ in range(4)]
     indices = [0] * 4
     # Any edge may be the one along the index corners: the hand may be turned round (then the
     # opposite edge shows only the last card's second index), and a spread of two cards is
@@ -37,37 +89,49 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         height = float(np.linalg.norm(corners_zone[2] - corners_zone[1])) / px_per_mm
         if HEIGHT_RANGE_MM[0] <= height <= HEIGHT_RANGE_MM[1] and length >= CARD_W_MM + 10:
             edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height, index)
-            indices[turn] = sum(index_glyphs(corner, index) is not None for corner, _ in edges[turn])
+            indices[turn] = sum(index_glyphs(corner, index) is not None for corners, _ in edges[turn] for corner in corners)
     best = int(np.argmax(indices))
     if indices[best] <= 1:
         return None
-    cards = [([corner], centre) for corner, centre in edges[best]]
+    cards = edges[best]
     # The far edge's corners, each to the card whose centre it points to: within half the least
     # step between cards (an index's width, or the next card would cover it).
     same_card_mm = (index.box_mm[2] - index.box_mm[0]) / 2
-    for corner, centre in edges[(best + 2) % 4]:
+    for corners, centre in edges[(best + 2) % 4]:
         distances = [float(np.linalg.norm(centre - c)) for _, c in cards]
         nearest = int(np.argmin(distances))
         if distances[nearest] <= same_card_mm * px_per_mm:
-            cards[nearest][0].append(corner)
+            cards[nearest][0].extend(corners)
     return cards
 
 
-def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeometry) -> list[tuple[np.ndarray, np.ndarray]]:
+def _cut(frame: np.ndarray, mm_to_frame: np.ndarray, box_mm: tuple[float, float, float, float]) -> np.ndarray:
+    """The ``box_mm`` (x0, y0, x1, y1) of a plane mapped into the frame by ``mm_to_frame``, at the
+    canonical resolution."""
+    m = CANON_PX_PER_MM
+    x0, y0, x1, y1 = box_mm
+    to_mm = np.array([[1 / m, 0, x0], [0, 1 / m, y0], [0, 0, 1]])
+    return cv2.warpPerspective(frame, mm_to_frame @ to_mm, (round((x1 - x0) * m), round((y1 - y0) * m)),
+                               flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+
+
+def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeometry) -> list[tuple[list[np.ndarray], np.ndarray]]:
     """The index corners along the edge ``corners_zone[0]`` -> ``[1]``: the band of the spread
-    where every card's top-left index lies, cut from the frame and split into columns of ink."""
+    where every card's top-left index lies, cut from the frame and split into columns of ink, each
+    corner then cut on its own card (see :func:`_card_frame`)."""
     m = CANON_PX_PER_MM
     rect_mm = np.array([[0, 0], [length, 0], [length, height], [0, height]], np.float32)
     mm_to_zone = cv2.getPerspectiveTransform(rect_mm, corners_zone.astype(np.float32))
+    mm_to_frame = zone_to_frame @ mm_to_zone
     x0, y0, x1, y1 = index.box_mm
     # the middle of an index's ink on a face: a column of ink is cut out around its own middle
     ink_left, ink_right = min(index.rank_mm[0], index.suit_extent_mm[0]), max(index.rank_mm[2], index.suit_extent_mm[2])
     ink_mid = (ink_left + ink_right) / 2
     step = x1 - x0  # cards closer than this would cover each other's index
-    strip_to_mm = np.array([[1 / m, 0, 0], [0, 1 / m, y0], [0, 0, 1]])
-    strip = cv2.warpPerspective(frame, zone_to_frame @ mm_to_zone @ strip_to_mm, (round(length * m), round((y1 - y0) * m)),
-                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-    found = ink_symbols(strip)
+    edge = _edge_rows(_cut(frame, mm_to_frame, (0, -EDGE_SEARCH_MM, length, EDGE_SEARCH_MM)))
+    # from above the highest a card's edge may lie: its rank's top is found however it lies
+    top = y0 - EDGE_SEARCH_MM
+    found = ink_symbols(_without_cloth(_own_paper(_cut(frame, mm_to_frame, (0, top, length, y1))), edge, top))
     if found is None:
         return []
     grey, _, stats, boxes = found
@@ -81,30 +145,164 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
             columns[-1][2] += area
         else:
             columns.append([left, right, area])
+    # the index is the ink centred where the deck prints it; a column wider than an index is the
+    # index joined by what is printed beside it (a pip, a court's picture), and the index is its left part
+    wide = (ink_right - ink_left + 2) * m
+    candidates = [(left + right) / 2 / m if right - left <= wide else left / m + ink_mid - ink_left
+                  for left, right, area in columns if area >= MIN_COLUMN_INK_MM2 * m * m]
+    # ... but pips beside each index can join a card's index to the next card's in one column: an
+    # index is also where a piece of a suit's size lies as far from a piece of ink (its rank) as
+    # the deck prints its suit from its rank, and its middle is then told by the suit (a column's
+    # middle nearer it than an index's width is the same index's, less closely placed)
+    paired = _paired(boxes, top, index, ink_mid)
+    candidates = sorted(paired + [c for c in candidates if all(abs(c - p) >= step for p in paired)])
     # Every card lies within the spread, its index within the deck's index box: ink further along
     # than the last card's index is the top card's face (a corner of its printed border, a pip).
     last = length - CARD_W_MM + x1 + 3
-    columns = [c for c in columns if c[2] >= MIN_COLUMN_INK_MM2 * m * m and (c[0] + c[1]) / 2 / m <= last]
+    candidates = [middle for middle in candidates if middle <= last]
     # Index corners start at the spread's end (symbols side by side, an index seen from another
     # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
     # more in that part (pips, a court's picture): further ink is an index only where a rank and a
     # suit lie where the deck prints them, no nearer the index before it than an index's width
     # (the next card would cover it).
-    if not columns or not x0 <= (columns[0][0] + columns[0][1]) / 2 / m <= x1 + 3:
+    if not candidates or not x0 <= candidates[0] <= x1 + 3:
         return []
+    tops = [(top + b[0] / m, b[2] / m, b[3] / m) for b in boxes]  # each piece of ink's top, left and right (mm)
     out, middles = [], []
-    for left, right, _ in columns:
-        # cut as the index corner of a face is cut: the ink centred where the deck prints it; a
-        # column wider than an index is the index joined by what is printed beside it, and the
-        # index is its left part
-        middle = (left + right) / 2 if right - left <= (ink_right - ink_left + 2) * m else left + (ink_mid - ink_left) * m
-        if middles and middle - middles[-1] < step * m:
+    for middle in candidates:
+        if middles and middle - middles[-1] < step:
             continue
-        start = round(middle - (ink_mid - x0) * m)
-        corner = strip[:, max(0, start):start + round((x1 - x0) * m)]
-        if middles and index_glyphs(corner, index) is None:
+        card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
+        corners = [_cut(frame, mm_to_frame @ card_to_mm, index.box_mm)]
+        if middles and index_glyphs(corners[0], index) is None:
             continue
         middles.append(middle)
-        centre_mm = np.array([[[middle / m - ink_mid + CARD_W_MM / 2, CARD_H_MM / 2]]])
-        out.append((corner, cv2.perspectiveTransform(centre_mm, mm_to_zone)[0, 0]))
+        centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
+        out.append((corners, centre[0, 0]))
     return out
+
+
+def _paired(boxes: list[tuple], top: float, index: IndexGeometry, ink_mid: float) -> list[float]:
+    """The middles (mm along the strip) of the indices whose suit and rank lie as the deck prints
+    them, from the strip's ink pieces (``boxes``: top, bottom, left, right in pixels, the strip
+    starting ``top`` mm down the cards)."""
+    m = CANON_PX_PER_MM
+    rank, suit, extent = index.rank_mm, index.suit_mm, index.suit_extent_mm
+    suit_x, suit_y = (suit[0] + suit[2]) / 2, (suit[1] + suit[3]) / 2
+    dx, dy = suit_x - (rank[0] + rank[2]) / 2, suit_y - (rank[1] + rank[3]) / 2
+    width, height = extent[2] - extent[0], extent[3] - extent[1]
+    tolerance = PAIR_TOLERANCE * max(width, height)
+    pieces = [((b[2] + b[3]) / 2 / m, top + (b[0] + b[1]) / 2 / m, (b[3] - b[2]) / m, (b[1] - b[0]) / m) for b in boxes]
+    middles = []
+    for sx, sy, sw, sh in pieces:
+        if not (SUIT_SIZE_SHARE[0] * width <= sw <= SUIT_SIZE_SHARE[1] * width
+                and SUIT_SIZE_SHARE[0] * height <= sh <= SUIT_SIZE_SHARE[1] * height):
+            continue
+        if any(abs(sx - rx - dx) <= tolerance and abs(sy - ry - dy) <= tolerance for rx, ry, _, _ in pieces):
+            middles.append(sx - suit_x + ink_mid)
+    return middles
+
+
+def _own_paper(strip: np.ndarray) -> np.ndarray:
+    """The strip's darkest channel, each of its columns scaled to its own paper's shade: the cards of a spread
+    are lit alike or not (one tilted from the light, one in a shadow), and ink told from paper by
+    one cut over the whole strip loses a dim card's ink, or takes its paper for ink. The strip runs
+    across the cards' edges, each of its columns is mostly one card's paper, and most of it paper."""
+    grey = _darkest(strip)
+    height, width = grey.shape
+    # the paper's shade per millimetre along the strip (a card's edge is no sharper than that)
+    coarse = cv2.resize(grey, (max(1, round(width / CANON_PX_PER_MM)), height), interpolation=cv2.INTER_AREA)
+    k = round(PAPER_PERCENTILE / 100 * (height - 1))
+    paper = np.partition(np.ascontiguousarray(coarse.T), k, axis=1)[:, k].astype(np.float32)
+    paper = np.interp(np.arange(width), (np.arange(len(paper)) + 0.5) * width / len(paper) - 0.5, paper)
+    own = np.clip(grey * (255.0 / np.maximum(paper, 1.0))[None, :], 0, 255).astype(np.uint8)
+    return cv2.merge([own, own, own])  # the darkest channel is what tells ink from paper
+
+
+def _darkest(image: np.ndarray) -> np.ndarray:
+    """Each pixel's darkest channel: ink of any colour, and the cloth, are dark in one."""
+    blue, green, red = cv2.split(image)
+    return cv2.min(cv2.min(blue, green), red)
+
+
+def _card_frame(edge: np.ndarray, tops: list[tuple[float, float, float]], middle_mm: float, ink_mid: float,
+                index: IndexGeometry) -> np.ndarray:
+    """Where one card of the spread lies: its own mm (from its top-left corner) -> the spread's mm.
+    The spread's outline is a coarse box round cards that lie a little askew: an index cut by it
+    can lose a symbol's edge (a club without its stem is a spade), so each corner is placed on its
+    own card: along the spread where its index's ink has its middle (``middle_mm``), and down it
+    where its rank's ink has its top (of the ink pieces ``tops``) near where its top edge
+    (``edge``: see :func:`_edge_rows`) puts it, where the deck prints it. A card's edge as a camera sees it is
+    no sharp line (a dark rim, a blur), and the rank is what the deck was taught by. Where no rank's
+    top lies near its edge, the corner is placed on the edge; where no edge is seen, on the outline."""
+    m = CANON_PX_PER_MM
+    x0, y0, x1, y1 = index.box_mm
+    # across the card's own visible part: the next card covers it no nearer than an index's width
+    first = max(0, round((middle_mm - ink_mid + EDGE_INSET_MM) * m))
+    stop = min(len(edge), round((middle_mm - ink_mid + x1 - x0 - EDGE_INSET_MM) * m))
+    origin_x = middle_mm - ink_mid
+    line = _edge_line(edge[first:stop]) if stop - first >= EDGE_MIN_MM * m else None
+    if line is None or abs(line[0]) > np.tan(np.radians(MAX_ASKEW_DEG)):
+        return np.array([[1, 0, origin_x], [0, 1, 0], [0, 0, 1]])  # on the outline: no edge of its own seen
+    slope, at_first = line
+    # Not turned to its edge: over an index's width the slope of an edge is not known closely enough
+    # (a rim, a blur, a camera pixel's steps), and a card lies in its spread's line within a few degrees.
+    edge_y = (at_first + ((origin_x + ink_mid) * m - first) * slope) / m - EDGE_SEARCH_MM
+    rx0, ry0, rx1, _ = index.rank_mm
+    # the rank's ink may be joined with what is printed beside it (a court's picture): a piece over
+    # the rank's place, and its top where the rank's may be
+    rank_tops = [t for t, left, right in tops if left <= origin_x + rx1 and right >= origin_x + rx0
+                 and abs(t - edge_y - ry0) <= RANK_SLACK_MM]
+    origin_y = min(rank_tops) - ry0 if rank_tops else edge_y
+    return np.array([[1, 0, origin_x], [0, 1, origin_y], [0, 0, 1]])
+
+
+def _without_cloth(strip: np.ndarray, edge: np.ndarray, top: float) -> np.ndarray:
+    """The strip (from ``top`` mm) with the cloth above the cards' edge (rows of ``edge``) made
+    paper: the cloth is no ink, and an index near a card's edge would join it."""
+    m = CANON_PX_PER_MM
+    rows = np.arange(strip.shape[0])[:, None]
+    below = np.nan_to_num((edge - EDGE_SEARCH_MM * m) - top * m, nan=-1.0) + 1  # the edge's row in the strip, and a pixel
+    out = strip.copy()
+    out[rows < below[None, :]] = 255
+    return out
+
+
+def _edge_rows(band: np.ndarray) -> np.ndarray:
+    """In each column of ``band`` (across the spread's outline), the row of the first step from the
+    cloth to the paper, to a fraction of a pixel (NaN where there is none): a step as strong as the
+    column's strongest within a share (a printed border line's inner side is a weaker step)."""
+    grey = cv2.GaussianBlur(_darkest(band).astype(np.float32), (0, 0), 1.0)
+    step = np.diff(grey, axis=0)  # row r: from row r to r + 1
+    strongest = step.max(axis=0)
+    rows = np.argmax(step >= EDGE_SHARE * strongest, axis=0)
+    cols = np.arange(step.shape[1])
+    for _ in range(round(EDGE_SEARCH_MM * CANON_PX_PER_MM)):  # up that step to its peak
+        nxt = np.minimum(rows + 1, step.shape[0] - 1)
+        rows = np.where(step[nxt, cols] > step[rows, cols], nxt, rows)
+    # the peak to a fraction of a pixel
+    peak = np.clip(rows, 1, step.shape[0] - 2)
+    below, at, above = step[peak - 1, cols], step[peak, cols], step[peak + 1, cols]
+    curve = below - 2 * at + above
+    shift = np.where(curve < 0, np.clip(0.5 * (below - above) / np.where(curve < 0, curve, -1), -0.5, 0.5), 0)
+    return np.where(strongest >= EDGE_MIN_STEP, peak + 0.5 + shift, np.nan)
+
+
+def _edge_line(edge: np.ndarray) -> tuple[float, float] | None:
+    """A card's top edge (its slope, and its row at the first column) from the rows of the first
+    steps to the paper across the card's visible part. Above the card's edge may lie the edge of
+    the card under it, laid a little askew, never below it: the card's own edge is the lowest
+    unbroken run of those steps long enough to be one. None when there is none."""
+    cols = np.arange(len(edge))
+    found = ~np.isnan(edge)
+    rows = np.nan_to_num(edge)
+    # the edge's runs, split where it jumps
+    breaks = np.flatnonzero(~found[1:] | ~found[:-1] | (np.abs(np.diff(rows)) > EDGE_TOLERANCE_PX)) + 1
+    runs = [r for r in np.split(cols, breaks) if len(r) >= EDGE_MIN_MM * CANON_PX_PER_MM and found[r].all()]
+    if not runs:
+        return None
+    own = max(runs, key=lambda r: float(np.median(rows[r])))
+    slope, at_first = np.polyfit(own, rows[own], 1)
+    on_line = found & (np.abs(rows - (at_first + slope * cols)) <= EDGE_TOLERANCE_PX)
+    slope, at_first = np.polyfit(cols[on_line], rows[on_line], 1)
+    return float(slope), float(at_first)
