@@ -156,10 +156,38 @@ def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np
     return Glyph(_resize(patch, size), (right - left) / max(1, bottom - top), float(red[mask].mean()))
 
 
-def card_quads(zone_image: np.ndarray, px_per_mm: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Card outlines in a rectified zone image: (whole cards, card-like shapes that cannot be read)."""
+#: The felt's own light is measured in this band along the zone image's edge (the felt round the
+#: zone, outside its printed line), where a card seldom lies.
+FELT_BAND_MM = 3.0
+#: Paper is near-neutral (a green or red felt is not): its saturation (0..255) is under this.
+PAPER_SATURATION = 50
+#: ... and brighter than the felt by this many grey levels (over the felt's noise).
+PAPER_STEP = 10.0
+
+
+def paper_mask(zone_image: np.ndarray, px_per_mm: float) -> np.ndarray:
+    """Where the zone image shows card paper (255): near-neutral and brighter than the felt round
+    the zone, judged against the felt's own light rather than a fixed level (under dim light, or
+    in a dim photo of a card, paper is darker than a fixed level; a light grey cloth is brighter).
+    Colour tells paper from a coloured felt, so there the paper need only be brighter than the
+    felt at its darkest (light falls off across a zone, and a glare spot lights the felt beside a
+    card it does not light); on a near-neutral cloth only light does, and the paper must be
+    brighter than the cloth at its brightest."""
     hsv = cv2.cvtColor(zone_image, cv2.COLOR_BGR2HSV)
-    paper = ((hsv[..., 1] < 50) & (hsv[..., 2] > 90)).astype(np.uint8) * 255
+    grey = cv2.cvtColor(zone_image, cv2.COLOR_BGR2GRAY)
+    b = max(1, round(FELT_BAND_MM * px_per_mm))
+    band = np.zeros(grey.shape, bool)
+    band[:b], band[-b:], band[:, :b], band[:, -b:] = True, True, True, True
+    neutral = hsv[..., 1] < PAPER_SATURATION
+    darkest, brightest = np.percentile(grey[band], (10, 90))
+    felt = brightest if neutral[band].mean() >= 0.5 else darkest
+    return (neutral & (grey > felt + PAPER_STEP)).astype(np.uint8) * 255
+
+
+def card_quads(zone_image: np.ndarray, px_per_mm: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Card outlines in a rectified zone image (the zone with a margin of felt round it): (whole
+    cards, card-like shapes that cannot be read)."""
+    paper = paper_mask(zone_image, px_per_mm)
     k = max(3, round(1.2 * px_per_mm)) | 1
     paper = cv2.morphologyEx(paper, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
     contours, _ = cv2.findContours(paper, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
