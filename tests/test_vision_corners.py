@@ -75,3 +75,16 @@ def test_two_clear_corners_that_disagree_refuse_the_card(deck):
         card, _, reason, _ = read_card(frame, quad, deck, Thresholds())
         assert card is None and reason.startswith("unreadable: the two corners read"), (top, bottom, card, reason)
 
+
+
+def test_a_card_is_compared_only_with_templates_learned_near_its_resolution(deck):
+    templates = deck.rank_templates
+    learned = np.exp(templates.log_px_per_mm)
+    near = templates.near(2.3, 1.3)
+    # the rows of 2.0 and 2.6 px/mm (within 1.3 times of 2.3), of every rank, and the same object
+    # for the next card seen alike
+    assert set(np.round(np.exp(near.log_px_per_mm), 1)) == {2.0, 2.6} and len(near.images) < len(templates.images) / 2
+    assert set(near.groups) == set(range(len(templates.keys))) and near.keys == templates.keys
+    assert templates.near(2.25, 1.3) is near
+    # a card seen finer than any template is compared with the finest there are
+    assert set(np.exp(templates.near(40.0, 1.3).log_px_per_mm).round(1)) == {learned.max().round(1)}

@@ -163,10 +163,10 @@ def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np
     # ink measured from the paper's own shade: under dim light the paper is far from white, and
     # the halo a soft lens leaves round a symbol would otherwise fatten it (a club into a spade)
     paper = paper_shade(grey)
-    patch = np.where(mask, np.clip(paper - grey[top:bottom, left:right].astype(np.float32), 0, None), 0)
-    colour = corner[top:bottom, left:right].astype(np.float32)
-    red = colour[..., 2] - np.maximum(colour[..., 0], colour[..., 1])
-    return Glyph(_resize(patch, size), (right - left) / max(1, bottom - top), float(red[mask].mean()))
+    patch = np.maximum(paper - grey[top:bottom, left:right].astype(np.float32), 0) * mask
+    ink = corner[top:bottom, left:right][mask].astype(np.float32)
+    red = ink[:, 2] - np.maximum(ink[:, 0], ink[:, 1])
+    return Glyph(_resize(patch, size), (right - left) / max(1, bottom - top), float(red.mean()))
 
 
 #: The felt's own light is measured in this band along the zone image's edge (the felt round the
