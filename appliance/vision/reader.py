@@ -46,6 +46,10 @@ class Thresholds:
     # of two designs (cards apart and spread) not one had a wrong best rank or suit, 2 a ratio over 0.7.
     ratio: float = 0.7
     ratio_agreeing: float = 0.8
+    # ... and for a card read from one of two corners in view, the other's symbols found but
+    # matching nothing: the glare or blur that spoilt that corner may have touched this one too
+    # (a glared 4 reads 9 0.90, next 4 0.85: a ratio of 0.68).
+    ratio_outweighed: float = 0.5
     # Templates learned at a resolution within this factor of the card's are compared with it: a
     # club seen at 3 px/mm is a blob much like a spade learned at 3, not like a sharp club; and a
     # card of another design matches the taught deck less closely (told apart over many cards).
@@ -161,11 +165,13 @@ def _decide(looks: list[_Look], deck: Deck, t: Thresholds) -> tuple[str | None, 
 
 
 def _ratio(weights: list[float], t: Thresholds) -> float:
-    """The runner-up test's ratio for scores weighed over corners: the strict one for one corner's
-    evidence, up to the looser one for two corners' of equal weight (by the weights' effective
-    number, 1 to 2)."""
+    """The runner-up test's ratio for scores weighed over corners: the strict one for one corner
+    in view; for two, from the outweighed one (one corner carries the evidence) to the looser one
+    (both, of equal weight), by the weights' effective number (1 to 2)."""
+    if len(weights) == 1:
+        return t.ratio
     corners = sum(weights) ** 2 / sum(w * w for w in weights)
-    return t.ratio + (t.ratio_agreeing - t.ratio) * (corners - 1)
+    return t.ratio_outweighed + (t.ratio_agreeing - t.ratio_outweighed) * (corners - 1)
 
 
 def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck,
