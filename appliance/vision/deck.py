@@ -40,18 +40,31 @@ class Templates:
     """One kind's templates stacked for matching all at once: a row per example, grouped by key."""
 
     keys: list[str]
-    starts: np.ndarray  # where each key's rows begin
+    groups: np.ndarray  # each row's key (its index in keys)
     images: np.ndarray  # rows: zero-mean, unit-norm template images
     log_aspects: np.ndarray  # of each row's ink (width / height)
     log_px_per_mm: np.ndarray  # the resolution each row was learned at
+    _near: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def of(cls, table: dict[str, list[Glyph]]) -> Templates:
         keys = sorted(table)
         rows = [g for k in keys for g in table[k]]
-        starts = np.cumsum([0] + [len(table[k]) for k in keys[:-1]])
-        return cls(keys, starts, np.stack([g.image for g in rows]),
+        groups = np.repeat(np.arange(len(keys)), [len(table[k]) for k in keys])
+        return cls(keys, groups, np.stack([g.image for g in rows]),
                    np.log(np.maximum([g.aspect for g in rows], 1e-3)), np.log([g.px_per_mm for g in rows]))
+
+    def near(self, px_per_mm: float, span: float) -> Templates:
+        """The templates learned at a resolution within ``span`` (a factor) of ``px_per_mm``, or at
+        the nearest one if none is: only those are compared with a card seen at it (a glyph is
+        matched against a third of the rows), kept for the next card seen alike."""
+        distance = np.abs(self.log_px_per_mm - np.log(px_per_mm))
+        usable = distance <= max(np.log(span), float(distance.min()) + 1e-6)
+        key = usable.tobytes()
+        if key not in self._near:
+            self._near[key] = Templates(self.keys, self.groups[usable], np.ascontiguousarray(self.images[usable]),
+                                        self.log_aspects[usable], self.log_px_per_mm[usable])
+        return self._near[key]
 
 
 @dataclass

@@ -47,6 +47,10 @@ class Thresholds:
     # of two designs (cards apart and spread) not one had a wrong best rank or suit, 2 a ratio over 0.7.
     ratio: float = 0.7
     ratio_agreeing: float = 0.8
+    # ... and for a card read from one of two corners in view, the other's symbols found but
+    # matching nothing: the glare or blur that spoilt that corner may have touched this one too
+    # (a glared 4 reads 9 0.90, next 4 0.85: a ratio of 0.68).
+    ratio_outweighed: float = 0.5
     # Templates learned at a resolution within this factor of the card's are compared with it: a
     # club seen at 3 px/mm is a blob much like a spade learned at 3, not like a sharp club; and a
     # card of another design matches the taught deck less closely (told apart over many cards).
@@ -97,14 +101,15 @@ class _Look:
 
 
 def _key_scores(glyph: Glyph, templates: Templates, px_per_mm: float, span: float) -> np.ndarray:
-    """Each key's best score (in ``templates.keys`` order) over the glyph's one-pixel shifts, among
-    the templates learned at about the card's resolution (the nearest, if none is near); a
-    template of another shape (aspect) loses 0.2."""
-    scores = (templates.images @ glyph.shifted().T).max(axis=1)
-    off_shape = np.abs(np.log(max(glyph.aspect, 1e-3)) - templates.log_aspects) > 0.35
-    distance = np.abs(templates.log_px_per_mm - np.log(px_per_mm))
-    usable = distance <= max(np.log(span), float(distance.min()) + 1e-6)
-    return np.maximum.reduceat(np.where(usable, scores - 0.2 * off_shape, -1.0), templates.starts)
+    """Each key's best score (in ``templates.keys`` order; -1 for a key with none) over the glyph's
+    one-pixel shifts, among the templates learned at about the card's resolution (the nearest, if
+    none is near); a template of another shape (aspect) loses 0.2."""
+    near = templates.near(px_per_mm, span)
+    scores = (near.images @ glyph.shifted().T).max(axis=1)
+    off_shape = np.abs(np.log(max(glyph.aspect, 1e-3)) - near.log_aspects) > 0.35
+    best = np.full(len(templates.keys), -1.0)
+    np.maximum.at(best, near.groups, scores - 0.2 * off_shape)
+    return best
 
 
 def _colour(redness: float, t: Thresholds) -> set[str] | None:
@@ -121,23 +126,53 @@ def _best_two(scores: np.ndarray, keys: list[str]) -> tuple[float, str, float, s
     return float(scores[first]), keys[first], float(scores[second]), keys[second]
 
 
-def _decide(looks: list[_Look], deck: Deck, t: Thresholds, ratio: float) -> tuple[str | None, float, str]:
+def _clarity(scores: np.ndarray, floor: float) -> float:
+    """How clearly a corner's scores name one key: 0 when the best is under the score floor (it
+    matches nothing) or ties the runner-up, 1 when the best is perfect (one minus the distance
+    ratio that ``_decide`` tests)."""
+    best, second = np.sort(scores)[::-1][:2]
+    if best < floor:
+        return 0.0
+    return float(np.clip(1 - (1 - best) / max(1 - second, 1e-6), 0.0, 1.0))
+
+
+def _weighted(values: list, weights: list[float]):
+    total = sum(weights)
+    return sum(w * v for w, v in zip(weights, values)) / total
+
+
+def _decide(looks: list[_Look], deck: Deck, t: Thresholds) -> tuple[str | None, float, str]:
     """(code, confidence, why) from one or both corners: each key's score is averaged over the
-    corners, and the best must be clear of the runner-up."""
-    colour = _colour(sum(look.redness for look in looks) / len(looks), t)
-    ranks = sum(look.ranks for look in looks) / len(looks)
-    suits = sum(look.suits for look in looks) / len(looks)
+    corners, each corner weighed by how clearly it names a rank (a suit): a corner that matches
+    nothing well (glare, blur, a smudge) then hardly pulls the clear one's scores down. The best
+    must be clear of the runner-up: by the strict ratio when one corner carries the evidence, and
+    the looser the more evenly both do (two looks at the same symbols)."""
+    rank_w = [_clarity(look.ranks, t.score) + 1e-3 for look in looks]
+    suit_w = [_clarity(look.suits, t.score) + 1e-3 for look in looks]
+    colour = _colour(_weighted([look.redness for look in looks], suit_w), t)
+    ranks = _weighted([look.ranks for look in looks], rank_w)
+    suits = _weighted([look.suits for look in looks], suit_w)
     if colour is not None:
         suits = np.where([k in colour for k in deck.suit_templates.keys], suits, -np.inf)
     r_score, rank, r_next, r_other = _best_two(ranks, deck.rank_templates.keys)
     s_score, suit, s_next, s_other = _best_two(suits, deck.suit_templates.keys)
-    if r_score < t.score or (1 - r_score) > ratio * (1 - r_next):
+    if r_score < t.score or (1 - r_score) > _ratio(rank_w, t) * (1 - r_next):
         return None, r_score, f"rank unclear ({rank} {r_score:.2f}, next {r_other} {r_next:.2f})"
-    if s_score < t.score or (1 - s_score) > ratio * (1 - s_next):
+    if s_score < t.score or (1 - s_score) > _ratio(suit_w, t) * (1 - s_next):
         return None, s_score, f"suit unclear ({suit} {s_score:.2f}, next {s_other} {s_next:.2f})"
     if (rank == "JK") != (suit == "*"):
         return None, 0.0, f"rank {rank} with suit {suit}"
     return ("Jk" if rank == "JK" else rank + suit), min(r_score, s_score), "read"
+
+
+def _ratio(weights: list[float], t: Thresholds) -> float:
+    """The runner-up test's ratio for scores weighed over corners: the strict one for one corner
+    in view; for two, from the outweighed one (one corner carries the evidence) to the looser one
+    (both, of equal weight), by the weights' effective number (1 to 2)."""
+    if len(weights) == 1:
+        return t.ratio
+    corners = sum(weights) ** 2 / sum(w * w for w in weights)
+    return t.ratio_outweighed + (t.ratio_agreeing - t.ratio_outweighed) * (corners - 1)
 
 
 def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck,
@@ -153,9 +188,9 @@ LOWEST_SPAN = 1.6
 def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds,
                   px_per_mm: float) -> tuple[str | None, float, str | None, float | None]:
     """(code, confidence, reason, match) from a card's index corners in view (seen at ``px_per_mm``).
-    With two, their scores are averaged (two looks at the same symbols) under the looser test,
-    unless each corner alone clearly names a different card; with one, the strict test. The match
-    is the lower of the best rank's and the best suit's score, averaged over the corners."""
+    With two, their scores are weighed by how clearly each corner matched (``_decide``), unless
+    the corners alone name different cards; with one, the strict test. The match is the lower of
+    the best rank's and the best suit's score, averaged over the corners."""
     lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
@@ -165,11 +200,12 @@ def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds,
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(corners) > 1 else ""), None
     match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks) \
         if px_per_mm >= EVIDENCE_MIN_PX_PER_MM else None
-    if len(looks) == 2:
-        alone = {_decide([look], deck, t, t.ratio)[0] for look in looks} - {None}
-        if len(alone) > 1:
-            return None, 0.0, f"unreadable: the two corners read {' and '.join(sorted(alone))}", match
-    code, confidence, why = _decide(looks, deck, t, t.ratio_agreeing if len(looks) == 2 else t.ratio)
+    # two corners that each alone name a card and disagree refuse it, however the weighing would
+    # settle it (under the looser test, a corner alone names a wrong suit now and then)
+    alone = {_decide([look], deck, t)[0] for look in looks} - {None} if len(looks) == 2 else set()
+    code, confidence, why = _decide(looks, deck, t)
+    if len(alone) > 1 or code is not None and alone and code not in alone:
+        return None, 0.0, f"unreadable: the two corners read {' and '.join(sorted(alone | {code} - {None}))}", match
     if code is None:
         return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(corners) else " (one corner only)"), match
     return code, confidence, None, match
