@@ -308,6 +308,10 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     grey, parts = found
     if any(not pieces for _, _, pieces in parts):
         return None
+    if _ink_box(parts[1][1], parts[1][2])[3] >= corner.shape[0]:
+        # the suit runs out of the corner's far edge: the corner is cut short (an outline off the
+        # card), and what is left of a spade (its point) matches a club as well as anything
+        return None
     m = CANON_PX_PER_MM
     ox, oy = geometry.box_mm[:2]
     windows = []
