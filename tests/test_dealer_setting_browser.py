@@ -11,17 +11,23 @@ from appliance.table.round import Events
 from screen_audit import audit, problems
 
 
+def banker_to_set(table):
+    """A round dealt to where the house dealer sets the banker's hand: (the hands dealt, a setting other
+    than the house way's (front, back), the house way's setting)."""
+    table.wager_everyone()
+    hands = table.deal()
+    table.d.loop.press("next")
+    table.start_value()
+    table.lay_banker(hands)
+    assert table.d.loop.press("confirm") == ""
+    front, back = table.set_otherwise()
+    return hands, front, back, table.d.table.current.house_way_setting()
+
+
 def test_a_held_setting_shows_both_settings_and_a_supervisor_lets_it_stand(browser, tmp_path):
     table = ServedTable(tmp_path, reads_setting=True)
     try:
-        table.wager_everyone()
-        hands = table.deal()
-        table.d.loop.press("next")
-        table.start_value()
-        table.lay_banker(hands)
-        assert table.d.loop.press("confirm") == ""
-        front, back = table.set_otherwise()
-        way = table.d.table.current.house_way_setting()
+        hands, front, back, way = banker_to_set(table)
         seats = {z: c for z, c in hands.items() if z != "banker"}
         table.d.look(seats)  # the banker's hand not set yet: the house way beside two empty set zones
         page = browser.new_page(viewport={"width": 800, "height": 480})
@@ -81,14 +87,7 @@ def test_a_floor_supervisor_lets_the_held_setting_stand_from_the_supervisor_page
     hand's value in words; letting it stand takes a reason and the PIN, and the dealer's screen goes on."""
     table = ServedTable(tmp_path, reads_setting=True)
     try:
-        table.wager_everyone()
-        hands = table.deal()
-        table.d.loop.press("next")
-        table.start_value()
-        table.lay_banker(hands)
-        assert table.d.loop.press("confirm") == ""
-        front, back = table.set_otherwise()
-        way = table.d.table.current.house_way_setting()
+        hands, front, back, way = banker_to_set(table)
         round_id = table.d.table.current.round_id
         page = browser.new_page(viewport={"width": 1280, "height": 800})
         page.goto(table.base + "/supervisor")
