@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, dark_ink, glyph_of
+from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, dark_ink, glyph_of, paper_shade
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 MAP_PX_PER_MM = 2.0
@@ -269,7 +269,7 @@ def _symbol_ink(grey: np.ndarray, ink: np.ndarray, region_px: tuple[int, int, in
     x0, y0, x1, y1 = region_px
     corner_cut = float(smooth[ink > 0].max()) if ink.any() else 0.0
     own, _ = cv2.threshold(smooth[y0:y1, x0:x1], 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
-    paper = float(np.percentile(grey, 90))
+    paper = paper_shade(grey)
     if paper <= corner_cut:
         return ink
     cut = min(max(float(own), corner_cut), (corner_cut + paper) / 2)
