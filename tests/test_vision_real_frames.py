@@ -5,8 +5,6 @@ with the deck learned from the faces. A few frames here; bench/vision_accuracy.p
 import random
 from pathlib import Path
 
-import cv2
-import numpy as np
 import pytest
 
 from appliance.config import shipped_config_dir
