@@ -24,6 +24,7 @@ class Glyph:
 
     raw: np.ndarray  # uint8 ink intensity at the template size (what a deck stores)
     aspect: float  # width / height of its ink
+    height_mm: float  # of its ink on the card: a piece of a symbol (the rest washed out) is shorter
     redness: float  # mean (R - max(G, B)) over its ink, in grey levels
     px_per_mm: float = CANON_PX_PER_MM  # the resolution the card was seen at (a template's, for matching alike)
 
@@ -166,7 +167,8 @@ def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np
     patch = np.maximum(paper - grey[top:bottom, left:right].astype(np.float32), 0) * mask
     ink = corner[top:bottom, left:right][mask].astype(np.float32)
     red = ink[:, 2] - np.maximum(ink[:, 0], ink[:, 1])
-    return Glyph(_resize(patch, size), (right - left) / max(1, bottom - top), float(red.mean()))
+    return Glyph(_resize(patch, size), (right - left) / max(1, bottom - top), (bottom - top) / CANON_PX_PER_MM,
+                 float(red.mean()))
 
 
 #: The felt's own light is measured in this band along the zone image's edge (the felt round the

@@ -19,7 +19,7 @@ from .cards import CANON_PX_PER_MM, CANON_SIZE, RANK_SIZE, SUIT_SIZE, Glyph, fla
 from .index import IndexGeometry, IndexNotFound, index_glyphs, index_maps, index_patch, locate_index
 from .photo import find_cards
 
-FORMAT = 3  # 2: symbols cut by the darkest channel; 3: the index's place learned, templates' resolutions
+FORMAT = 4  # 2: symbols cut by the darkest channel; 3: the index's place learned, templates' resolutions; 4: symbols' heights
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
 
@@ -43,6 +43,7 @@ class Templates:
     groups: np.ndarray  # each row's key (its index in keys)
     images: np.ndarray  # rows: zero-mean, unit-norm template images
     log_aspects: np.ndarray  # of each row's ink (width / height)
+    log_heights: np.ndarray  # of each row's ink, in mm on the card
     log_px_per_mm: np.ndarray  # the resolution each row was learned at
     _near: dict = field(default_factory=dict, repr=False, compare=False)
 
@@ -52,18 +53,23 @@ class Templates:
         rows = [g for k in keys for g in table[k]]
         groups = np.repeat(np.arange(len(keys)), [len(table[k]) for k in keys])
         return cls(keys, groups, np.stack([g.image for g in rows]),
-                   np.log(np.maximum([g.aspect for g in rows], 1e-3)), np.log([g.px_per_mm for g in rows]))
+                   np.log(np.maximum([g.aspect for g in rows], 1e-3)), np.log([g.height_mm for g in rows]),
+                   np.log([g.px_per_mm for g in rows]))
 
     def near(self, px_per_mm: float, span: float) -> Templates:
-        """The templates learned at a resolution within ``span`` (a factor) of ``px_per_mm``, or at
-        the nearest one if none is: only those are compared with a card seen at it (a glyph is
-        matched against a third of the rows), kept for the next card seen alike."""
+        """The templates learned at a resolution within ``span`` (a factor) of ``px_per_mm``, and of
+        a key with none there, its nearest: only those are compared with a card seen at it (a glyph
+        is matched against a third of the rows), kept for the next card seen alike. (A template
+        learned at 2.6 px/mm that matches one of 2.0 is not kept, see ``_distinct``: a jack seen
+        at 2.8 is still compared with a jack.)"""
         distance = np.abs(self.log_px_per_mm - np.log(px_per_mm))
-        usable = distance <= max(np.log(span), float(distance.min()) + 1e-6)
+        nearest = np.full(len(self.keys), np.inf)
+        np.minimum.at(nearest, self.groups, distance)
+        usable = distance <= np.maximum(np.log(span), nearest[self.groups] + 1e-6)
         key = usable.tobytes()
         if key not in self._near:
             self._near[key] = Templates(self.keys, self.groups[usable], np.ascontiguousarray(self.images[usable]),
-                                        self.log_aspects[usable], self.log_px_per_mm[usable])
+                                        self.log_aspects[usable], self.log_heights[usable], self.log_px_per_mm[usable])
         return self._near[key]
 
 
@@ -95,9 +101,9 @@ class Deck:
             "format": FORMAT, "canonical_size": CANON_SIZE, "index": self.index.to_json(),
             "rank_size": RANK_SIZE, "suit_size": SUIT_SIZE, "refused": self.refused,
             "ranks": {k: [{"file": f"ranks/{'joker' if k == 'JK' else k}-{n}.png", "aspect": g.aspect,
-                           "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.ranks.items()},
+                           "height_mm": g.height_mm, "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.ranks.items()},
             "suits": {k: [{"file": f"suits/{'joker' if k == '*' else k}-{n}.png", "aspect": g.aspect,
-                           "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.suits.items()},
+                           "height_mm": g.height_mm, "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.suits.items()},
         }
         (folder / "deck.json").write_text(json.dumps(meta, indent=1))
 
@@ -123,7 +129,8 @@ class Deck:
                     raw = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE) if path.is_file() else None
                     if raw is None:
                         raise DeckError(f"{path}: template missing or unreadable")
-                    glyphs.append(Glyph(raw, float(item["aspect"]), float(item["redness"]), float(item["px_per_mm"])))
+                    glyphs.append(Glyph(raw, float(item["aspect"]), float(item["height_mm"]), float(item["redness"]),
+                                          float(item["px_per_mm"])))
                 table[key] = glyphs
             tables[kind] = table
         # a deck taught without a joker reports a joker as unreadable
@@ -312,6 +319,7 @@ def _distinct(glyphs: list[Glyph]) -> list[Glyph]:
     kept: list[Glyph] = []
     for glyph in glyphs:
         if all(float(glyph.image @ k.image) < SAME_TEMPLATE or abs(glyph.aspect - k.aspect) > 0.05
+               or abs(np.log(glyph.height_mm / k.height_mm)) > 0.05
                or abs(np.log(glyph.px_per_mm / k.px_per_mm)) > np.log(SAME_RESOLUTION) for k in kept):
             kept.append(glyph)
     return kept

@@ -100,15 +100,22 @@ class _Look:
                    _key_scores(glyphs[1], deck.suit_templates, px_per_mm, span), glyphs[1].redness)
 
 
+#: A symbol whose ink is taller or shorter than a template's by more than this factor is not the
+#: template's symbol: the templates are scaled to one size, and what glare leaves of a 3 (the top
+#: of its bowl) then matches a 7 closely. Ink a soft lens fattens or thins is within it.
+HEIGHT_SPAN = 1.35
+
+
 def _key_scores(glyph: Glyph, templates: Templates, px_per_mm: float, span: float) -> np.ndarray:
     """Each key's best score (in ``templates.keys`` order; -1 for a key with none) over the glyph's
     one-pixel shifts, among the templates learned at about the card's resolution (the nearest, if
-    none is near); a template of another shape (aspect) loses 0.2."""
+    none is near); a template of another shape (aspect) or size (height) loses 0.2 for each."""
     near = templates.near(px_per_mm, span)
     scores = (near.images @ glyph.shifted().T).max(axis=1)
     off_shape = np.abs(np.log(max(glyph.aspect, 1e-3)) - near.log_aspects) > 0.35
+    off_size = np.abs(np.log(glyph.height_mm) - near.log_heights) > np.log(HEIGHT_SPAN)
     best = np.full(len(templates.keys), -1.0)
-    np.maximum.at(best, near.groups, scores - 0.2 * off_shape)
+    np.maximum.at(best, near.groups, scores - 0.2 * off_shape - 0.2 * off_size)
     return best
 
 
