@@ -227,11 +227,9 @@ def _symbol_pieces(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float
     own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM
     if not own_cut:
         shared = cv2.connectedComponentsWithStats(ink & ~_frame_lines(ink), connectivity=8)[1:]
-    ox, oy = geometry.box_mm[:2]
     parts = []
     for region in (geometry.rank_mm, geometry.suit_mm):
-        x0, y0, x1, y1 = ((region[0] - ox - 0.5) * m, (region[1] - oy - 0.5) * m,
-                          (region[2] - ox + 0.5) * m, (region[3] - oy + 0.5) * m)
+        x0, y0, x1, y1 = _region_px(region, geometry)
         if own_cut:
             own = _symbol_ink(grey, ink, (max(0, round(x0)), max(0, round(y0)), round(x1), round(y1)))
             labels, stats, centroids = cv2.connectedComponentsWithStats(own & ~_frame_lines(own), connectivity=8)[1:]
@@ -247,6 +245,57 @@ def _symbol_pieces(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float
                       and stats[i, cv2.CC_STAT_AREA] >= 0.15 * stats[main, cv2.CC_STAT_AREA]]  # not specks beside a symbol
         parts.append((labels, stats, pieces))
     return grey, parts
+
+
+def _region_px(region: tuple[float, float, float, float], geometry: IndexGeometry) -> tuple[float, float, float, float]:
+    """A learned region (with half a millimetre round it) in pixels of the corner cut at ``geometry.box_mm``."""
+    m = CANON_PX_PER_MM
+    ox, oy = geometry.box_mm[:2]
+    return (region[0] - ox - 0.5) * m, (region[1] - oy - 0.5) * m, (region[2] - ox + 0.5) * m, (region[3] - oy + 0.5) * m
+
+
+def _parted(grey: np.ndarray, labels: np.ndarray, pieces: list[int], region_px: tuple[float, float, float, float]):
+    """The symbol's ink (``pieces`` of ``labels``) parted from what blur has joined it to (a court's
+    picture printed close to the index, seen coarse): the joined ink split along its palest line
+    between darker cores (a watershed from the ink cut halfway to its darkest), and the parts that
+    lie mostly in the symbol's region kept, as (labels, stats, pieces). None when nothing parts."""
+    joined = np.isin(labels, pieces)
+    values = grey[joined].astype(np.float32)
+    core_cut = (float(np.percentile(values, 2)) + float(values.max())) / 2
+    count, cores = cv2.connectedComponents((joined & (grey <= core_cut)).astype(np.uint8), connectivity=8)
+    if count <= 2:
+        return None
+    parts = _flooded(grey, cores.astype(np.int32), joined, core_cut, float(values.max()))
+    stats = np.zeros((count, 5), np.int32)
+    x0, y0, x1, y1 = (round(v) for v in region_px)
+    kept = []
+    for part in range(1, count):
+        ys, xs = np.nonzero(parts == part)
+        if not len(xs):
+            continue
+        stats[part] = (xs.min(), ys.min(), xs.max() + 1 - xs.min(), ys.max() + 1 - ys.min(), len(xs))
+        if np.count_nonzero((xs >= x0) & (xs < x1) & (ys >= y0) & (ys < y1)) >= len(xs) / 2:
+            kept.append(part)
+    return (parts, stats, kept) if kept else None
+
+
+PART_LEVELS = 8  # the steps in which parted ink is flooded from its cores
+
+
+def _flooded(grey: np.ndarray, cores: np.ndarray, ink: np.ndarray, low: float, high: float) -> np.ndarray:
+    """The ``cores`` (labels) grown through ``ink``, paler level by level from ``low`` to ``high``,
+    each pixel to the core that reaches it first (a watershed of the ink alone, not of the paper)."""
+    parts = cores.copy()
+    kernel = np.ones((3, 3), np.uint8)
+    for level in np.linspace(low, high, PART_LEVELS + 1)[1:]:
+        allowed = ink & (grey <= level)
+        while True:
+            grown = cv2.dilate(parts.astype(np.float32), kernel).astype(np.int32)
+            fill = (parts == 0) & allowed & (grown > 0)
+            if not fill.any():
+                break
+            parts[fill] = grown[fill]
+    return parts
 
 
 def _broken_off(labels: np.ndarray, stats: np.ndarray, main: int, pieces: list[int]) -> set[int]:
@@ -309,9 +358,13 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     if any(not pieces for _, _, pieces in parts):
         return None
     if _ink_box(parts[1][1], parts[1][2])[3] >= corner.shape[0]:
-        # the suit runs out of the corner's far edge: the corner is cut short (an outline off the
-        # card), and what is left of a spade (its point) matches a club as well as anything
-        return None
+        # the suit runs out of the corner's far edge: joined to a picture beside it, or the corner
+        # is cut short (an outline off the card), and what is left of a spade (its point) matches
+        # a club as well as anything
+        parted = _parted(grey, parts[1][0], parts[1][2], _region_px(geometry.suit_mm, geometry))
+        if parted is None or _ink_box(parted[1], parted[2])[3] >= corner.shape[0]:
+            return None
+        parts[1] = parted
     m = CANON_PX_PER_MM
     ox, oy = geometry.box_mm[:2]
     windows = []
