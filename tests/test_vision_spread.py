@@ -9,9 +9,9 @@ import pytest
 from appliance.config import shipped_config_dir
 from appliance.game.cards import CARDS
 from appliance.vision.calibrate import calibrate
-from appliance.vision.cards import card_quads
+from appliance.vision.cards import CANON_PX_PER_MM, CANON_SIZE, card_quads
 from appliance.vision.deck import learn
-from appliance.vision.index import index_glyphs
+from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.layout import load_layout
 from appliance.vision.reader import FIND_PX_PER_MM, read_frame, zone_image
 from appliance.vision.render import DESIGNS, Scene, card_face, deal_table, render_table
@@ -30,14 +30,8 @@ def casino_deck(tmp_path_factory):
     return learn(folder)
 
 
-@pytest.fixture(scope="module")
-def casino_index(casino_deck):
-    """Where the casino design prints its index, as its deck learns it."""
-    return casino_deck.index
-
-
 @pytest.mark.parametrize("seed", [5, 6])
-def test_each_card_of_a_spread_has_its_corner_and_the_top_card_both(seed, casino_index):
+def test_each_card_of_a_spread_has_its_corner_and_the_top_card_both(seed, casino_deck):
     """Hands laid left to right or turned round (``rotation="any"``): the card on top (last laid,
     fully in view) is the one card with two index corners, at the spread's far end."""
     rng = random.Random(seed)
@@ -49,12 +43,12 @@ def test_each_card_of_a_spread_has_its_corner_and_the_top_card_both(seed, casino
         image, frame_to_zone = zone_image(rendered.image, zone, calibration, FIND_PX_PER_MM, cv2.INTER_NEAREST)
         whole, odd = card_quads(image, FIND_PX_PER_MM)
         assert whole == [] and len(odd) == 1, name
-        spread = spread_corners(rendered.image, odd[0], np.linalg.inv(frame_to_zone), FIND_PX_PER_MM, casino_index)
+        spread = spread_corners(rendered.image, odd[0], np.linalg.inv(frame_to_zone), FIND_PX_PER_MM, casino_deck)
         assert [len(corners) for corners, _ in spread] == [1] * (len(cards) - 1) + [2], name
-        assert all(index_glyphs(corner, casino_index) is not None for corners, _ in spread for corner in corners)
+        assert all(casino_deck.shows_index(corner) for corners, _ in spread for corner in corners)
 
 
-def test_each_corner_is_cut_on_its_own_card(casino_index):
+def test_each_corner_is_cut_on_its_own_card(casino_deck):
     """The spread's outline is a coarse box round cards laid a little askew; each card's corner is
     placed on the card's own top edge, so the centre it gives lies where the card lies."""
     rng = random.Random(8)
@@ -64,7 +58,7 @@ def test_each_corner_is_cut_on_its_own_card(casino_index):
     for name, cards in HANDS.items():
         image, frame_to_zone = zone_image(rendered.image, LAYOUT.zone(name), calibration, FIND_PX_PER_MM, cv2.INTER_NEAREST)
         _, odd = card_quads(image, FIND_PX_PER_MM)
-        spread = spread_corners(rendered.image, odd[0], np.linalg.inv(frame_to_zone), FIND_PX_PER_MM, casino_index)
+        spread = spread_corners(rendered.image, odd[0], np.linalg.inv(frame_to_zone), FIND_PX_PER_MM, casino_deck)
         truth = [cv2.perspectiveTransform(q[None].astype(np.float64), frame_to_zone)[0].mean(axis=0)
                  for q in rendered.quads[name]]
         assert len(spread) == len(truth), name
@@ -102,3 +96,23 @@ def test_the_paper_pieces_of_one_spread_are_read_as_one():
     assert sorted((round(w / FIND_PX_PER_MM), round(h / FIND_PX_PER_MM))) == [88, 123]
     assert len(spread_pieces([rect(10, 10, 40, 88), rect(60, 10, 40, 88)], FIND_PX_PER_MM)) == 2  # 10 mm apart
     assert len(spread_pieces([rect(10, 10, 63, 60), rect(10, 71, 63, 60)], FIND_PX_PER_MM)) == 2  # not one card high
+
+
+def test_a_corner_shows_the_index_only_where_its_symbols_are_of_the_decks_size(casino_deck):
+    """Along a spread's edges, columns of ink that are not an index (a sliver of a pip beside a
+    line of a court's picture) gave a card a second, unreadable corner that vetoed its clear one,
+    or made a card of their own: a rank and a suit where the deck prints them are an index only
+    where each is about as tall as the deck prints it."""
+    index = casino_deck.index
+    face = cv2.resize(card_face("7c", DESIGNS["casino"]), CANON_SIZE, interpolation=cv2.INTER_AREA)
+    corner = index_patch(face, index).copy()
+    assert casino_deck.shows_index(corner)
+    # the rank's ink replaced by a blot 1.5 mm tall: still a rank and a suit where the deck prints
+    # them, but no rank of this deck's size
+    m, (ox, oy) = CANON_PX_PER_MM, index.box_mm[:2]
+    x0, y0, x1, y1 = index.rank_mm
+    rank = (slice(round((y0 - oy) * m), round((y1 - oy) * m)), slice(round((x0 - ox) * m), round((x1 - ox) * m)))
+    corner[rank] = 255
+    cy, cx = round(((y0 + y1) / 2 - oy) * m), round(((x0 + x1) / 2 - ox) * m)
+    corner[cy - 4:cy + 4, cx - 8:cx + 8] = 20
+    assert index_glyphs(corner, index) is not None and not casino_deck.shows_index(corner)

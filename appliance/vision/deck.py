@@ -35,6 +35,12 @@ def suit_key(code: str) -> str:
     return "*" if code == "Jk" else code[1]
 
 
+#: A symbol whose ink is taller or shorter than a template's by more than this factor is not the
+#: template's symbol: the templates are scaled to one size, and what glare leaves of a 3 (the top
+#: of its bowl) then matches a 7 closely. Ink a soft lens fattens or thins is within it.
+HEIGHT_SPAN = 1.35
+
+
 @dataclass
 class Templates:
     """One kind's templates stacked for matching all at once: a row per example, grouped by key."""
@@ -55,6 +61,10 @@ class Templates:
         return cls(keys, groups, np.stack([g.image for g in rows]),
                    np.log(np.maximum([g.aspect for g in rows], 1e-3)), np.log([g.height_mm for g in rows]),
                    np.log([g.px_per_mm for g in rows]))
+
+    def fits(self, glyph: Glyph) -> bool:
+        """The glyph's ink is as tall as some template's, within HEIGHT_SPAN: of a size this deck prints."""
+        return bool(np.any(np.abs(np.log(glyph.height_mm) - self.log_heights) <= np.log(HEIGHT_SPAN)))
 
     def near(self, px_per_mm: float, span: float) -> Templates:
         """The templates learned at a resolution within ``span`` (a factor) of ``px_per_mm``, and of
@@ -85,6 +95,12 @@ class Deck:
     def __post_init__(self) -> None:
         self.rank_templates = Templates.of(self.ranks)
         self.suit_templates = Templates.of(self.suits)
+
+    def shows_index(self, corner: np.ndarray) -> bool:
+        """A rank and a suit lie where this deck prints its index in the corner, each of a size the
+        deck prints (not a sliver of a pip, or a line of a court's picture)."""
+        glyphs = index_glyphs(corner, self.index)
+        return glyphs is not None and self.rank_templates.fits(glyphs[0]) and self.suit_templates.fits(glyphs[1])
 
     def save(self, folder: Path) -> None:
         for kind, table in (("ranks", self.ranks), ("suits", self.suits)):

@@ -21,7 +21,7 @@ import numpy as np
 from .calibrate import Calibration
 from .card_edge import on_edges
 from .cards import CARD_H_MM, Glyph, card_quads, flatten, index_corners, quad_px_per_mm
-from .deck import Deck, Templates
+from .deck import HEIGHT_SPAN, Deck, Templates
 from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
 from .index import index_glyphs
 from .layout import Layout, Zone
@@ -98,12 +98,6 @@ class _Look:
     def of(cls, glyphs: tuple[Glyph, Glyph], deck: Deck, px_per_mm: float, span: float) -> _Look:
         return cls(_key_scores(glyphs[0], deck.rank_templates, px_per_mm, span),
                    _key_scores(glyphs[1], deck.suit_templates, px_per_mm, span), glyphs[1].redness)
-
-
-#: A symbol whose ink is taller or shorter than a template's by more than this factor is not the
-#: template's symbol: the templates are scaled to one size, and what glare leaves of a 3 (the top
-#: of its bowl) then matches a 7 closely. Ink a soft lens fattens or thins is within it.
-HEIGHT_SPAN = 1.35
 
 
 def _key_scores(glyph: Glyph, templates: Templates, px_per_mm: float, span: float) -> np.ndarray:
@@ -254,7 +248,7 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
         frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
         reads.append(CardRead(*read_card(frame, frame_quad, deck, t), mm(quad.mean(axis=0))))
     for quad in spread_pieces(odd, FIND_PX_PER_MM):
-        spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM, deck.index)
+        spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM, deck)
         if spread is None:
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
                                   None, mm(quad.mean(axis=0))))

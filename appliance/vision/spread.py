@@ -17,7 +17,8 @@ import cv2
 import numpy as np
 
 from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, ink_symbols, order_quad
-from .index import IndexGeometry, index_glyphs
+from .deck import Deck
+from .index import IndexGeometry
 
 # The spread's short side is one card's height; its cards may lie a little askew.
 HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
@@ -74,7 +75,7 @@ def _gap(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray, px_per_mm: float,
-                   index: IndexGeometry) -> list[tuple[list[np.ndarray], np.ndarray]] | None:
+                   deck: Deck) -> list[tuple[list[np.ndarray], np.ndarray]] | None:
     """Each card's index corners in view (upright, each as the top-left corner of a face) and the
     card's centre in zone pixels, in the spread's order, for the shape ``quad`` (zone pixels); None
     when the shape is not a spread of cards."""
@@ -88,16 +89,18 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         length = float(np.linalg.norm(corners_zone[1] - corners_zone[0])) / px_per_mm
         height = float(np.linalg.norm(corners_zone[2] - corners_zone[1])) / px_per_mm
         if HEIGHT_RANGE_MM[0] <= height <= HEIGHT_RANGE_MM[1] and length >= CARD_W_MM + 10:
-            edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height, index)
-            indices[turn] = sum(index_glyphs(corner, index) is not None for corners, _ in edges[turn] for corner in corners)
+            edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height, deck)
+            indices[turn] = sum(deck.shows_index(corner) for corners, _ in edges[turn] for corner in corners)
     best = int(np.argmax(indices))
     if indices[best] <= 1:
         return None
     cards = edges[best]
     # The far edge's corners, each to the card whose centre it points to: within half the least
     # step between cards (an index's width, or the next card would cover it).
-    same_card_mm = (index.box_mm[2] - index.box_mm[0]) / 2
+    same_card_mm = (deck.index.box_mm[2] - deck.index.box_mm[0]) / 2
     for corners, centre in edges[(best + 2) % 4]:
+        if not all(deck.shows_index(corner) for corner in corners):
+            continue  # the first column of ink along that edge may be a pip, or a court's picture
         distances = [float(np.linalg.norm(centre - c)) for _, c in cards]
         nearest = int(np.argmin(distances))
         if distances[nearest] <= same_card_mm * px_per_mm:
@@ -115,11 +118,12 @@ def _cut(frame: np.ndarray, mm_to_frame: np.ndarray, box_mm: tuple[float, float,
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeometry) -> list[tuple[list[np.ndarray], np.ndarray]]:
+def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck) -> list[tuple[list[np.ndarray], np.ndarray]]:
     """The index corners along the edge ``corners_zone[0]`` -> ``[1]``: the band of the spread
     where every card's top-left index lies, cut from the frame and split into columns of ink, each
     corner then cut on its own card (see :func:`_card_frame`)."""
     m = CANON_PX_PER_MM
+    index = deck.index
     rect_mm = np.array([[0, 0], [length, 0], [length, height], [0, height]], np.float32)
     mm_to_zone = cv2.getPerspectiveTransform(rect_mm, corners_zone.astype(np.float32))
     mm_to_frame = zone_to_frame @ mm_to_zone
@@ -174,7 +178,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, index: IndexGeo
             continue
         card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
         corners = [_cut(frame, mm_to_frame @ card_to_mm, index.box_mm)]
-        if middles and index_glyphs(corners[0], index) is None:
+        if middles and not deck.shows_index(corners[0]):
             continue
         middles.append(middle)
         centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
