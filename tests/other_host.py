@@ -9,6 +9,7 @@ import dataclasses
 import os
 import shutil
 import subprocess
+import time
 import uuid
 from pathlib import Path
 
@@ -50,15 +51,41 @@ def _names(tag: str) -> tuple[str, str, str]:
 
 
 def _link(tag: str) -> None:
-    """Make the namespace and its veth pair, addressed and up."""
+    """Make the namespace and its veth pair, addressed, up and settled.
+
+    A browser drops a request under way with ERR_NETWORK_CHANGED when an address or a link changes
+    beside it: so the links carry no IPv6 (whose link-local address would arrive a moment after the
+    link is up), and the link is waited for until both ends have carrier before anyone uses it."""
     namespace, here, there = _names(tag)
     _ip("netns", "add", namespace)
-    _ip("link", "add", here, "type", "veth", "peer", "name", there, "netns", namespace)
-    _ip("addr", "add", f"{HOST_ADDRESS}/{PREFIX}", "dev", here)
-    _ip("link", "set", here, "up")
-    _ip("-n", namespace, "addr", "add", f"{OTHER_ADDRESS}/{PREFIX}", "dev", there)
-    _ip("-n", namespace, "link", "set", there, "up")
     _ip("-n", namespace, "link", "set", "lo", "up")
+    _ip("link", "add", here, "type", "veth", "peer", "name", there, "netns", namespace)
+    _no_ipv6(here)
+    _no_ipv6(there, namespace)
+    _ip("addr", "add", f"{HOST_ADDRESS}/{PREFIX}", "dev", here)
+    _ip("-n", namespace, "addr", "add", f"{OTHER_ADDRESS}/{PREFIX}", "dev", there)
+    _ip("link", "set", here, "up")
+    _ip("-n", namespace, "link", "set", there, "up")
+    _await_carrier(here, there, namespace)
+
+
+def _no_ipv6(link: str, namespace: str | None = None) -> None:
+    switch = f"/proc/sys/net/ipv6/conf/{link}/disable_ipv6"
+    inside = ["ip", "netns", "exec", namespace] if namespace else []
+    subprocess.run([*inside, "sh", "-c", f"[ ! -e {switch} ] || echo 1 > {switch}"], check=True,
+                   capture_output=True, text=True, timeout=30)
+
+
+def _await_carrier(here: str, there: str, namespace: str, timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        states = [subprocess.run(["ip", *prefix, "-o", "link", "show", link], capture_output=True, text=True,
+                                 timeout=30).stdout for prefix, link in (([], here), (["-n", namespace], there))]
+        if all("LOWER_UP" in state for state in states):
+            return
+        if time.monotonic() > deadline:
+            raise subprocess.CalledProcessError(1, ["ip", "link", "show", here], stderr=f"no carrier: {states}")
+        time.sleep(0.05)
 
 
 @contextlib.contextmanager
