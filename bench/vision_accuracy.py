@@ -138,7 +138,7 @@ def main() -> None:
     learn_s += time.perf_counter() - start
     counts: Counter = Counter()
     by_source: dict[str, Counter] = {}  # the image a card was shown from -> its counts
-    misreads, unreadable = [], Counter()
+    misreads, unreadable, unreadable_cards = [], Counter(), Counter()
     times: dict[str, list[float]] = {}  # what -> (wall ms, CPU ms) per call
     widths, tilts = [], []
 
@@ -184,6 +184,7 @@ def main() -> None:
                 by_source[source][outcome] += 1
                 if outcome == "unreadable":
                     unreadable[read.reason.split("(")[0].strip()] += 1
+                    unreadable_cards[card] += 1
                 elif outcome == "misread":
                     misreads.append({"frame": seed, "zone": zone, "card": card, "read": read.card, "source": source})
     read_s = time.perf_counter() - start
@@ -218,7 +219,8 @@ def main() -> None:
                                                / np.median(np.array(times["baseline_full_frame_warp"])[:, 1])), 2),
         "reader_peak_rss_mb": round(peak_rss_mb()),
         "learn_s": round(learn_s), "render_s": round(render_s), "read_s": round(read_s),
-        "unreadable_reasons": dict(unreadable.most_common(8)), "misreads": misreads[:20],
+        "unreadable_reasons": dict(unreadable.most_common(8)), "unreadable_cards": dict(unreadable_cards.most_common(12)),
+        "misreads": misreads[:20],
     }, indent=1))
 
 

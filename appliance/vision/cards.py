@@ -27,6 +27,7 @@ class Glyph:
     height_mm: float  # of its ink on the card: a piece of a symbol (the rest washed out) is shorter
     redness: float  # mean (R - max(G, B)) over its ink, in grey levels
     px_per_mm: float = CANON_PX_PER_MM  # the resolution the card was seen at (a template's, for matching alike)
+    faint: bool = False  # lost at the corner's ink cut and found again at its own: weaker evidence
 
     @property
     def image(self) -> np.ndarray:

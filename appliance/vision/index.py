@@ -12,7 +12,7 @@ those two regions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -216,15 +216,15 @@ def index_patch(face: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
     return face[y0:y1, x0:x1]
 
 
-def _symbol_pieces(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float | None):
+def _symbol_pieces(corner: np.ndarray, geometry: IndexGeometry, own_cut: bool):
     """The corner's darkest channel and, for the rank and the suit, its ink components (labels,
-    stats) and those whose centre lies in its learned region; None when washed out."""
+    stats) and those whose centre lies in its learned region, the ink cut for each symbol at its
+    own level or (``own_cut`` false) at the corner's; None when washed out."""
     m = CANON_PX_PER_MM
     found = dark_ink(corner)
     if found is None:
         return None
     grey, ink = found
-    own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM
     if not own_cut:
         shared = cv2.connectedComponentsWithStats(ink & ~_frame_lines(ink), connectivity=8)[1:]
     parts = []
@@ -351,7 +351,14 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     ``px_per_mm``, where known): the ink whose pieces lie in the learned rank and suit regions, cut
     to those regions (a printed frame line touching a symbol is not part of it), the regions moved
     together where that takes both symbols whole (see ``_registered``). None when either has no ink."""
-    found = _symbol_pieces(corner, geometry, px_per_mm)
+    own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM
+    found = _symbol_pieces(corner, geometry, own_cut)
+    faint = found is not None and not own_cut and _partly(found[1], geometry)
+    if faint:
+        # a pale symbol beside a dark one (a thin 8 over a solid spade) keeps only its darkest
+        # strokes at the corner's cut: it is cut at its own level, and marked faint (glare that
+        # washed a 2 out leaves a 2 whose thin bar is gone: a 7)
+        found = _symbol_pieces(corner, geometry, True)
     if found is None:
         return None
     grey, parts = found
@@ -379,13 +386,32 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
         if glyph is None:
             return None
         glyphs.append(glyph)
+    if faint:
+        return replace(glyphs[0], faint=True), replace(glyphs[1], faint=True)
     return glyphs[0], glyphs[1]
+
+
+#: A symbol whose ink is less than this share of its learned region's height is only part of it.
+PART_OF_SYMBOL = 0.6
+
+
+def _partly(parts, geometry: IndexGeometry) -> bool:
+    """The rank's or the suit's ink (``parts``, as ``_symbol_pieces`` gives them) is missing, or
+    shorter than PART_OF_SYMBOL of the height of the region it was learned in."""
+    for (_, stats, pieces), region in zip(parts, (geometry.rank_mm, geometry.suit_mm)):
+        if not pieces:
+            return True
+        _, top, _, bottom = _ink_box(stats, pieces)
+        if bottom - top < PART_OF_SYMBOL * (region[3] - region[1]) * CANON_PX_PER_MM:
+            return True
+    return False
 
 
 def _ink_box(stats: np.ndarray, pieces: list[int]) -> tuple[int, int, int, int]:
     """The box (x0, y0, x1, y1) round the ink components ``pieces``."""
-    x, y, w, h = (stats[pieces, k] for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
-    return int(x.min()), int(y.min()), int((x + w).max()), int((y + h).max())
+    chosen = stats[pieces]
+    x, y = chosen[:, cv2.CC_STAT_LEFT], chosen[:, cv2.CC_STAT_TOP]
+    return int(x.min()), int(y.min()), int((x + chosen[:, cv2.CC_STAT_WIDTH]).max()), int((y + chosen[:, cv2.CC_STAT_HEIGHT]).max())
 
 
 def _registered(windows, inks, most: int) -> tuple[int, int]:

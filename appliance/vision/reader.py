@@ -93,11 +93,12 @@ class _Look:
     ranks: np.ndarray
     suits: np.ndarray
     redness: float
+    faint: bool  # its symbols were found again at their own ink cut (see index_glyphs)
 
     @classmethod
     def of(cls, glyphs: tuple[Glyph, Glyph], deck: Deck, px_per_mm: float, span: float) -> _Look:
         return cls(_key_scores(glyphs[0], deck.rank_templates, px_per_mm, span),
-                   _key_scores(glyphs[1], deck.suit_templates, px_per_mm, span), glyphs[1].redness)
+                   _key_scores(glyphs[1], deck.suit_templates, px_per_mm, span), glyphs[1].redness, glyphs[0].faint)
 
 
 def _key_scores(glyph: Glyph, templates: Templates, px_per_mm: float, span: float) -> np.ndarray:
@@ -155,25 +156,28 @@ def _decide(looks: list[_Look], deck: Deck, t: Thresholds) -> tuple[str | None, 
     suits = _weighted([look.suits for look in looks], suit_w)
     if colour is not None:
         suits = np.where([k in colour for k in deck.suit_templates.keys], suits, -np.inf)
+    faint = any(look.faint for look in looks)
     r_score, rank, r_next, r_other = _best_two(ranks, deck.rank_templates.keys)
     s_score, suit, s_next, s_other = _best_two(suits, deck.suit_templates.keys)
-    if r_score < t.score or (1 - r_score) > _ratio(rank_w, t) * (1 - r_next):
+    if r_score < t.score or (1 - r_score) > _ratio(rank_w, t, faint) * (1 - r_next):
         return None, r_score, f"rank unclear ({rank} {r_score:.2f}, next {r_other} {r_next:.2f})"
-    if s_score < t.score or (1 - s_score) > _ratio(suit_w, t) * (1 - s_next):
+    if s_score < t.score or (1 - s_score) > _ratio(suit_w, t, faint) * (1 - s_next):
         return None, s_score, f"suit unclear ({suit} {s_score:.2f}, next {s_other} {s_next:.2f})"
     if (rank == "JK") != (suit == "*"):
         return None, 0.0, f"rank {rank} with suit {suit}"
     return ("Jk" if rank == "JK" else rank + suit), min(r_score, s_score), "read"
 
 
-def _ratio(weights: list[float], t: Thresholds) -> float:
+def _ratio(weights: list[float], t: Thresholds, faint: bool) -> float:
     """The runner-up test's ratio for scores weighed over corners: the strict one for one corner
     in view; for two, from the outweighed one (one corner carries the evidence) to the looser one
-    (both, of equal weight), by the weights' effective number (1 to 2)."""
+    (both, of equal weight), by the weights' effective number (1 to 2). With a faint corner among
+    them, two are no looser than one: glare washes both corners alike, and they agree on its error."""
     if len(weights) == 1:
         return t.ratio
     corners = sum(weights) ** 2 / sum(w * w for w in weights)
-    return t.ratio_outweighed + (t.ratio_agreeing - t.ratio_outweighed) * (corners - 1)
+    ratio = t.ratio_outweighed + (t.ratio_agreeing - t.ratio_outweighed) * (corners - 1)
+    return min(ratio, t.ratio) if faint else ratio
 
 
 def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck,
