@@ -44,8 +44,8 @@ def test_each_card_of_a_spread_has_its_corner_and_the_top_card_both(seed, casino
         whole, odd = card_quads(image, FIND_PX_PER_MM)
         assert whole == [] and len(odd) == 1, name
         spread = spread_corners(rendered.image, odd[0], np.linalg.inv(frame_to_zone), FIND_PX_PER_MM, casino_deck)
-        assert [len(corners) for corners, _ in spread] == [1] * (len(cards) - 1) + [2], name
-        assert all(casino_deck.shows_index(corner) for corners, _ in spread for corner in corners)
+        assert [len(card.corners) for card in spread] == [1] * (len(cards) - 1) + [2], name
+        assert all(casino_deck.shows_index(glyphs) for card in spread for glyphs in card.glyphs)
 
 
 def test_each_corner_is_cut_on_its_own_card(casino_deck):
@@ -62,8 +62,8 @@ def test_each_corner_is_cut_on_its_own_card(casino_deck):
         truth = [cv2.perspectiveTransform(q[None].astype(np.float64), frame_to_zone)[0].mean(axis=0)
                  for q in rendered.quads[name]]
         assert len(spread) == len(truth), name
-        for _, centre in spread:
-            off_mm = min(np.linalg.norm(centre - t) for t in truth) / FIND_PX_PER_MM
+        for card in spread:
+            off_mm = min(np.linalg.norm(card.centre - t) for t in truth) / FIND_PX_PER_MM
             assert off_mm < 1.0, (name, off_mm)
 
 
@@ -106,7 +106,7 @@ def test_a_corner_shows_the_index_only_where_its_symbols_are_of_the_decks_size(c
     index = casino_deck.index
     face = cv2.resize(card_face("7c", DESIGNS["casino"]), CANON_SIZE, interpolation=cv2.INTER_AREA)
     corner = index_patch(face, index).copy()
-    assert casino_deck.shows_index(corner)
+    assert casino_deck.shows_index(index_glyphs(corner, index))
     # the rank's ink replaced by a blot 1.5 mm tall: still a rank and a suit where the deck prints
     # them, but no rank of this deck's size
     m, (ox, oy) = CANON_PX_PER_MM, index.box_mm[:2]
@@ -115,4 +115,5 @@ def test_a_corner_shows_the_index_only_where_its_symbols_are_of_the_decks_size(c
     corner[rank] = 255
     cy, cx = round(((y0 + y1) / 2 - oy) * m), round(((x0 + x1) / 2 - ox) * m)
     corner[cy - 4:cy + 4, cx - 8:cx + 8] = 20
-    assert index_glyphs(corner, index) is not None and not casino_deck.shows_index(corner)
+    glyphs = index_glyphs(corner, index)
+    assert glyphs is not None and not casino_deck.shows_index(glyphs)

@@ -96,10 +96,9 @@ class Deck:
         self.rank_templates = Templates.of(self.ranks)
         self.suit_templates = Templates.of(self.suits)
 
-    def shows_index(self, corner: np.ndarray) -> bool:
-        """A rank and a suit lie where this deck prints its index in the corner, each of a size the
-        deck prints (not a sliver of a pip, or a line of a court's picture)."""
-        glyphs = index_glyphs(corner, self.index)
+    def shows_index(self, glyphs: tuple[Glyph, Glyph] | None) -> bool:
+        """The rank and suit found where this deck prints its index in a corner (``index_glyphs``)
+        are each of a size the deck prints (not a sliver of a pip, or a line of a court's picture)."""
         return glyphs is not None and self.rank_templates.fits(glyphs[0]) and self.suit_templates.fits(glyphs[1])
 
     def save(self, folder: Path) -> None:

@@ -20,13 +20,13 @@ import numpy as np
 
 from .calibrate import Calibration
 from .card_edge import on_edges
-from .cards import CARD_H_MM, Glyph, card_quads, flatten, index_corners, quad_px_per_mm
+from .cards import Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import HEIGHT_SPAN, Deck, Templates
 from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
 from .index import index_glyphs
 from .layout import Layout, Zone
 from .photo import CardOutline, find_cards, image_aspect
-from .spread import spread_corners, spread_pieces
+from .spread import spread_corners, spread_pieces, spread_px_per_mm
 
 ZONE_PX_PER_MM = 3.0  # the zone image the audit log keeps
 # Cards are found in a coarser view of the zone, sampled without interpolation (an outline needs
@@ -183,26 +183,34 @@ def _ratio(weights: list[float], t: Thresholds, faint: bool) -> float:
 def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck,
               t: Thresholds) -> tuple[str | None, float, str | None, float | None]:
     """The card at ``quad`` (frame pixels), from both its index corners."""
-    return _read_corners(index_corners(frame, quad, deck.index.box_mm), deck, t, quad_px_per_mm(quad))
+    return _read_index(index_corners(frame, quad, deck.index.box_mm), deck, t, quad_px_per_mm(quad))
 
 
 #: A card seen at less than the lowest resolution the deck was learned at, over this, is not read.
 LOWEST_SPAN = 1.6
 
 
-def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds,
-                  px_per_mm: float) -> tuple[str | None, float, str | None, float | None]:
-    """(code, confidence, reason, match) from a card's index corners in view (seen at ``px_per_mm``).
-    With two, their scores are weighed by how clearly each corner matched (``_decide``), unless
-    the corners alone name different cards; with one, the strict test. The match is the lower of
-    the best rank's and the best suit's score, averaged over the corners."""
+def _read_index(corners: list[np.ndarray], deck: Deck, t: Thresholds,
+                px_per_mm: float) -> tuple[str | None, float, str | None, float | None]:
+    """(code, confidence, reason, match) of a card from its index corners in view, seen at
+    ``px_per_mm`` (see ``_read_glyphs``)."""
+    return _read_glyphs([index_glyphs(c, deck.index, px_per_mm) for c in corners], deck, t, px_per_mm)
+
+
+def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds,
+                 px_per_mm: float) -> tuple[str | None, float, str | None, float | None]:
+    """(code, confidence, reason, match) from the rank and suit found in each of a card's index
+    corners in view (None where a corner showed none), seen at ``px_per_mm``. With two, their scores
+    are weighed by how clearly each corner matched (``_decide``), unless the corners alone name
+    different cards; with one, the strict test. The match is the lower of the best rank's and the
+    best suit's score, averaged over the corners."""
     lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
                            f"{lowest:.1f} px/mm the deck was learned down to"), None
-    looks = [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in (index_glyphs(c, deck.index, px_per_mm) for c in corners) if g is not None]
+    looks = [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in found if g is not None]
     if not looks:
-        return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(corners) > 1 else ""), None
+        return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(found) > 1 else ""), None
     match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks) \
         if px_per_mm >= EVIDENCE_MIN_PX_PER_MM else None
     # two corners that each alone name a card and disagree refuse it, however the weighing would
@@ -212,7 +220,7 @@ def _read_corners(corners: list[np.ndarray], deck: Deck, t: Thresholds,
     if len(alone) > 1 or code is not None and alone and code not in alone:
         return None, 0.0, f"unreadable: the two corners read {' and '.join(sorted(alone | {code} - {None}))}", match
     if code is None:
-        return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(corners) else " (one corner only)"), match
+        return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(found) else " (one corner only)"), match
     return code, confidence, None, match
 
 
@@ -257,11 +265,9 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
                                   None, mm(quad.mean(axis=0))))
             continue
-        frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
-        sides = np.linalg.norm(frame_quad - np.roll(frame_quad, -1, axis=0), axis=1)
-        spread_px = float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2 / CARD_H_MM)  # its short side: a card's height
-        for corners, centre in spread:  # a hand spread with overlap: each card's index corners in view
-            reads.append(CardRead(*_read_corners(corners, deck, t, spread_px), mm(centre)))
+        seen_px = spread_px_per_mm(quad, zone_to_frame)
+        for card in spread:  # a hand spread with overlap: each card's index corners in view
+            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px), mm(card.centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads
 
@@ -329,7 +335,7 @@ def _read_outline(photo: np.ndarray, outline: CardOutline, deck: Deck, t: Thresh
     for turn in turns:
         quad = np.roll(outline.corners, turn, axis=0)
         corners = [flatten(photo, np.roll(quad, half, axis=0), box, ordered=True) for half in (0, 2)]
-        reads.append(_read_corners(corners, deck, t, quad_px_per_mm(outline.corners))[:3])
+        reads.append(_read_index(corners, deck, t, quad_px_per_mm(outline.corners))[:3])
     named = {code for code, _, _ in reads if code is not None}
     if len(named) > 1:
         return None, 0.0, f"unreadable: the card reads {' or '.join(sorted(named))} as it is turned"

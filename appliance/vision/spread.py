@@ -13,12 +13,14 @@ instead: that edge then has the most corners, and the same pairing holds.)"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, ink_symbols, order_quad
+from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, Glyph, ink_symbols, order_quad
 from .deck import Deck
-from .index import IndexGeometry
+from .index import IndexGeometry, index_glyphs
 
 # The spread's short side is one card's height; its cards may lie a little askew.
 HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
@@ -74,13 +76,31 @@ def _gap(a: np.ndarray, b: np.ndarray) -> float:
     return max(0.0, -max(inside))
 
 
+@dataclass
+class SpreadCard:
+    """One card of a spread: its index corners in view (upright, each as the top-left corner of a
+    face), the rank and suit found in each (None: none), and its centre in zone pixels."""
+
+    corners: list[np.ndarray]
+    glyphs: list[tuple[Glyph, Glyph] | None]
+    centre: np.ndarray
+
+
+def spread_px_per_mm(quad: np.ndarray, zone_to_frame: np.ndarray) -> float:
+    """The resolution the spread ``quad`` (zone pixels) is seen at in the frame: its short side is
+    a card's height."""
+    frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
+    sides = np.linalg.norm(frame_quad - np.roll(frame_quad, -1, axis=0), axis=1)
+    return float(min(sides[0] + sides[2], sides[1] + sides[3]) / 2 / CARD_H_MM)
+
+
 def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray, px_per_mm: float,
-                   deck: Deck) -> list[tuple[list[np.ndarray], np.ndarray]] | None:
-    """Each card's index corners in view (upright, each as the top-left corner of a face) and the
-    card's centre in zone pixels, in the spread's order, for the shape ``quad`` (zone pixels); None
-    when the shape is not a spread of cards."""
-    edges: list[list[tuple[list[np.ndarray], np.ndarray]]] = [[] for _ in range(4)]
+                   deck: Deck) -> list[SpreadCard] | None:
+    """Each card of the spread ``quad`` (zone pixels, ``px_per_mm``) with its index corners in
+    view, in the spread's order; None when the shape is not a spread of cards."""
+    edges: list[list[SpreadCard]] = [[] for _ in range(4)]
     indices = [0] * 4
+    seen_px = spread_px_per_mm(quad, zone_to_frame)
     # Any edge may be the one along the index corners: the hand may be turned round (then the
     # opposite edge shows only the last card's second index), and a spread of two cards is
     # about as long as it is high. The edge with the most index corners (a rank above a suit) wins.
@@ -89,8 +109,8 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         length = float(np.linalg.norm(corners_zone[1] - corners_zone[0])) / px_per_mm
         height = float(np.linalg.norm(corners_zone[2] - corners_zone[1])) / px_per_mm
         if HEIGHT_RANGE_MM[0] <= height <= HEIGHT_RANGE_MM[1] and length >= CARD_W_MM + 10:
-            edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height, deck)
-            indices[turn] = sum(deck.shows_index(corner) for corners, _ in edges[turn] for corner in corners)
+            edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height, deck, seen_px)
+            indices[turn] = sum(deck.shows_index(glyphs) for card in edges[turn] for glyphs in card.glyphs)
     best = int(np.argmax(indices))
     if indices[best] <= 1:
         return None
@@ -98,13 +118,14 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
     # The far edge's corners, each to the card whose centre it points to: within half the least
     # step between cards (an index's width, or the next card would cover it).
     same_card_mm = (deck.index.box_mm[2] - deck.index.box_mm[0]) / 2
-    for corners, centre in edges[(best + 2) % 4]:
-        if not all(deck.shows_index(corner) for corner in corners):
+    for far in edges[(best + 2) % 4]:
+        if not all(deck.shows_index(glyphs) for glyphs in far.glyphs):
             continue  # the first column of ink along that edge may be a pip, or a court's picture
-        distances = [float(np.linalg.norm(centre - c)) for _, c in cards]
+        distances = [float(np.linalg.norm(far.centre - card.centre)) for card in cards]
         nearest = int(np.argmin(distances))
         if distances[nearest] <= same_card_mm * px_per_mm:
-            cards[nearest][0].extend(corners)
+            cards[nearest].corners.extend(far.corners)
+            cards[nearest].glyphs.extend(far.glyphs)
     return cards
 
 
@@ -118,10 +139,11 @@ def _cut(frame: np.ndarray, mm_to_frame: np.ndarray, box_mm: tuple[float, float,
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck) -> list[tuple[list[np.ndarray], np.ndarray]]:
-    """The index corners along the edge ``corners_zone[0]`` -> ``[1]``: the band of the spread
-    where every card's top-left index lies, cut from the frame and split into columns of ink, each
-    corner then cut on its own card (see :func:`_card_frame`)."""
+def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, seen_px: float) -> list[SpreadCard]:
+    """The cards whose index corners lie along the edge ``corners_zone[0]`` -> ``[1]``: the band of
+    the spread where every card's top-left index lies, cut from the frame and split into columns of
+    ink, each corner then cut on its own card (see :func:`_card_frame`) and its symbols found as a
+    card seen at ``seen_px`` px/mm shows them."""
     m = CANON_PX_PER_MM
     index = deck.index
     rect_mm = np.array([[0, 0], [length, 0], [length, height], [0, height]], np.float32)
@@ -177,12 +199,13 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck) -> 
         if middles and middle - middles[-1] < step:
             continue
         card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
-        corners = [_cut(frame, mm_to_frame @ card_to_mm, index.box_mm)]
-        if middles and not deck.shows_index(corners[0]):
+        corner = _cut(frame, mm_to_frame @ card_to_mm, index.box_mm)
+        glyphs = index_glyphs(corner, index, seen_px)
+        if middles and not deck.shows_index(glyphs):
             continue
         middles.append(middle)
         centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
-        out.append((corners, centre[0, 0]))
+        out.append(SpreadCard([corner], [glyphs], centre[0, 0]))
     return out
 
 
