@@ -16,6 +16,7 @@ CANON_SIZE = (round(CARD_W_MM * CANON_PX_PER_MM), round(CARD_H_MM * CANON_PX_PER
 # at full resolution look alike.
 RANK_SIZE = (24, 32)
 SUIT_SIZE = (24, 24)
+LINE_MM = (4.0, 0.8)  # a printed frame line: a straight run this long, thinner than this
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,20 @@ def dark_ink(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return grey, ink
 
 
+def frame_lines(ink: np.ndarray) -> np.ndarray:
+    """Printed frame lines in an ink mask: long straight runs thinner than a symbol's stroke, so a
+    line that touches a symbol does not join it."""
+    m = CANON_PX_PER_MM
+    long, thick = round(LINE_MM[0] * m), round(LINE_MM[1] * m)
+    lines = np.zeros_like(ink)
+    # kernels are (rows, columns): a vertical run, and the stroke's width across it
+    for run, across in (((long, 1), (1, thick)), ((1, long), (thick, 1))):
+        runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones(run, np.uint8))
+        wide = cv2.dilate(cv2.erode(ink, np.ones(across, np.uint8)), np.ones((across[0] + 2, across[1] + 2), np.uint8))
+        lines |= runs & ~wide
+    return lines
+
+
 def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]] | None:
     """The grey image, the ink's connected components (labels, stats) and the boxes (top, bottom,
     left, right, label) of those that may be index symbols: not specks, not printed border lines,
@@ -126,7 +141,8 @@ def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     if found is None:
         return None
     grey, ink = found
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    # a printed frame line (a court picture's) that blur joins to a rank would take the rank for a line
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink & ~frame_lines(ink), connectivity=8)
     x, y, bw, bh, area = stats[1:].T
     long_side, short_side = np.maximum(bw, bh), np.minimum(bw, bh)
     speck = area < 0.6 * m * m

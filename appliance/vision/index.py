@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, dark_ink, glyph_of, paper_shade
+from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, dark_ink, frame_lines, glyph_of, paper_shade
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 MAP_PX_PER_MM = 2.0
@@ -42,7 +42,6 @@ BROKEN_GAP_MM = 0.4  # see _broken_off
 # coarser, a blurred symbol cut nearer the paper closes up (a 5 like an 8).
 OWN_CUT_PX_PER_MM = 3.0
 REACH_MM, REACH_SHARE = 1.0, 0.15  # see IndexGeometry.reach
-LINE_MM = (4.0, 0.8)  # a frame line: a straight run this long, thinner than this
 SYMBOL_SIZE_MM = (1.5, 25.0)  # each learned region's width and height
 
 
@@ -226,13 +225,13 @@ def _symbol_pieces(corner: np.ndarray, geometry: IndexGeometry, own_cut: bool):
         return None
     grey, ink = found
     if not own_cut:
-        shared = cv2.connectedComponentsWithStats(ink & ~_frame_lines(ink), connectivity=8)[1:]
+        shared = cv2.connectedComponentsWithStats(ink & ~frame_lines(ink), connectivity=8)[1:]
     parts = []
     for region in (geometry.rank_mm, geometry.suit_mm):
         x0, y0, x1, y1 = _region_px(region, geometry)
         if own_cut:
             own = _symbol_ink(grey, ink, (max(0, round(x0)), max(0, round(y0)), round(x1), round(y1)))
-            labels, stats, centroids = cv2.connectedComponentsWithStats(own & ~_frame_lines(own), connectivity=8)[1:]
+            labels, stats, centroids = cv2.connectedComponentsWithStats(own & ~frame_lines(own), connectivity=8)[1:]
         else:
             labels, stats, centroids = shared
         here = [i for i in range(1, len(stats)) if not _line(stats[i])
@@ -323,20 +322,6 @@ def _symbol_ink(grey: np.ndarray, ink: np.ndarray, region_px: tuple[int, int, in
         return ink
     cut = min(max(float(own), corner_cut), (corner_cut + paper) / 2)
     return np.where(smooth <= cut, 255, 0).astype(np.uint8)
-
-
-def _frame_lines(ink: np.ndarray) -> np.ndarray:
-    """Printed frame lines in an ink mask: long straight runs thinner than a symbol's stroke, so a
-    line that touches a symbol does not join it."""
-    m = CANON_PX_PER_MM
-    long, thick = round(LINE_MM[0] * m), round(LINE_MM[1] * m)
-    lines = np.zeros_like(ink)
-    # kernels are (rows, columns): a vertical run, and the stroke's width across it
-    for run, across in (((long, 1), (1, thick)), ((1, long), (thick, 1))):
-        runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones(run, np.uint8))
-        wide = cv2.dilate(cv2.erode(ink, np.ones(across, np.uint8)), np.ones((across[0] + 2, across[1] + 2), np.uint8))
-        lines |= runs & ~wide
-    return lines
 
 
 def _line(stat: np.ndarray) -> bool:

@@ -190,9 +190,12 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
     # more in that part (pips, a court's picture): further ink is an index only where a rank and a
     # suit lie where the deck prints them, no nearer the index before it than an index's width
-    # (the next card would cover it).
-    if not candidates or not x0 <= candidates[0] <= x1 + 3:
-        return []
+    # (the next card would cover it). Where the strip's one cut shows no ink at the spread's end (an
+    # index printed pale, a faded red beside black ones), the first corner is looked at there on
+    # its own, and is an index only where it shows one.
+    at_end = bool(candidates) and x0 <= candidates[0] <= x1 + 3
+    if not at_end:
+        candidates = [ink_mid, *candidates]
     tops = [(top + b[0] / m, b[2] / m, b[3] / m) for b in boxes]  # each piece of ink's top, left and right (mm)
     out, middles = [], []
     for middle in candidates:
@@ -201,7 +204,9 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
         card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
         corner = _cut(frame, mm_to_frame @ card_to_mm, index.box_mm)
         glyphs = index_glyphs(corner, index, seen_px)
-        if middles and not deck.shows_index(glyphs):
+        if (middles or not at_end) and not deck.shows_index(glyphs):
+            if not middles:
+                return []
             continue
         middles.append(middle)
         centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
