@@ -102,7 +102,7 @@ def main() -> None:
     parser.add_argument("--design", default="casino",
                         help="a drawn design (casino: not used while tuning the reader) or a real deck of --real-cards")
     parser.add_argument("--spread", action="store_true", help="hands spread with overlap, each index corner in view")
-    parser.add_argument("--deck", default=None, help="learn the deck from this design's faces instead")
+    parser.add_argument("--deck", default=None, help="learn the deck from this design's (or real deck's) faces instead")
     parser.add_argument("--dir", type=Path, default=None, help="where the rendered frames are kept")
     parser.add_argument("--real-cards", type=Path, default=REAL_CARDS, help="the folder of the real decks")
     parser.add_argument("--render-only", action="store_true", help=argparse.SUPPRESS)
@@ -111,6 +111,9 @@ def main() -> None:
     if real and not (args.real_cards / args.design / "faces").is_dir():
         parser.error(f"--design {args.design}: neither a drawn design ({', '.join(DESIGNS)}) "
                      f"nor a real deck ({args.real_cards / args.design / 'faces'} is not there)")
+    if args.deck and args.deck not in DESIGNS and not (args.real_cards / args.deck / "faces").is_dir():
+        parser.error(f"--deck {args.deck}: neither a drawn design ({', '.join(DESIGNS)}) "
+                     f"nor a real deck ({args.real_cards / args.deck / 'faces'} is not there)")
     seeds = range(args.seed, args.seed + args.frames)
     folder = args.dir or Path("/tmp/vision-bench") / f"{args.design}-{'spread' if args.spread else 'apart'}"
     if args.render_only:
@@ -129,10 +132,12 @@ def main() -> None:
                    + (["--spread"] if args.spread else []), check=True)
     render_s = time.perf_counter() - start
     start = time.perf_counter()
-    if args.deck:
+    if args.deck in DESIGNS:
         subprocess.run([sys.executable, __file__, "--render-only", "--frames", "0", "--design", args.deck,
                         "--dir", str(folder.parent / f"{args.deck}-faces")], check=True)
         deck = learn(folder.parent / f"{args.deck}-faces" / "faces")
+    elif args.deck:  # a real deck, learned from its face photos
+        deck = learn(args.real_cards / args.deck / "faces")
     elif not real:
         deck = learn(folder / "faces")
     learn_s += time.perf_counter() - start

@@ -16,7 +16,7 @@ from appliance.vision.deck import learn
 from appliance.vision.deck_match import DECK_MISMATCH, MIN_CARDS, DeckMatch, Verdict
 from appliance.vision.layout import load_layout
 from appliance.vision.reader import CardRead, read_frame
-from appliance.vision.render import DESIGNS, Scene, SyntheticCamera, card_face, deal_table, render_table
+from appliance.vision.render import DESIGNS, CardImage, Scene, SyntheticCamera, card_face, deal_table, render_table
 
 LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
 
@@ -69,6 +69,29 @@ def test_cards_of_another_design_are_not_named_and_the_mismatch_is_said(decks, m
     assert DECK_MISMATCH not in right.warnings
     assert sum(r.card == card for zone, truth in rendered.truth.items()
                for r, card in zip(right.zones[zone], truth)) == 49
+
+
+class IndexFurtherIn:
+    """Casino cards as another maker might print them: everything on the face a quarter smaller
+    about its middle, so the index is smaller and lies 7 to 10 mm further in from each corner."""
+
+    def card_image(self, code, rng):
+        face = card_face(code, DESIGNS["casino"])
+        h, w = face.shape[:2]
+        shrink = cv2.getRotationMatrix2D((w / 2, h / 2), 0, 0.75)
+        return CardImage.drawn(cv2.warpAffine(face, shrink, (w, h), borderValue=DESIGNS["casino"].paper))
+
+
+def test_cards_whose_index_lies_elsewhere_are_noticed(decks):
+    """Read with the casino deck, cards that print their index elsewhere show no rank and suit where
+    the deck prints them: each alone is unreadable, and together they say the deck is not the
+    taught one (before, every card was unreadable and the screen never said why)."""
+    rng = random.Random(33)
+    rendered = render_table(LAYOUT, deal_table(rng), IndexFurtherIn(), Scene.random(rng, LAYOUT, rotation="any"), seed=33)
+    result = read_frame(rendered.image, LAYOUT, decks["casino"], calibrate(rendered.image, LAYOUT))
+    assert DECK_MISMATCH in result.warnings
+    reads = [r for zone in rendered.truth for r in result.zones[zone]]
+    assert len(reads) == 49 and all(r.card is None for r in reads)
 
 
 def test_a_design_printed_much_alike_is_never_misread(decks):

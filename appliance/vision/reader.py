@@ -209,10 +209,15 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
                            f"{lowest:.1f} px/mm the deck was learned down to"), None
     looks = [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in found if g is not None]
+    judged = px_per_mm >= EVIDENCE_MIN_PX_PER_MM
     if not looks:
-        return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(found) > 1 else ""), None
+        # both corners of a card in view, and neither shows a rank and a suit where the taught deck
+        # prints them: the card does not look like the taught deck at all (another maker's index
+        # lies elsewhere), which many such cards tell (one glare spot does not)
+        none = 0.0 if judged and len(found) > 1 else None
+        return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(found) > 1 else ""), none
     match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks) \
-        if px_per_mm >= EVIDENCE_MIN_PX_PER_MM else None
+        if judged else None
     # two corners that each alone name a card and disagree refuse it, however the weighing would
     # settle it (under the looser test, a corner alone names a wrong suit now and then)
     alone = {_decide([look], deck, t)[0] for look in looks} - {None} if len(looks) == 2 else set()
