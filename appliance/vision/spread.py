@@ -26,6 +26,9 @@ from .index import IndexGeometry, index_glyphs
 HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
 SAME_SPREAD_MM = 3.0  # pieces of paper this near each other may be one spread's
 MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver of a centre pip less
+# Ink in a strip is deepened to BLACK_INK grey levels below the paper where its deepest within
+# INK_WIDTH_MM lies at least CLEAR_INK below it (fainter is the paper's grain, or a shadow).
+BLACK_INK, CLEAR_INK, INK_WIDTH_MM = 200.0, 60.0, 3.0
 PAPER_PERCENTILE = 80  # of a column of the index strip: its paper (an index's ink covers less)
 # A piece of ink is an index's suit by its size (a share of the suit's learned extent), where a
 # piece lies as far from it as the deck prints the rank from the suit, within a share of its size.
@@ -157,7 +160,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     edge = _edge_rows(_cut(frame, mm_to_frame, (0, -EDGE_SEARCH_MM, length, EDGE_SEARCH_MM)))
     # from above the highest a card's edge may lie: its rank's top is found however it lies
     top = y0 - EDGE_SEARCH_MM
-    found = ink_symbols(_without_cloth(_own_paper(_cut(frame, mm_to_frame, (0, top, length, y1))), edge, top))
+    found = ink_symbols(_own_depth(_without_cloth(_own_paper(_cut(frame, mm_to_frame, (0, top, length, y1))), edge, top)))
     if found is None:
         return []
     grey, _, stats, boxes = found
@@ -174,18 +177,21 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     # the index is the ink centred where the deck prints it; a column wider than an index is the
     # index joined by what is printed beside it (a pip, a court's picture), and the index is its left part
     wide = (ink_right - ink_left + 2) * m
-    candidates = [(left + right) / 2 / m if right - left <= wide else left / m + ink_mid - ink_left
-                  for left, right, area in columns if area >= MIN_COLUMN_INK_MM2 * m * m]
+    columned = [(left + right) / 2 / m if right - left <= wide else left / m + ink_mid - ink_left
+                for left, right, area in columns if area >= MIN_COLUMN_INK_MM2 * m * m]
+    # Every card lies within the spread, its index within the deck's index box: ink further along
+    # than the last card's index is the top card's face (a corner of its printed border, a pip),
+    # and pairs there (a pip under a court's frame) stand for no index.
+    last = length - CARD_W_MM + x1 + 3
+    columned = [middle for middle in columned if middle <= last]
     # ... but pips beside each index can join a card's index to the next card's in one column: an
     # index is also where a piece of a suit's size lies as far from a piece of ink (its rank) as
-    # the deck prints its suit from its rank, and its middle is then told by the suit (a column's
-    # middle nearer it than an index's width is the same index's, less closely placed)
-    paired = _paired(boxes, top, index, ink_mid)
-    candidates = sorted(paired + [c for c in candidates if all(abs(c - p) >= step for p in paired)])
-    # Every card lies within the spread, its index within the deck's index box: ink further along
-    # than the last card's index is the top card's face (a corner of its printed border, a pip).
-    last = length - CARD_W_MM + x1 + 3
-    candidates = [middle for middle in candidates if middle <= last]
+    # the deck prints its suit from its rank, and its middle is then told by the suit. A column's
+    # middle nearer it than an index's width is the same index's, less closely placed: tried where
+    # the pair shows no index (a court's big pip paired with the frame line above it).
+    paired = [middle for middle in _paired(boxes, top, index, ink_mid) if middle <= last]
+    candidates = sorted([[p, *(c for c in columned if abs(c - p) < step)] for p in paired]
+                        + [[c] for c in columned if all(abs(c - p) >= step for p in paired)])
     # Index corners start at the spread's end (symbols side by side, an index seen from another
     # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
     # more in that part (pips, a court's picture): further ink is an index only where a rank and a
@@ -193,24 +199,26 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     # (the next card would cover it). Where the strip's one cut shows no ink at the spread's end (an
     # index printed pale, a faded red beside black ones), the first corner is looked at there on
     # its own, and is an index only where it shows one.
-    at_end = bool(candidates) and x0 <= candidates[0] <= x1 + 3
+    at_end = bool(candidates) and x0 <= candidates[0][0] <= x1 + 3
     if not at_end:
-        candidates = [ink_mid, *candidates]
+        candidates = [[ink_mid], *candidates]
     tops = [(top + b[0] / m, b[2] / m, b[3] / m) for b in boxes]  # each piece of ink's top, left and right (mm)
     out, middles = [], []
-    for middle in candidates:
-        if middles and middle - middles[-1] < step:
-            continue
-        card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
-        corner = _cut(frame, mm_to_frame @ card_to_mm, index.box_mm)
-        glyphs = index_glyphs(corner, index, seen_px)
-        if (middles or not at_end) and not deck.shows_index(glyphs):
-            if not middles:
-                return []
-            continue
-        middles.append(middle)
-        centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
-        out.append(SpreadCard([corner], [glyphs], centre[0, 0]))
+    for tries in candidates:
+        for middle in tries:
+            if middles and middle - middles[-1] < step:
+                continue
+            card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
+            corner = _cut(frame, mm_to_frame @ card_to_mm, index.box_mm)
+            glyphs = index_glyphs(corner, index, seen_px)
+            if (middles or not at_end) and not deck.shows_index(glyphs):
+                continue
+            middles.append(middle)
+            centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
+            out.append(SpreadCard([corner], [glyphs], centre[0, 0]))
+            break
+        if not middles:  # no index at the spread's end
+            return []
     return out
 
 
@@ -249,6 +257,23 @@ def _own_paper(strip: np.ndarray) -> np.ndarray:
     paper = np.interp(np.arange(width), (np.arange(len(paper)) + 0.5) * width / len(paper) - 0.5, paper)
     own = np.clip(grey * (255.0 / np.maximum(paper, 1.0))[None, :], 0, 255).astype(np.uint8)
     return cv2.merge([own, own, own])  # the darkest channel is what tells ink from paper
+
+
+def _own_depth(strip: np.ndarray) -> np.ndarray:
+    """The strip (paper white, cloth gone) with each symbol's ink deepened to a black's: a strip is
+    cut into ink and paper at one level, set by its darkest ink, and an index printed paler than the
+    next (a faded red beside black) keeps only specks. Each column's ink is scaled by the deepest
+    ink within a symbol's width of it, where that ink stands clear of the paper."""
+    m = CANON_PX_PER_MM
+    grey = strip[:, :, 0]
+    deepest = 255.0 - cv2.erode(grey.min(axis=0)[None, :], np.ones((1, round(INK_WIDTH_MM * m)), np.uint8))[0]
+    pale = np.flatnonzero((deepest >= CLEAR_INK) & (deepest < BLACK_INK))
+    if not pale.size:
+        return strip
+    own = grey.copy()
+    depth = 255.0 - grey[:, pale].astype(np.float32)
+    own[:, pale] = (255.0 - np.clip(depth * (BLACK_INK / deepest[pale])[None, :], 0, 255)).astype(np.uint8)
+    return cv2.merge([own, own, own])
 
 
 def _darkest(image: np.ndarray) -> np.ndarray:
