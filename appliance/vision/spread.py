@@ -26,6 +26,7 @@ from .index import IndexGeometry, index_glyphs
 HEIGHT_RANGE_MM = (0.9 * CARD_H_MM, 1.2 * CARD_H_MM)
 SAME_SPREAD_MM = 3.0  # pieces of paper this near each other may be one spread's
 MIN_COLUMN_INK_MM2 = 12.0  # a rank and a suit hold more ink than this; a sliver of a centre pip less
+FAINT_COLUMN_INK_MM2 = 4.0  # ... except a small index's thin rank (a J): less is an index only where it shows one
 # Ink in a strip is deepened to BLACK_INK grey levels below the paper where its deepest within
 # INK_WIDTH_MM lies at least CLEAR_INK below it (fainter is the paper's grain, or a shadow).
 BLACK_INK, CLEAR_INK, INK_WIDTH_MM = 200.0, 60.0, 3.0
@@ -35,6 +36,9 @@ PAPER_PERCENTILE = 80  # of a column of the index strip: its paper (an index's i
 SUIT_SIZE_SHARE = (0.4, 1.3)
 PAIR_TOLERANCE = 0.4
 RANK_SLACK_MM = 1.5  # a rank's top lies this near where its card's edge as seen puts it
+# A corner placed on its card's edge as seen lies within a millimetre or so: it is cut this much
+# below the index box too, so that a suit placed low is not cut off (then unread).
+PLACED_SLACK_MM = 1.5
 # Each card's own top edge is looked for this far either side of the spread's outline (found in a
 # coarse view, round cards laid a little askew), across its visible part less this inset at
 # either side, and at least this long.
@@ -177,13 +181,14 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     # the index is the ink centred where the deck prints it; a column wider than an index is the
     # index joined by what is printed beside it (a pip, a court's picture), and the index is its left part
     wide = (ink_right - ink_left + 2) * m
-    columned = [(left + right) / 2 / m if right - left <= wide else left / m + ink_mid - ink_left
-                for left, right, area in columns if area >= MIN_COLUMN_INK_MM2 * m * m]
+    middle_of = {(left + right) / 2 / m if right - left <= wide else left / m + ink_mid - ink_left: area / (m * m)
+                 for left, right, area in columns if area >= FAINT_COLUMN_INK_MM2 * m * m}
+    faint = {middle for middle, area in middle_of.items() if area < MIN_COLUMN_INK_MM2}
     # Every card lies within the spread, its index within the deck's index box: ink further along
     # than the last card's index is the top card's face (a corner of its printed border, a pip),
     # and pairs there (a pip under a court's frame) stand for no index.
     last = length - CARD_W_MM + x1 + 3
-    columned = [middle for middle in columned if middle <= last]
+    columned = [middle for middle in middle_of if middle <= last]
     # ... but pips beside each index can join a card's index to the next card's in one column: an
     # index is also where a piece of a suit's size lies as far from a piece of ink (its rank) as
     # the deck prints its suit from its rank, and its middle is then told by the suit. A column's
@@ -202,6 +207,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     at_end = bool(candidates) and x0 <= candidates[0][0] <= x1 + 3
     if not at_end:
         candidates = [[ink_mid], *candidates]
+    trusted = at_end and candidates[0][0] not in faint  # the spread's first card, whatever its index shows
     tops = [(top + b[0] / m, b[2] / m, b[3] / m) for b in boxes]  # each piece of ink's top, left and right (mm)
     out, middles = [], []
     for tries in candidates:
@@ -209,15 +215,15 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
             if middles and middle - middles[-1] < step:
                 continue
             card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
-            corner = _cut(frame, mm_to_frame @ card_to_mm, index.box_mm)
+            corner = _cut(frame, mm_to_frame @ card_to_mm, (*index.box_mm[:3], index.box_mm[3] + PLACED_SLACK_MM))
             glyphs = index_glyphs(corner, index, seen_px)
-            if (middles or not at_end) and not deck.shows_index(glyphs):
+            if (middles or not trusted) and not deck.shows_index(glyphs):
                 continue
             middles.append(middle)
             centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
             out.append(SpreadCard([corner], [glyphs], centre[0, 0]))
             break
-        if not middles:  # no index at the spread's end
+        if not middles and tries[0] not in faint:  # no index at the spread's end
             return []
     return out
 
