@@ -262,24 +262,23 @@ def _own_paper(strip: np.ndarray) -> np.ndarray:
     paper = np.partition(np.ascontiguousarray(coarse.T), k, axis=1)[:, k].astype(np.float32)
     paper = np.interp(np.arange(width), (np.arange(len(paper)) + 0.5) * width / len(paper) - 0.5, paper)
     own = np.clip(grey * (255.0 / np.maximum(paper, 1.0))[None, :], 0, 255).astype(np.uint8)
-    return cv2.merge([own, own, own])  # the darkest channel is what tells ink from paper
+    return own
 
 
-def _own_depth(strip: np.ndarray) -> np.ndarray:
-    """The strip (paper white, cloth gone) with each symbol's ink deepened to a black's: a strip is
-    cut into ink and paper at one level, set by its darkest ink, and an index printed paler than the
-    next (a faded red beside black) keeps only specks. Each column's ink is scaled by the deepest
-    ink within a symbol's width of it, where that ink stands clear of the paper."""
+def _own_depth(grey: np.ndarray) -> np.ndarray:
+    """The strip's darkest channel (paper white, cloth gone) with each symbol's ink deepened to a
+    black's: a strip is cut into ink and paper at one level, set by its darkest ink, and an index
+    printed paler than the next (a faded red beside black) keeps only specks. Each column's ink is
+    scaled by the deepest ink within a symbol's width of it, where that ink stands clear of the paper."""
     m = CANON_PX_PER_MM
-    grey = strip[:, :, 0]
     deepest = 255.0 - cv2.erode(grey.min(axis=0)[None, :], np.ones((1, round(INK_WIDTH_MM * m)), np.uint8))[0]
     pale = np.flatnonzero((deepest >= CLEAR_INK) & (deepest < BLACK_INK))
     if not pale.size:
-        return strip
+        return grey
     own = grey.copy()
     depth = 255.0 - grey[:, pale].astype(np.float32)
     own[:, pale] = (255.0 - np.clip(depth * (BLACK_INK / deepest[pale])[None, :], 0, 255)).astype(np.uint8)
-    return cv2.merge([own, own, own])
+    return own
 
 
 def _darkest(image: np.ndarray) -> np.ndarray:
@@ -321,7 +320,7 @@ def _card_frame(edge: np.ndarray, tops: list[tuple[float, float, float]], middle
 
 
 def _without_cloth(strip: np.ndarray, edge: np.ndarray, top: float) -> np.ndarray:
-    """The strip (from ``top`` mm) with the cloth above the cards' edge (rows of ``edge``) made
+    """The strip's darkest channel (from ``top`` mm) with the cloth above the cards' edge (rows of ``edge``) made
     paper: the cloth is no ink, and an index near a card's edge would join it."""
     m = CANON_PX_PER_MM
     rows = np.arange(strip.shape[0])[:, None]
