@@ -75,7 +75,8 @@ def test_rendered_real_cards_are_read_and_none_named_wrongly(real_deck, spread):
     assert counts["wrong"] == 0 and counts[OTHER_PHOTO] > 0, counts
     # the goals (99.9% read; cards apart all found) are measured by the bench on many frames; here
     # what two frames show today: apart, every card found and nearly all read; spread, most read
-    # (95 and 87 of 98: the misses are cards the zone finder does not outline, and ranks unclear)
+    # (98 and 85 of 98: deck-b's misses are its out-of-focus Ac, suits unclear at one corner, and
+    # zones where a card under another is not found)
     if spread:
         assert counts["read"] >= 0.85 * counts["cards"], counts
     else:
