@@ -14,7 +14,7 @@ from appliance.vision.deck import learn
 from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.layout import load_layout
 from appliance.vision.reader import FIND_PX_PER_MM, read_frame, zone_image
-from appliance.vision.render import DESIGNS, Scene, card_face, deal_table, render_table
+from appliance.vision.render import DESIGNS, CardImage, Scene, card_face, deal_table, render_table
 from appliance.vision.spread import spread_corners, spread_pieces
 
 LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
@@ -81,6 +81,36 @@ def test_a_card_askew_under_the_spreads_outline_is_never_named_wrongly(casino_de
         assert len(cards) == len(truth) and all(c in (None, t) for c, t in zip(cards, truth)), (zone, truth, cards)
         read += sum(c == t for c, t in zip(cards, truth))
     assert read >= 47, read
+
+
+class PaleRed:
+    """Casino cards whose red ink is printed faded (the red cards' faces 40% as dark as drawn)."""
+
+    def card_image(self, code, rng):
+        face = card_face(code, DESIGNS["casino"]).astype(np.float32)
+        if code[-1] in "dh":
+            face = 235 - (235 - face) * 0.4
+        return CardImage.drawn(np.clip(face, 0, 255).astype(np.uint8))
+
+
+def test_a_faded_red_index_beside_black_ones_is_found(casino_deck):
+    """The strip along a spread is cut into ink and paper at one level, set by its darkest ink: a
+    faded red index beside black ones kept only specks, and was no index (52 of 147 cards read on
+    these three tables, now 142); each index's ink is now deepened to a black's."""
+    read = cards = 0
+    for seed in (1, 2, 3):
+        rng = random.Random(seed)
+        scene = Scene.random(rng, LAYOUT, rotation="any", spread=True)
+        rendered = render_table(LAYOUT, deal_table(rng), PaleRed(), scene, seed=seed)
+        result = read_frame(rendered.image, LAYOUT, casino_deck, calibrate(rendered.image, LAYOUT))
+        for zone, truth in rendered.truth.items():
+            got = [r.card for r in result.zones[zone]]
+            cards += len(truth)
+            assert all(card is None or card in truth for card in got), (zone, truth, got)
+            if len(got) == len(truth):
+                assert all(card in (None, t) for card, t in zip(got, truth)), (zone, truth, got)
+                read += sum(card == t for card, t in zip(got, truth))
+    assert read >= 0.95 * cards, (read, cards)
 
 
 def rect(x, y, w, h, px=FIND_PX_PER_MM):
