@@ -194,7 +194,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     # the deck prints its suit from its rank, and its middle is then told by the suit. A column's
     # middle nearer it than an index's width is the same index's, less closely placed: tried where
     # the pair shows no index (a court's big pip paired with the frame line above it).
-    paired = [middle for middle in _paired(boxes, top, index, ink_mid) if middle <= last]
+    paired = [middle for middle in _paired(boxes, top, index, ink_mid, seen_px) if middle <= last]
     candidates = sorted([[p, *(c for c in columned if abs(c - p) < step)] for p in paired]
                         + [[c] for c in columned if all(abs(c - p) >= step for p in paired)])
     # Index corners start at the spread's end (symbols side by side, an index seen from another
@@ -228,11 +228,12 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     return out
 
 
-def _paired(boxes: list[tuple], top: float, index: IndexGeometry, ink_mid: float) -> list[float]:
+def _paired(boxes: list[tuple], top: float, index: IndexGeometry, ink_mid: float, seen_px: float) -> list[float]:
     """The middles (mm along the strip) of the indices whose suit and rank lie as the deck prints
     them, from the strip's ink pieces (``boxes``: top, bottom, left, right in pixels, the strip
-    starting ``top`` mm down the cards)."""
+    starting ``top`` mm down the cards, seen at ``seen_px`` px/mm)."""
     m = CANON_PX_PER_MM
+    blur_mm = 2 / seen_px  # the camera's blur widens a symbol's ink by about a pixel each side
     rank, suit, extent = index.rank_mm, index.suit_mm, index.suit_extent_mm
     suit_x, suit_y = (suit[0] + suit[2]) / 2, (suit[1] + suit[3]) / 2
     dx, dy = suit_x - (rank[0] + rank[2]) / 2, suit_y - (rank[1] + rank[3]) / 2
@@ -241,8 +242,8 @@ def _paired(boxes: list[tuple], top: float, index: IndexGeometry, ink_mid: float
     pieces = [((b[2] + b[3]) / 2 / m, top + (b[0] + b[1]) / 2 / m, (b[3] - b[2]) / m, (b[1] - b[0]) / m) for b in boxes]
     middles = []
     for sx, sy, sw, sh in pieces:
-        if not (SUIT_SIZE_SHARE[0] * width <= sw <= SUIT_SIZE_SHARE[1] * width
-                and SUIT_SIZE_SHARE[0] * height <= sh <= SUIT_SIZE_SHARE[1] * height):
+        if not (SUIT_SIZE_SHARE[0] * width <= sw <= SUIT_SIZE_SHARE[1] * width + blur_mm
+                and SUIT_SIZE_SHARE[0] * height <= sh <= SUIT_SIZE_SHARE[1] * height + blur_mm):
             continue
         if any(abs(sx - rx - dx) <= tolerance and abs(sy - ry - dy) <= tolerance for rx, ry, _, _ in pieces):
             middles.append(sx - suit_x + ink_mid)
