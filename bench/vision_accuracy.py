@@ -108,12 +108,10 @@ def main() -> None:
     parser.add_argument("--render-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     real = args.design not in DESIGNS
-    if real and not (args.real_cards / args.design / "faces").is_dir():
-        parser.error(f"--design {args.design}: neither a drawn design ({', '.join(DESIGNS)}) "
-                     f"nor a real deck ({args.real_cards / args.design / 'faces'} is not there)")
-    if args.deck and args.deck not in DESIGNS and not (args.real_cards / args.deck / "faces").is_dir():
-        parser.error(f"--deck {args.deck}: neither a drawn design ({', '.join(DESIGNS)}) "
-                     f"nor a real deck ({args.real_cards / args.deck / 'faces'} is not there)")
+    for flag, name in (("--design", args.design), ("--deck", args.deck)):
+        if name and name not in DESIGNS and not (args.real_cards / name / "faces").is_dir():
+            parser.error(f"{flag} {name}: neither a drawn design ({', '.join(DESIGNS)}) "
+                         f"nor a real deck ({args.real_cards / name / 'faces'} is not there)")
     seeds = range(args.seed, args.seed + args.frames)
     folder = args.dir or Path("/tmp/vision-bench") / f"{args.design}-{'spread' if args.spread else 'apart'}"
     if args.render_only:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .cards import quad_px_per_mm
+from .cards import darkest_channel, quad_px_per_mm
 from .photo import CardOutline, order_corners
 
 SNAP_MM = 5.0  # a side is looked for this far inside and outside the outline
@@ -47,8 +47,7 @@ def snap_to_edge(photo: np.ndarray, corners: np.ndarray) -> np.ndarray:
     x0, y0 = np.maximum(np.floor(corners.min(axis=0)).astype(int) - pad, 0)
     x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + pad + 1
     patch = photo[y0:y1, x0:x1]
-    paper = cv2.GaussianBlur(cv2.min(cv2.min(patch[..., 0], patch[..., 1]), patch[..., 2]) if patch.ndim == 3 else patch,
-                             (0, 0), max(0.5, 0.15 * px)).astype(np.float32)
+    paper = cv2.GaussianBlur(darkest_channel(patch), (0, 0), max(0.5, 0.15 * px)).astype(np.float32)
     local = (corners - (x0, y0)).astype(np.float32)
     centre = local.mean(axis=0)
     sides = [_side(paper, local[i], local[(i + 1) % 4], centre, px) for i in range(4)]

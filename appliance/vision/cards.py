@@ -104,17 +104,19 @@ def _resize(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return np.clip(canvas * (255.0 / peak), 0, 255).astype(np.uint8)
 
 
+def darkest_channel(image: np.ndarray) -> np.ndarray:
+    """Each pixel's darkest channel (an image of one channel is its own). Ink of any colour is dark
+    in at least one channel, so it shows red and black ink alike against the paper and a grey
+    printed border (which the grey of red ink would be no darker than); paper is bright in all."""
+    if image.ndim == 2:
+        return image
+    blue, green, red = cv2.split(image)
+    return cv2.min(cv2.min(blue, green), red)
+
+
 def dark_ink(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The corner's darkest channel (the corner itself, given as one) and the ink in it (255); None
-    when washed out or blank."""
-    # Ink of any colour is dark in at least one channel, so the darkest channel shows red and
-    # black ink alike against the paper and a grey printed border (which the grey of red ink
-    # would be no darker than).
-    if corner.ndim == 2:
-        grey = corner
-    else:
-        blue, green, red = cv2.split(corner)
-        grey = cv2.min(cv2.min(blue, green), red)
+    """The corner's darkest channel and the ink in it (255); None when washed out or blank."""
+    grey = darkest_channel(corner)
     if float(grey.max()) - float(grey.min()) < 40:
         return None  # washed out (glare) or blank
     # Ink is darker than the paper; Otsu finds the split even under uneven light.
@@ -137,9 +139,10 @@ def frame_lines(ink: np.ndarray) -> np.ndarray:
 
 
 def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]] | None:
-    """Of a patch (colour, or its darkest channel): the grey image, the ink's connected components (labels, stats) and the boxes (top, bottom,
-    left, right, label) of those that may be index symbols: not specks, not printed border lines,
-    not cut by the top or left edge. None when the patch is washed out or blank."""
+    """Of a patch (colour, or its darkest channel): the grey image, the ink's connected components
+    (labels, stats) and the boxes (top, bottom, left, right, label) of those that may be index
+    symbols: not specks, not printed border lines, not cut by the top or left edge. None when the
+    patch is washed out or blank."""
     m = CANON_PX_PER_MM
     found = dark_ink(corner)
     if found is None:

@@ -6,8 +6,8 @@ POOR_MATCH for only a few cards in a hundred, even on degraded tables. Cards of 
 match poorly far more often, yet now and then one of them still wins clearly as the wrong card
 (a 5 of one font that looks like the 8 of another); a card of a design that prints its index
 elsewhere shows no rank and suit where the taught deck prints them (it matches at 0). One card
-cannot tell a foreign deck from a glare spot; many can. The poorly matching cards among those in view are counted and weighed
-against both hypotheses (binomial tails): the taught deck, or another design. Once another design
+cannot tell a foreign deck from a glare spot; many can. The poorly matching cards among those in
+view are counted and weighed against both hypotheses (binomial tails): the taught deck, or another design. Once another design
 is beyond doubt no card at all is named, and the reader says so; until the taught deck is likely
 (too few cards, or a count between the two), no poorly matching card is named.
 """

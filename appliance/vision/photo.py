@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .cards import darkest_channel
+
 FIND_LONG_SIDE_PX = 1000  # the photo is searched at this size; corners are then scaled back
 # A card's sides seen in perspective: the short sides at least this share of the long ones, and
 # no corner sharper than this (a camera looking along the table at 20 degrees still passes).
@@ -82,9 +84,8 @@ def find_cards(photo: np.ndarray) -> list[CardOutline]:
 
 def _paper_masks(image: np.ndarray):
     """Binary views in which card stock is white, each with how far it was eroded."""
-    blue, green, red = cv2.split(image)
     # Paper is bright in every channel; wood, felt and skin are dark in at least one.
-    white = cv2.GaussianBlur(cv2.min(cv2.min(blue, green), red), (5, 5), 0)
+    white = cv2.GaussianBlur(darkest_channel(image), (5, 5), 0)
     # Against the local brightness (a window about a card across): a card in shadow beside a lit
     # background, or glare on the table beside the cards.
     window = (max(image.shape[:2]) // 6) | 1

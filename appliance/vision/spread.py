@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, Glyph, ink_symbols, order_quad
+from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, Glyph, darkest_channel, ink_symbols, order_quad
 from .deck import Deck
 from .index import IndexGeometry, index_glyphs
 
@@ -255,7 +255,7 @@ def _own_paper(strip: np.ndarray) -> np.ndarray:
     are lit alike or not (one tilted from the light, one in a shadow), and ink told from paper by
     one cut over the whole strip loses a dim card's ink, or takes its paper for ink. The strip runs
     across the cards' edges, each of its columns is mostly one card's paper, and most of it paper."""
-    grey = _darkest(strip)
+    grey = darkest_channel(strip)
     height, width = grey.shape
     # the paper's shade per millimetre along the strip (a card's edge is no sharper than that)
     coarse = cv2.resize(grey, (max(1, round(width / CANON_PX_PER_MM)), height), interpolation=cv2.INTER_AREA)
@@ -280,12 +280,6 @@ def _own_depth(grey: np.ndarray) -> np.ndarray:
     depth = 255.0 - grey[:, pale].astype(np.float32)
     own[:, pale] = (255.0 - np.clip(depth * (BLACK_INK / deepest[pale])[None, :], 0, 255)).astype(np.uint8)
     return own
-
-
-def _darkest(image: np.ndarray) -> np.ndarray:
-    """Each pixel's darkest channel: ink of any colour, and the cloth, are dark in one."""
-    blue, green, red = cv2.split(image)
-    return cv2.min(cv2.min(blue, green), red)
 
 
 def _card_frame(edge: np.ndarray, tops: list[tuple[float, float, float]], middle_mm: float, ink_mid: float,
@@ -335,7 +329,7 @@ def _edge_rows(band: np.ndarray) -> np.ndarray:
     """In each column of ``band`` (across the spread's outline), the row of the first step from the
     cloth to the paper, to a fraction of a pixel (NaN where there is none): a step as strong as the
     column's strongest within a share (a printed border line's inner side is a weaker step)."""
-    grey = cv2.GaussianBlur(_darkest(band).astype(np.float32), (0, 0), 1.0)
+    grey = cv2.GaussianBlur(darkest_channel(band).astype(np.float32), (0, 0), 1.0)
     step = np.diff(grey, axis=0)  # row r: from row r to r + 1
     strongest = step.max(axis=0)
     rows = np.argmax(step >= EDGE_SHARE * strongest, axis=0)
