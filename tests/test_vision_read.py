@@ -39,6 +39,15 @@ def test_learned_deck_round_trips(casino_deck):
     assert set(casino_deck.ranks) == set("23456789TJQKA") | {"JK"}
     assert set(casino_deck.suits) == set("cdhs") | {"*"}
     assert all(len(v) >= 4 for v in casino_deck.ranks.values())
+    assert set(casino_deck.pictures) == {str(c) for c in CARDS}  # each card's middle, for the reader's second look
+    assert all(p.shape == casino_deck.pictures["As"].shape for p in casino_deck.pictures.values())
+
+
+def test_a_deck_missing_a_picture_is_refused_by_name(casino_deck, tmp_path):
+    casino_deck.save(tmp_path)
+    (tmp_path / "pictures" / "7d.png").unlink()
+    with pytest.raises(DeckError, match=r"pictures/7d.png: picture missing or unreadable"):
+        Deck.load(tmp_path)
 
 
 def test_learning_refuses_missing_and_bad_faces(tmp_path):

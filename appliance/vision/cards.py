@@ -70,13 +70,12 @@ def order_quad(points: np.ndarray) -> np.ndarray:
 
 
 def flatten(image: np.ndarray, quad: np.ndarray, region_mm: tuple[float, float, float, float] | None = None,
-            ordered: bool = False) -> np.ndarray:
+            ordered: bool = False, px_per_mm: float = CANON_PX_PER_MM) -> np.ndarray:
     """The card inside ``quad`` as an upright canonical face (one of two 180-degree turns), or only
     the ``region_mm`` (x0, y0, x1, y1 on the card) of it: warping just a corner is much cheaper."""
-    w, h = CANON_SIZE
     x0, y0, x1, y1 = (0.0, 0.0, CARD_W_MM, CARD_H_MM) if region_mm is None else region_mm
-    m = CANON_PX_PER_MM
-    dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32) - [x0 * m, y0 * m]
+    m = px_per_mm
+    dst = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]], np.float32) * m - [x0 * m, y0 * m]
     src = np.asarray(quad, np.float32) if ordered else order_quad(quad)
     size = (round((x1 - x0) * m), round((y1 - y0) * m))
     return cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dst.astype(np.float32)), size,

@@ -1,8 +1,9 @@
 """Deck learning: rank and suit templates from one upright face image per card.
 
 A deck directory holds ``deck.json`` (what was learned and how) and the templates as
-PNG images (``ranks/<rank>-<suit>.png``, ``suits/<suit>-<rank>.png``), so a technician can
-look at them. Casinos change deck designs: teach the appliance each design in play.
+PNG images (``ranks/<rank>-<suit>.png``, ``suits/<suit>-<rank>.png``), each card's picture between
+its index corners (``pictures/<code>.png``, see :mod:`.face_picture`) and the index it was learned
+from (``index/<code>.png``), so a technician can look at them. Casinos change deck designs: teach the appliance each design in play.
 """
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ import numpy as np
 
 from ..game.cards import CARDS, Card, CardError
 from .cards import CANON_PX_PER_MM, CANON_SIZE, RANK_SIZE, SUIT_SIZE, Glyph, flatten
+from .face_picture import face_picture
 from .index import IndexGeometry, IndexNotFound, index_glyphs, index_maps, index_patch, locate_index
 from .photo import find_cards
 
-FORMAT = 4  # 2: symbols cut by the darkest channel; 3: the index's place learned, templates' resolutions; 4: symbols' heights
+FORMAT = 5  # 2: symbols cut by the darkest channel; 3: the index's place learned, templates' resolutions; 4: symbols' heights;
+# 5: each card's picture between its index corners
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}
 
 
@@ -91,6 +94,7 @@ class Deck:
     source: str = ""
     refused: dict[str, str] = field(default_factory=dict)  # face file -> why it was not learned
     corners: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # code -> its located index
+    pictures: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # code -> its middle (face_picture)
 
     def __post_init__(self) -> None:
         self.rank_templates = Templates.of(self.ranks)
@@ -112,9 +116,14 @@ class Deck:
         (folder / "index").mkdir(parents=True, exist_ok=True)
         for code, corner in self.corners.items():  # what was learned from, for a technician to check
             cv2.imwrite(str(folder / "index" / f"{code}.png"), corner)
+        (folder / "pictures").mkdir(parents=True, exist_ok=True)
+        for code, picture in self.pictures.items():
+            if not cv2.imwrite(str(folder / "pictures" / f"{code}.png"), picture):
+                raise DeckError(f"{folder / 'pictures' / code}.png: cannot write the picture")
         meta = {
             "format": FORMAT, "canonical_size": CANON_SIZE, "index": self.index.to_json(),
             "rank_size": RANK_SIZE, "suit_size": SUIT_SIZE, "refused": self.refused,
+            "pictures": {code: f"pictures/{code}.png" for code in self.pictures},
             "ranks": {k: [{"file": f"ranks/{'joker' if k == 'JK' else k}-{n}.png", "aspect": g.aspect,
                            "height_mm": g.height_mm, "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.ranks.items()},
             "suits": {k: [{"file": f"suits/{'joker' if k == '*' else k}-{n}.png", "aspect": g.aspect,
@@ -153,8 +162,14 @@ class Deck:
             sorted({suit_key(str(c)) for c in CARDS if not c.is_joker} - set(tables["suits"]))
         if missing:
             raise DeckError(f"{meta_path}: no templates for {', '.join(missing)}")
+        pictures = {}
+        for code, file in meta["pictures"].items():
+            path = folder / file
+            pictures[code] = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE) if path.is_file() else None
+            if pictures[code] is None:
+                raise DeckError(f"{path}: picture missing or unreadable")
         return cls(tables["ranks"], tables["suits"], IndexGeometry.of_json(meta["index"]), str(folder),
-                   dict(meta.get("refused", {})))
+                   dict(meta.get("refused", {})), pictures=pictures)
 
 
 def face_from_photo(image: np.ndarray) -> np.ndarray:
@@ -261,7 +276,8 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
         reasons = "; ".join(f"{name}: {why}" for name, why in sorted(refused.items()))
         raise DeckError(f"{folder}: no template left for {', '.join(lacking)}: {reasons}")
     return Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, geometry,
-                str(folder), refused, {c: corners[c] for c in glyphs})
+                str(folder), refused, {c: corners[c] for c in glyphs},
+                {c: face_picture(flat[c], geometry.box_mm) for c in glyphs})
 
 
 def _box(box) -> str:

@@ -13,6 +13,7 @@ all is judged over many cards (:mod:`.deck_match`): a frame's, or what the calle
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -23,6 +24,7 @@ from .card_edge import on_edges
 from .cards import Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import HEIGHT_SPAN, Deck, Templates
 from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
+from .face_picture import card_picture, tell
 from .index import index_glyphs
 from .layout import Layout, Zone
 from .photo import CardOutline, find_cards, image_aspect
@@ -36,6 +38,7 @@ FIND_PX_PER_MM = 2.0
 ZONE_MARGIN_MM = 8.0
 RED_SUITS = {"h", "d"}
 BLACK_SUITS = {"c", "s", "*"}  # the joker's star is printed in black ink
+JOKER_KEYS = {"JK", "*"}  # the joker's rank and suit templates: a joker has no other suit (rank)
 
 
 @dataclass(frozen=True)
@@ -63,14 +66,14 @@ class Thresholds:
 class CardRead:
     card: str | None
     confidence: float
-    reason: str | None
+    reason: str | None  # why it is unreadable; for a card read, how it was told where its index alone did not
     match: float | None  # how closely its rank and suit match the deck (None: no index seen, or too coarse to tell)
     center_mm: tuple[float, float]
 
     def to_json(self) -> dict:
         if self.card is None:
             return {"card": None, "reason": self.reason}
-        return {"card": self.card, "confidence": round(self.confidence, 3)}
+        return {"card": self.card, "confidence": round(self.confidence, 3)} | ({"reason": self.reason} if self.reason else {})
 
 
 @dataclass
@@ -143,12 +146,15 @@ def _weighted(values: list, weights: list[float]):
     return sum(w * v for w, v in zip(weights, values)) / total
 
 
-def _decide(looks: list[_Look], deck: Deck, t: Thresholds) -> tuple[str | None, float, str]:
-    """(code, confidence, why) from one or both corners: each key's score is averaged over the
+def _decide(looks: list[_Look], deck: Deck, t: Thresholds) -> tuple[str | None, float, str, tuple[str, str] | None]:
+    """(code, confidence, why, rivals) from one or both corners: each key's score is averaged over the
     corners, each corner weighed by how clearly it names a rank (a suit): a corner that matches
     nothing well (glare, blur, a smudge) then hardly pulls the clear one's scores down. The best
     must be clear of the runner-up: by the strict ratio when one corner carries the evidence, and
-    the looser the more evenly both do (two looks at the same symbols)."""
+    the looser the more evenly both do (two looks at the same symbols). The rivals are two cards for
+    the card's picture to tell apart (``face_picture.tell``): with the rest clear, those of a part
+    whose best two both pass the floor but are too close; for a card named, it and the runner-up
+    of its weaker part (the one whose best is closer to its runner-up)."""
     rank_w = [_clarity(look.ranks, t.score) + 1e-3 for look in looks]
     suit_w = [_clarity(look.suits, t.score) + 1e-3 for look in looks]
     colour = _colour(_weighted([look.redness for look in looks], suit_w), t)
@@ -159,13 +165,19 @@ def _decide(looks: list[_Look], deck: Deck, t: Thresholds) -> tuple[str | None, 
     faint = any(look.faint for look in looks)
     r_score, rank, r_next, r_other = _best_two(ranks, deck.rank_templates.keys)
     s_score, suit, s_next, s_other = _best_two(suits, deck.suit_templates.keys)
-    if r_score < t.score or (1 - r_score) > _ratio(rank_w, t, faint) * (1 - r_next):
-        return None, r_score, f"rank unclear ({rank} {r_score:.2f}, next {r_other} {r_next:.2f})"
-    if s_score < t.score or (1 - s_score) > _ratio(suit_w, t, faint) * (1 - s_next):
-        return None, s_score, f"suit unclear ({suit} {s_score:.2f}, next {s_other} {s_next:.2f})"
+    r_ratio, s_ratio = (1 - r_score) / max(1 - r_next, 1e-6), (1 - s_score) / max(1 - s_next, 1e-6)
+    by_rank = None if {rank, r_other, suit} & JOKER_KEYS else (rank + suit, r_other + suit)
+    by_suit = None if {rank, suit, s_other} & JOKER_KEYS else (rank + suit, rank + s_other)
+    if r_score < t.score or r_ratio > _ratio(rank_w, t, faint):
+        rivals = by_rank if s_score >= t.score and s_ratio <= _ratio(suit_w, t, faint) and r_next >= t.score else None
+        return None, r_score, f"rank unclear ({rank} {r_score:.2f}, next {r_other} {r_next:.2f})", rivals
+    if s_score < t.score or s_ratio > _ratio(suit_w, t, faint):
+        return None, s_score, f"suit unclear ({suit} {s_score:.2f}, next {s_other} {s_next:.2f})", \
+            by_suit if s_next >= t.score else None
     if (rank == "JK") != (suit == "*"):
-        return None, 0.0, f"rank {rank} with suit {suit}"
-    return ("Jk" if rank == "JK" else rank + suit), min(r_score, s_score), "read"
+        return None, 0.0, f"rank {rank} with suit {suit}", None
+    code = "Jk" if rank == "JK" else rank + suit
+    return code, min(r_score, s_score), "read", by_rank if r_ratio >= s_ratio else by_suit
 
 
 def _ratio(weights: list[float], t: Thresholds, faint: bool) -> float:
@@ -182,28 +194,31 @@ def _ratio(weights: list[float], t: Thresholds, faint: bool) -> float:
 
 def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck,
               t: Thresholds) -> tuple[str | None, float, str | None, float | None]:
-    """The card at ``quad`` (frame pixels), from both its index corners."""
-    return _read_index(index_corners(frame, quad, deck.index.box_mm), deck, t, quad_px_per_mm(quad))
+    """The card at ``quad`` (frame pixels), from both its index corners (and its picture, where they
+    leave two cards open)."""
+    return _read_index(index_corners(frame, quad, deck.index.box_mm), deck, t, quad_px_per_mm(quad),
+                       lambda: card_picture(frame, quad, deck.index.box_mm))
 
 
 #: A card seen at less than the lowest resolution the deck was learned at, over this, is not read.
 LOWEST_SPAN = 1.6
 
 
-def _read_index(corners: list[np.ndarray], deck: Deck, t: Thresholds,
-                px_per_mm: float) -> tuple[str | None, float, str | None, float | None]:
+def _read_index(corners: list[np.ndarray], deck: Deck, t: Thresholds, px_per_mm: float,
+                picture: Callable[[], np.ndarray] | None = None) -> tuple[str | None, float, str | None, float | None]:
     """(code, confidence, reason, match) of a card from its index corners in view, seen at
     ``px_per_mm`` (see ``_read_glyphs``)."""
-    return _read_glyphs([index_glyphs(c, deck.index, px_per_mm) for c in corners], deck, t, px_per_mm)
+    return _read_glyphs([index_glyphs(c, deck.index, px_per_mm) for c in corners], deck, t, px_per_mm, picture)
 
 
-def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds,
-                 px_per_mm: float) -> tuple[str | None, float, str | None, float | None]:
+def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds, px_per_mm: float,
+                 picture: Callable[[], np.ndarray] | None = None) -> tuple[str | None, float, str | None, float | None]:
     """(code, confidence, reason, match) from the rank and suit found in each of a card's index
     corners in view (None where a corner showed none), seen at ``px_per_mm``. With two, their scores
     are weighed by how clearly each corner matched (``_decide``), unless the corners alone name
     different cards; with one, the strict test. The match is the lower of the best rank's and the
-    best suit's score, averaged over the corners."""
+    best suit's score, averaged over the corners. Where the corners leave two cards open and the card
+    is seen whole, ``picture`` gives its middle to tell them apart (the reason then says so)."""
     lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
@@ -221,12 +236,21 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     # two corners that each alone name a card and disagree refuse it, however the weighing would
     # settle it (under the looser test, a corner alone names a wrong suit now and then)
     alone = {_decide([look], deck, t)[0] for look in looks} - {None} if len(looks) == 2 else set()
-    code, confidence, why = _decide(looks, deck, t)
+    code, confidence, why, rivals = _decide(looks, deck, t)
+    told = None
+    if rivals is not None and picture is not None:
+        shown, how = tell(picture(), deck.pictures, rivals)
+        if code is None and shown is not None:
+            code, told = shown, f"told by its picture: {why} at the index; {how}"
+        elif code is not None and shown not in (None, code):
+            return None, 0.0, f"unreadable: the index reads {code} but {how}", match
+        elif code is None:
+            why = f"{why} at the index; {how}"
     if len(alone) > 1 or code is not None and alone and code not in alone:
         return None, 0.0, f"unreadable: the two corners read {' and '.join(sorted(alone | {code} - {None}))}", match
     if code is None:
         return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(found) else " (one corner only)"), match
-    return code, confidence, None, match
+    return code, confidence, told, match
 
 
 def _zone_transform(zone: Zone, s: float) -> tuple[np.ndarray, tuple[int, int]]:
@@ -340,7 +364,8 @@ def _read_outline(photo: np.ndarray, outline: CardOutline, deck: Deck, t: Thresh
     for turn in turns:
         quad = np.roll(outline.corners, turn, axis=0)
         corners = [flatten(photo, np.roll(quad, half, axis=0), box, ordered=True) for half in (0, 2)]
-        reads.append(_read_index(corners, deck, t, quad_px_per_mm(outline.corners))[:3])
+        reads.append(_read_index(corners, deck, t, quad_px_per_mm(outline.corners),
+                                 lambda quad=quad: card_picture(photo, quad, box, ordered=True))[:3])
     named = {code for code, _, _ in reads if code is not None}
     if len(named) > 1:
         return None, 0.0, f"unreadable: the card reads {' or '.join(sorted(named))} as it is turned"
