@@ -11,6 +11,7 @@ from appliance.game.cards import CARDS
 from appliance.vision.calibrate import calibrate
 from appliance.vision.cards import CANON_PX_PER_MM, CANON_SIZE, card_quads
 from appliance.vision.deck import learn
+from appliance.vision.face_picture import FLOOR, card_picture, likeness
 from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.layout import load_layout
 from appliance.vision.reader import FIND_PX_PER_MM, read_frame, zone_image
@@ -46,6 +47,14 @@ def test_each_card_of_a_spread_has_its_corner_and_the_top_card_both(seed, casino
         spread = spread_corners(rendered.image, odd[0], np.linalg.inv(frame_to_zone), FIND_PX_PER_MM, casino_deck)
         assert [len(card.corners) for card in spread] == [1] * (len(cards) - 1) + [2], name
         assert all(casino_deck.shows_index(glyphs) for card in spread for glyphs in card.glyphs)
+        # the top card lies where its outline says: its middle matches its own picture, and the
+        # pictures of the hand's cards of other suits less (a drawn design prints one big pip, its suit)
+        centres = [cv2.perspectiveTransform(q[None].astype(np.float64), frame_to_zone)[0].mean(axis=0)
+                   for q in rendered.quads[name]]
+        top = cards[int(np.argmin([np.linalg.norm(spread[-1].centre - c) for c in centres]))]
+        seen = card_picture(rendered.image, spread[-1].outline, casino_deck.index.box_mm, ordered=True)
+        likes = {card: likeness(seen, casino_deck.pictures[card]) for card in cards}
+        assert likes[top] >= FLOOR and likes[top] > max(v for c, v in likes.items() if c[1] != top[1]), (name, top, likes)
 
 
 def test_each_corner_is_cut_on_its_own_card(casino_deck):

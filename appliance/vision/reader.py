@@ -296,7 +296,10 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
             continue
         seen_px = spread_px_per_mm(quad, zone_to_frame)
         for card in spread:  # a hand spread with overlap: each card's index corners in view
-            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px), mm(card.centre)))
+            # the top card, its two corners in view, lies whole: its picture is in view too
+            picture = (lambda c=card: card_picture(frame, c.outline, deck.index.box_mm, ordered=True)) \
+                if len(card.corners) == 2 else None
+            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture), mm(card.centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads
 

@@ -49,6 +49,7 @@ EDGE_SHARE = 0.6
 # The edge's columns lie this close to its straight line (a camera pixel's steps, and more): a
 # jump further splits it.
 EDGE_TOLERANCE_PX = 2.5
+CARD_MM = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]], np.float64)
 
 
 def spread_pieces(pieces: list[np.ndarray], px_per_mm: float) -> list[np.ndarray]:
@@ -86,11 +87,14 @@ def _gap(a: np.ndarray, b: np.ndarray) -> float:
 @dataclass
 class SpreadCard:
     """One card of a spread: its index corners in view (upright, each as the top-left corner of a
-    face), the rank and suit found in each (None: none), and its centre in zone pixels."""
+    face), the rank and suit found in each (None: none), its centre in zone pixels, and its
+    outline in the frame as its first corner places it (upright: top-left, top-right,
+    bottom-right, bottom-left; whole only for the top card, the one with two corners in view)."""
 
     corners: list[np.ndarray]
     glyphs: list[tuple[Glyph, Glyph] | None]
     centre: np.ndarray
+    outline: np.ndarray
 
 
 def spread_px_per_mm(quad: np.ndarray, zone_to_frame: np.ndarray) -> float:
@@ -221,7 +225,8 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
                 continue
             middles.append(middle)
             centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
-            out.append(SpreadCard([corner], [glyphs], centre[0, 0]))
+            outline = cv2.perspectiveTransform(CARD_MM[None], mm_to_frame @ card_to_mm)[0]
+            out.append(SpreadCard([corner], [glyphs], centre[0, 0], outline))
             break
         if not middles and tries[0] not in faint:  # no index at the spread's end
             return []
