@@ -29,6 +29,7 @@ class Glyph:
     redness: float  # mean (R - max(G, B)) over its ink, in grey levels
     px_per_mm: float = CANON_PX_PER_MM  # the resolution the card was seen at (a template's, for matching alike)
     faint: bool = False  # lost at the corner's ink cut and found again at its own: weaker evidence
+    blur_mm: float = 0.0  # how far the ink's edges spread in the corner it was cut from (see ``blur_mm``)
 
     @property
     def image(self) -> np.ndarray:
@@ -111,6 +112,18 @@ def darkest_channel(image: np.ndarray) -> np.ndarray:
         return image
     blue, green, red = cv2.split(image)
     return cv2.min(cv2.min(blue, green), red)
+
+
+def blur_mm(corner: np.ndarray) -> float:
+    """How far the ink's edges in an index corner (at CANON_PX_PER_MM) spread, in mm: the Gaussian
+    blur that would leave a step from its paper to its darkest ink no steeper than its steepest edge
+    (lens, focus, motion and the camera's own pixels together). A solid suit's edge is such a step;
+    the steepest edges are taken as a high percentile of the slopes, above the sensor's noise."""
+    grey = darkest_channel(corner).astype(np.float32)
+    paper, ink = np.percentile(grey, 90), np.percentile(grey, 2)
+    slope = np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8
+    steepest = float(np.percentile(slope, 99.5))
+    return float((paper - ink) / max(steepest * np.sqrt(2 * np.pi), 1e-6)) / CANON_PX_PER_MM
 
 
 def dark_ink(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

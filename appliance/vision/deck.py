@@ -17,7 +17,7 @@ import numpy as np
 
 from ..game.cards import CARDS, Card, CardError
 from .cards import CANON_PX_PER_MM, CANON_SIZE, RANK_SIZE, SUIT_SIZE, Glyph, flatten
-from .face_picture import face_picture
+from .face_picture import face_picture, picture_shape, shows_something
 from .index import IndexGeometry, IndexNotFound, index_glyphs, index_maps, index_patch, locate_index
 from .photo import find_cards
 
@@ -162,14 +162,23 @@ class Deck:
             sorted({suit_key(str(c)) for c in CARDS if not c.is_joker} - set(tables["suits"]))
         if missing:
             raise DeckError(f"{meta_path}: no templates for {', '.join(missing)}")
-        pictures = {}
-        for code, file in meta["pictures"].items():
-            path = folder / file
-            pictures[code] = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE) if path.is_file() else None
-            if pictures[code] is None:
-                raise DeckError(f"{path}: picture missing or unreadable")
-        return cls(tables["ranks"], tables["suits"], IndexGeometry.of_json(meta["index"]), str(folder),
-                   dict(meta.get("refused", {})), pictures=pictures)
+        geometry = IndexGeometry.of_json(meta["index"])
+        return cls(tables["ranks"], tables["suits"], geometry, str(folder), dict(meta.get("refused", {})),
+                   pictures=_load_pictures(folder, meta["pictures"], picture_shape(geometry.box_mm)))
+
+
+def _load_pictures(folder: Path, files: dict[str, str], shape: tuple[int, int]) -> dict[str, np.ndarray]:
+    pictures = {}
+    for code, file in files.items():
+        path = folder / file
+        picture = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE) if path.is_file() else None
+        if picture is None:
+            raise DeckError(f"{path}: picture missing or unreadable")
+        if picture.shape != shape:
+            raise DeckError(f"{path}: a picture of {picture.shape[1]}x{picture.shape[0]} px, where this deck's are "
+                            f"{shape[1]}x{shape[0]}")
+        pictures[code] = picture
+    return pictures
 
 
 def face_from_photo(image: np.ndarray) -> np.ndarray:
@@ -276,8 +285,14 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
         reasons = "; ".join(f"{name}: {why}" for name, why in sorted(refused.items()))
         raise DeckError(f"{folder}: no template left for {', '.join(lacking)}: {reasons}")
     return Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, geometry,
-                str(folder), refused, {c: corners[c] for c in glyphs},
-                {c: face_picture(flat[c], geometry.box_mm) for c in glyphs})
+                str(folder), refused, {c: corners[c] for c in glyphs}, _pictures({c: flat[c] for c in glyphs}, geometry))
+
+
+def _pictures(faces: dict[str, np.ndarray], geometry: IndexGeometry) -> dict[str, np.ndarray]:
+    """Each face's picture between its index corners, where it shows ink to compare (a face whose
+    middle glare washed out has none: its card is then never told by its picture)."""
+    pictures = {code: face_picture(face, geometry.box_mm) for code, face in faces.items()}
+    return {code: picture for code, picture in pictures.items() if shows_something(picture)}
 
 
 def _box(box) -> str:

@@ -1,13 +1,13 @@
 """A card's picture between its index corners (its pips, an ace's one big pip, a court's figure),
-kept by the deck to tell apart two cards that the index alone leaves open.
+kept by the deck to tell apart the cards its index leaves open, and to check the one it names.
 
 A blurred or distant index can show a club much like a spade, or a heart like a diamond, while the
 middle of the card still differs plainly: its pips are two or three times the index's suit, and
-an ace of clubs has one small club where the ace of spades may have a large ornate spade. So when
-the index names a card but for one part (its suit, or its rank) whose two best candidates are both
-likely, the middle of a card seen whole is compared with the taught pictures of those two cards,
-and decides only when it matches one well and far more closely than the other. It never names a
-card the index did not put forward.
+an ace of clubs has one small club where the ace of spades may have a large ornate spade. The index
+puts forward a few cards (its best two ranks with its best two suits); the middle of a card seen
+whole is compared with the taught pictures of all of them, and tells one only when that one matches
+well and far more closely than every other. It never names a card the index did not put forward,
+and names one only where the index left just that choice open (see ``reader._decide``).
 """
 
 from __future__ import annotations
@@ -21,11 +21,18 @@ PICTURE_PX_PER_MM = 1.0  # pips are 8-20 mm: a coarse picture shows them, and bl
 SHIFT_MM = 3  # how far a card's outline may place its middle off: compared at each 1 mm shift
 MARGIN_MM = 4.0  # above and below the picture, inside the card's edge (its corners are round)
 NARROWEST_MM = 16.0  # a jumbo index leaves at least this much of the middle
-# The picture decides only when its best candidate matches at least this well and the other is
-# clearly worse: on 1,960 cards of two real decks, taught from one photo and shown from another, no
-# card's own picture was matched less well than its same-rank other-suit twin's, and the closest
-# (a 2 of spades with its two small pips, against the 2 of clubs) had a distance ratio of 0.92.
+# A picture (taught or seen) whose grey levels spread less than this shows nothing to compare (glare
+# washed it out, or the design prints nothing there): a flat image correlates with anything.
+MIN_CONTRAST = 12.0
+# The picture tells a card only when it matches at least FLOOR, at least LEAD more than any other
+# candidate, and at a distance (1 - score) at most RATIO of the next one's; it refuses the card the
+# index names when another candidate's matches at least FLOOR at most RATIO of its distance. On 1,960 cards of each
+# real deck, taught from one photo and shown from another, no card's own picture matched less well
+# than its same-rank twin of the other suit; the closest (a 2 of spades, two small pips, against the
+# 2 of clubs: 0.93 against 0.92) is refused. A drawn design whose cards of a suit all print one big
+# pip shows a suit, never a rank: its candidates of one suit tie, and it tells none.
 FLOOR = 0.8
+LEAD = 0.1
 RATIO = 0.5
 
 
@@ -36,15 +43,25 @@ def picture_region(box_mm: tuple[float, float, float, float]) -> tuple[float, fl
     return side, MARGIN_MM, CARD_W_MM - side, CARD_H_MM - MARGIN_MM
 
 
+def picture_shape(box_mm: tuple[float, float, float, float]) -> tuple[int, int]:
+    """(height, width) in pixels of the picture of a deck whose index box is ``box_mm``."""
+    x0, y0, x1, y1 = picture_region(box_mm)
+    return round((y1 - y0) * PICTURE_PX_PER_MM), round((x1 - x0) * PICTURE_PX_PER_MM)
+
+
 def card_picture(image: np.ndarray, quad: np.ndarray, box_mm: tuple[float, float, float, float],
                  ordered: bool = False) -> np.ndarray:
     """The middle of the card at ``quad`` in ``image``, upright (one of its two turns), at
     PICTURE_PX_PER_MM in its darkest channel (red ink and black alike)."""
-    x0, y0, x1, y1 = region = picture_region(box_mm)
     # warped at twice the picture's resolution, then each 2x2 averaged: no pip edge aliases away
-    patch = darkest_channel(flatten(image, quad, region, ordered, 2 * PICTURE_PX_PER_MM))
-    size = (round((x1 - x0) * PICTURE_PX_PER_MM), round((y1 - y0) * PICTURE_PX_PER_MM))
-    return cv2.resize(patch, size, interpolation=cv2.INTER_AREA)
+    patch = darkest_channel(flatten(image, quad, picture_region(box_mm), ordered, 2 * PICTURE_PX_PER_MM))
+    height, width = picture_shape(box_mm)
+    return cv2.resize(patch, (width, height), interpolation=cv2.INTER_AREA)
+
+
+def shows_something(picture: np.ndarray) -> bool:
+    """The picture has ink to compare (see MIN_CONTRAST)."""
+    return float(picture.std()) >= MIN_CONTRAST
 
 
 def face_picture(face: np.ndarray, box_mm: tuple[float, float, float, float]) -> np.ndarray:
@@ -61,18 +78,38 @@ def likeness(seen: np.ndarray, picture: np.ndarray) -> float:
     """How closely a card's middle matches a taught picture: normalised cross-correlation at the
     best shift of up to SHIFT_MM each way, the card either way up."""
     s = round(SHIFT_MM * PICTURE_PX_PER_MM)
-    inner = picture[s:-s, s:-s]
+    inner = picture[s:picture.shape[0] - s, s:picture.shape[1] - s]
     return max(float(cv2.matchTemplate(view, inner, cv2.TM_CCOEFF_NORMED).max()) for view in (seen, seen[::-1, ::-1]))
 
 
-def tell(seen: np.ndarray, pictures: dict[str, np.ndarray], rivals: tuple[str, str]) -> tuple[str | None, str]:
-    """Which of two ``rivals`` (card codes) the card's middle ``seen`` shows, or None; and how it
-    compared, in words for the log."""
-    if not all(code in pictures for code in rivals):
-        return None, "no taught picture of " + " or ".join(c for c in rivals if c not in pictures)
-    scores = sorted(((likeness(seen, pictures[code]), code) for code in rivals), reverse=True)
-    (best, code), (second, other) = scores
-    how = f"the card's picture matches {code} {best:.2f}, {other} {second:.2f}"
-    if best < FLOOR or (1 - best) > RATIO * (1 - second):
-        return None, how
-    return code, how
+def compare(seen: np.ndarray, pictures: dict[str, np.ndarray],
+            candidates: tuple[str, ...]) -> tuple[dict[str, float] | None, str]:
+    """How closely the card's middle ``seen`` matches each candidate's taught picture (None where one
+    has none, or the middle shows no ink), and that in words for the log."""
+    missing = [code for code in candidates if code not in pictures]
+    if missing:
+        return None, "no taught picture of " + ", ".join(missing)
+    if not shows_something(seen):
+        return None, "the card's picture shows no ink to compare"
+    scores = {code: likeness(seen, pictures[code]) for code in candidates}
+    return scores, "the card's picture matches " + ", ".join(f"{c} {v:.2f}" for c, v in sorted(scores.items(), key=lambda i: -i[1]))
+
+
+def _closer(score: float, other: float) -> bool:
+    """A match at ``score`` is well made and much closer than one at ``other``."""
+    return score >= FLOOR and (1 - score) <= RATIO * (1 - other)
+
+
+def tell(scores: dict[str, float]) -> str | None:
+    """The one candidate the picture shows: much closer than every other, and by at least LEAD; None
+    if none is."""
+    best = max(scores, key=scores.get)
+    return best if all(_closer(scores[best], v) and scores[best] - v >= LEAD for c, v in scores.items() if c != best) \
+        else None
+
+
+def contradicts(scores: dict[str, float], code: str) -> bool:
+    """Some other candidate's picture is much closer than that of ``code``, the card the index names
+    (a drawn design whose cards of a suit print one pip still shows the other suit). Refusing costs
+    a card's read, naming it wrongly a payout: no lead is asked for here."""
+    return any(_closer(v, scores[code]) for c, v in scores.items() if c != code)

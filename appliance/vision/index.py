@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, dark_ink, frame_lines, glyph_of, paper_shade
+from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, dark_ink, frame_lines, glyph_of, paper_shade
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 MAP_PX_PER_MM = 2.0
@@ -38,9 +38,11 @@ MARGIN_MM = 0.5  # around the symbols' reach when a corner is cut from a card
 # corner as cut: a larger corner would reach under the next card of a spread hand).
 REGISTER_MM = 1.5
 BROKEN_GAP_MM = 0.4  # see _broken_off
-# Cards seen at least this sharp have their symbols cut each at its own ink level (see _symbol_ink);
-# coarser, a blurred symbol cut nearer the paper closes up (a 5 like an 8).
+# Cards seen at least this fine, and with edges no more blurred than this, have their symbols cut each
+# at its own ink level (see _symbol_ink); coarser or blurrier, a symbol cut nearer the paper closes up
+# (a 5 like an 8): at 3 px/mm and 0.65 mm of blur, a drawn design named 24 cards wrong of 106.
 OWN_CUT_PX_PER_MM = 3.0
+OWN_CUT_BLUR_MM = 0.5
 REACH_MM, REACH_SHARE = 1.0, 0.15  # see IndexGeometry.reach
 SYMBOL_SIZE_MM = (1.5, 25.0)  # each learned region's width and height
 
@@ -336,7 +338,8 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     ``px_per_mm``, where known): the ink whose pieces lie in the learned rank and suit regions, cut
     to those regions (a printed frame line touching a symbol is not part of it), the regions moved
     together where that takes both symbols whole (see ``_registered``). None when either has no ink."""
-    own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM
+    blur = blur_mm(corner)
+    own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM and blur <= OWN_CUT_BLUR_MM
     found = _symbol_pieces(corner, geometry, own_cut)
     faint = found is not None and not own_cut and _partly(found[1], geometry)
     if faint:
@@ -371,9 +374,7 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
         if glyph is None:
             return None
         glyphs.append(glyph)
-    if faint:
-        return replace(glyphs[0], faint=True), replace(glyphs[1], faint=True)
-    return glyphs[0], glyphs[1]
+    return replace(glyphs[0], faint=faint, blur_mm=blur), replace(glyphs[1], faint=faint, blur_mm=blur)
 
 
 #: A symbol whose ink is less than this share of its learned region's height is only part of it.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -24,7 +25,7 @@ from .card_edge import on_edges
 from .cards import Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import HEIGHT_SPAN, Deck, Templates
 from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
-from .face_picture import card_picture, tell
+from .face_picture import card_picture, compare, contradicts, tell
 from .index import index_glyphs
 from .layout import Layout, Zone
 from .photo import CardOutline, find_cards, image_aspect
@@ -146,15 +147,24 @@ def _weighted(values: list, weights: list[float]):
     return sum(w * v for w, v in zip(weights, values)) / total
 
 
-def _decide(looks: list[_Look], deck: Deck, t: Thresholds) -> tuple[str | None, float, str, tuple[str, str] | None]:
-    """(code, confidence, why, rivals) from one or both corners: each key's score is averaged over the
-    corners, each corner weighed by how clearly it names a rank (a suit): a corner that matches
-    nothing well (glare, blur, a smudge) then hardly pulls the clear one's scores down. The best
-    must be clear of the runner-up: by the strict ratio when one corner carries the evidence, and
-    the looser the more evenly both do (two looks at the same symbols). The rivals are two cards for
-    the card's picture to tell apart (``face_picture.tell``): with the rest clear, those of a part
-    whose best two both pass the floor but are too close; for a card named, it and the runner-up
-    of its weaker part (the one whose best is closer to its runner-up)."""
+class _Decision(NamedTuple):
+    code: str | None
+    confidence: float
+    why: str
+    # the cards the index puts forward (its best two ranks with its best two suits the ink's colour
+    # allows, but a joker's symbol; none where it names a joker's), the one it names first ...
+    candidates: tuple[str, ...]
+    # ... and the two of them it leaves open, where only one part (the rank or the suit) is unclear
+    # and its best two both pass the floor (else none): the card's picture may tell which
+    rivals: tuple[str, ...]
+
+
+def _decide(looks: list[_Look], deck: Deck, t: Thresholds) -> _Decision:
+    """The card from one or both corners: each key's score is averaged over the corners, each corner
+    weighed by how clearly it names a rank (a suit): a corner that matches nothing well (glare, blur,
+    a smudge) then hardly pulls the clear one's scores down. The best must be clear of the runner-up:
+    by the strict ratio when one corner carries the evidence, and the looser the more evenly both do
+    (two looks at the same symbols)."""
     rank_w = [_clarity(look.ranks, t.score) + 1e-3 for look in looks]
     suit_w = [_clarity(look.suits, t.score) + 1e-3 for look in looks]
     colour = _colour(_weighted([look.redness for look in looks], suit_w), t)
@@ -165,19 +175,22 @@ def _decide(looks: list[_Look], deck: Deck, t: Thresholds) -> tuple[str | None, 
     faint = any(look.faint for look in looks)
     r_score, rank, r_next, r_other = _best_two(ranks, deck.rank_templates.keys)
     s_score, suit, s_next, s_other = _best_two(suits, deck.suit_templates.keys)
-    r_ratio, s_ratio = (1 - r_score) / max(1 - r_next, 1e-6), (1 - s_score) / max(1 - s_next, 1e-6)
-    by_rank = None if {rank, r_other, suit} & JOKER_KEYS else (rank + suit, r_other + suit)
-    by_suit = None if {rank, suit, s_other} & JOKER_KEYS else (rank + suit, rank + s_other)
-    if r_score < t.score or r_ratio > _ratio(rank_w, t, faint):
-        rivals = by_rank if s_score >= t.score and s_ratio <= _ratio(suit_w, t, faint) and r_next >= t.score else None
-        return None, r_score, f"rank unclear ({rank} {r_score:.2f}, next {r_other} {r_next:.2f})", rivals
-    if s_score < t.score or s_ratio > _ratio(suit_w, t, faint):
-        return None, s_score, f"suit unclear ({suit} {s_score:.2f}, next {s_other} {s_next:.2f})", \
-            by_suit if s_next >= t.score else None
+    rank_clear = r_score >= t.score and (1 - r_score) <= _ratio(rank_w, t, faint) * (1 - r_next)
+    suit_clear = s_score >= t.score and (1 - s_score) <= _ratio(suit_w, t, faint) * (1 - s_next)
+    both_suits = (suit, s_other) if np.isfinite(s_next) else (suit,)
+    candidates = () if {rank, suit} & JOKER_KEYS else \
+        tuple(r + s for r in (rank, r_other) for s in both_suits if not {r, s} & JOKER_KEYS)
+    if not rank_clear:
+        rivals = (rank + suit, r_other + suit) if r_other + suit in candidates and suit_clear and r_next >= t.score else ()
+        return _Decision(None, r_score, f"rank unclear ({rank} {r_score:.2f}, next {r_other} {r_next:.2f})",
+                         candidates, rivals)
+    if not suit_clear:
+        rivals = (rank + suit, rank + s_other) if rank + s_other in candidates and s_next >= t.score else ()
+        return _Decision(None, s_score, f"suit unclear ({suit} {s_score:.2f}, next {s_other} {s_next:.2f})",
+                         candidates, rivals)
     if (rank == "JK") != (suit == "*"):
-        return None, 0.0, f"rank {rank} with suit {suit}", None
-    code = "Jk" if rank == "JK" else rank + suit
-    return code, min(r_score, s_score), "read", by_rank if r_ratio >= s_ratio else by_suit
+        return _Decision(None, 0.0, f"rank {rank} with suit {suit}", (), ())
+    return _Decision("Jk" if rank == "JK" else rank + suit, min(r_score, s_score), "read", candidates, ())
 
 
 def _ratio(weights: list[float], t: Thresholds, faint: bool) -> float:
@@ -202,6 +215,12 @@ def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck,
 
 #: A card seen at less than the lowest resolution the deck was learned at, over this, is not read.
 LOWEST_SPAN = 1.6
+#: An index corner whose ink's edges spread further than this (``cards.blur_mm``: an out-of-focus
+#: camera, a card moving) is not read: symbols blurred that far match one another's templates
+#: closely. A drawn design seen through 2 to 2.4 camera pixels of blur at 1.7 to 2.5 px/mm (0.8 to
+#: 1.4 mm) had 6 to 18 of 106 views named wrongly, at scores up to 0.98; the accuracy bench's tables,
+#: blurred up to 1.2 pixels, measure up to 0.71 mm on the blurrier of a card's corners (99% under 0.67).
+MAX_BLUR_MM = 0.7
 
 
 def _read_index(corners: list[np.ndarray], deck: Deck, t: Thresholds, px_per_mm: float,
@@ -223,8 +242,13 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
                            f"{lowest:.1f} px/mm the deck was learned down to"), None
+    blurred = [g[0].blur_mm for g in found if g is not None and g[0].blur_mm > MAX_BLUR_MM]
+    found = [None if g is None or g[0].blur_mm > MAX_BLUR_MM else g for g in found]
     looks = [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in found if g is not None]
     judged = px_per_mm >= EVIDENCE_MIN_PX_PER_MM
+    if not looks and blurred:
+        return None, 0.0, (f"unreadable: out of focus (its index's edges spread {min(blurred):.2f} mm, "
+                           f"over the {MAX_BLUR_MM} mm a symbol is told at)"), None
     if not looks:
         # both corners of a card in view, and neither shows a rank and a suit where the taught deck
         # prints them: the card does not look like the taught deck at all (another maker's index
@@ -235,15 +259,17 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         if judged else None
     # two corners that each alone name a card and disagree refuse it, however the weighing would
     # settle it (under the looser test, a corner alone names a wrong suit now and then)
-    alone = {_decide([look], deck, t)[0] for look in looks} - {None} if len(looks) == 2 else set()
-    code, confidence, why, rivals = _decide(looks, deck, t)
+    alone = {_decide([look], deck, t).code for look in looks} - {None} if len(looks) == 2 else set()
+    code, confidence, why, candidates, rivals = _decide(looks, deck, t)
     told = None
-    if rivals is not None and picture is not None:
-        shown, how = tell(picture(), deck.pictures, rivals)
-        if code is None and shown is not None:
-            code, told = shown, f"told by its picture: {why} at the index; {how}"
-        elif code is not None and shown not in (None, code):
+    if picture is not None and len(candidates) > 1 and (code is not None or rivals):
+        # the card's middle: it tells one of two cards the index leaves open, and refuses the card
+        # the index names where it plainly shows another the index put forward
+        scores, how = compare(picture(), deck.pictures, candidates)
+        if scores and code is not None and contradicts(scores, code):
             return None, 0.0, f"unreadable: the index reads {code} but {how}", match
+        if scores and code is None and tell(scores) in rivals:
+            code, told = tell(scores), f"told by its picture: {why} at the index; {how}"
         elif code is None:
             why = f"{why} at the index; {how}"
     if len(alone) > 1 or code is not None and alone and code not in alone:
