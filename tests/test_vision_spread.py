@@ -51,7 +51,13 @@ def test_each_card_of_a_spread_has_its_corner_and_the_top_card_both(seed, casino
         # pictures of the hand's cards of other suits less (a drawn design prints one big pip, its suit)
         centres = [cv2.perspectiveTransform(q[None].astype(np.float64), frame_to_zone)[0].mean(axis=0)
                    for q in rendered.quads[name]]
-        top = cards[int(np.argmin([np.linalg.norm(spread[-1].centre - c) for c in centres]))]
+        nearest = int(np.argmin([np.linalg.norm(spread[-1].centre - c) for c in centres]))
+        top = cards[nearest]
+        # its outline on both its corners: within 1.5 mm of where the card lies, however askew of its spread
+        outline = cv2.perspectiveTransform(spread[-1].outline[None], frame_to_zone)[0]
+        truth = cv2.perspectiveTransform(rendered.quads[name][nearest][None].astype(np.float64), frame_to_zone)[0]
+        off_mm = max(min(np.linalg.norm(truth - corner, axis=1)) for corner in outline) / FIND_PX_PER_MM
+        assert off_mm < 1.5, (name, off_mm)
         seen = card_picture(rendered.image, spread[-1].outline, casino_deck.index.box_mm, ordered=True)
         likes = {card: likeness(seen, casino_deck.pictures[card]) for card in cards}
         assert likes[top] >= FLOOR and likes[top] > max(v for c, v in likes.items() if c[1] != top[1]), (name, top, likes)

@@ -88,8 +88,8 @@ def _gap(a: np.ndarray, b: np.ndarray) -> float:
 class SpreadCard:
     """One card of a spread: its index corners in view (upright, each as the top-left corner of a
     face), the rank and suit found in each (None: none), its centre in zone pixels, and its
-    outline in the frame as its first corner places it (upright: top-left, top-right,
-    bottom-right, bottom-left; whole only for the top card, the one with two corners in view)."""
+    outline in the frame (upright: top-left, top-right, bottom-right, bottom-left) as its corner
+    places it; the top card, the one whole card with two corners in view, lies on both."""
 
     corners: list[np.ndarray]
     glyphs: list[tuple[Glyph, Glyph] | None]
@@ -137,7 +137,19 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         if distances[nearest] <= same_card_mm * px_per_mm:
             cards[nearest].corners.extend(far.corners)
             cards[nearest].glyphs.extend(far.glyphs)
+            cards[nearest].outline = _on_both_corners(cards[nearest].outline, far.outline[0])
     return cards
+
+
+def _on_both_corners(outline: np.ndarray, bottom_right: np.ndarray) -> np.ndarray:
+    """The top card's outline (frame pixels, placed by its top-left corner alone, square to the
+    spread) turned and scaled about that corner so that its bottom-right corner lies where its
+    second index placed it: a card lies a few degrees askew of its spread, which over its length
+    moves its far end by millimetres."""
+    top_left = complex(*outline[0])
+    turn = (complex(*bottom_right) - top_left) / (complex(*outline[2]) - top_left)
+    moved = [top_left + (complex(*point) - top_left) * turn for point in outline]
+    return np.array([[z.real, z.imag] for z in moved])
 
 
 def _cut(frame: np.ndarray, mm_to_frame: np.ndarray, box_mm: tuple[float, float, float, float]) -> np.ndarray:
