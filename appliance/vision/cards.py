@@ -119,10 +119,12 @@ def blur_mm(corner: np.ndarray) -> float:
     blur that would leave a step from its paper to its darkest ink no steeper than its steepest edge
     (lens, focus, motion and the camera's own pixels together). A solid suit's edge is such a step;
     the steepest edges are taken as a high percentile of the slopes, above the sensor's noise."""
-    grey = darkest_channel(corner).astype(np.float32)
-    paper, ink = np.percentile(grey, 90), np.percentile(grey, 2)
-    slope = np.hypot(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)) / 8
-    steepest = float(np.percentile(slope, 99.5))
+    grey = darkest_channel(corner)
+    ink, paper = np.percentile(grey, (2, 90))
+    grey = grey.astype(np.float32)
+    slope = cv2.magnitude(cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3), cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3)).ravel()
+    at = int(0.995 * (slope.size - 1))  # its 99.5th percentile: a partition, not a sort
+    steepest = float(np.partition(slope, at)[at]) / 8  # the 3x3 Sobel weighs a one-pixel step 8 times
     return float((paper - ink) / max(steepest * np.sqrt(2 * np.pi), 1e-6)) / CANON_PX_PER_MM
 
 
