@@ -4,7 +4,8 @@ into its rank and suit symbols. Shared by deck learning and reading, so both see
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -29,7 +30,13 @@ class Glyph:
     redness: float  # mean (R - max(G, B)) over its ink, in grey levels
     px_per_mm: float = CANON_PX_PER_MM  # the resolution the card was seen at (a template's, for matching alike)
     faint: bool = False  # lost at the corner's ink cut and found again at its own: weaker evidence
-    blur_mm: float = 0.0  # how far the ink's edges spread in the corner it was cut from (see ``blur_mm``)
+    cut_from: np.ndarray | None = field(default=None, repr=False, compare=False)  # its corner's suit, as seen
+
+    @cached_property
+    def blur(self) -> float:
+        """How far the ink's edges spread in the corner it was cut from, in mm (``blur_mm``; 0 for a
+        template). Measured when asked: a spread tries many corners and reads few."""
+        return 0.0 if self.cut_from is None else blur_mm(self.cut_from)
 
     @property
     def image(self) -> np.ndarray:

@@ -219,7 +219,7 @@ LOWEST_SPAN = 1.6
 #: camera, a card moving) is not read: symbols blurred that far match one another's templates
 #: closely. A drawn design seen through 2 to 2.4 camera pixels of blur at 1.7 to 2.5 px/mm (0.8 to
 #: 1.4 mm) had 6 to 18 of 106 views named wrongly, at scores up to 0.98; the accuracy bench's tables,
-#: blurred up to 1.2 pixels, measure up to 0.71 mm on the blurrier of a card's corners (99% under 0.67).
+#: blurred up to 1.2 pixels, measure up to 0.72 mm on the blurrier of a card's corners (99% under 0.68).
 MAX_BLUR_MM = 0.7
 
 
@@ -242,8 +242,8 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
                            f"{lowest:.1f} px/mm the deck was learned down to"), None
-    blurred = [g[0].blur_mm for g in found if g is not None and g[0].blur_mm > MAX_BLUR_MM]
-    found = [None if g is None or g[0].blur_mm > MAX_BLUR_MM else g for g in found]
+    blurred = [g[0].blur for g in found if g is not None and g[0].blur > MAX_BLUR_MM]
+    found = [None if g is None or g[0].blur > MAX_BLUR_MM else g for g in found]
     looks = [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in found if g is not None]
     judged = px_per_mm >= EVIDENCE_MIN_PX_PER_MM
     if not looks and blurred:
