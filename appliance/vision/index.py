@@ -338,7 +338,7 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     ``px_per_mm``, where known): the ink whose pieces lie in the learned rank and suit regions, cut
     to those regions (a printed frame line touching a symbol is not part of it), the regions moved
     together where that takes both symbols whole (see ``_registered``). None when either has no ink."""
-    own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM and blur_mm(corner) <= OWN_CUT_BLUR_MM
+    own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM and blur_mm(_suit_window(corner, geometry)) <= OWN_CUT_BLUR_MM
     found = _symbol_pieces(corner, geometry, own_cut)
     faint = found is not None and not own_cut and _partly(found[1], geometry)
     if faint:
@@ -377,6 +377,14 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     x0, y0, x1, y1 = windows[1]
     suit = corner[max(0, y0 + dy):y1 + dy, max(0, x0 + dx):x1 + dx]
     return replace(glyphs[0], faint=faint, cut_from=suit), replace(glyphs[1], faint=faint, cut_from=suit)
+
+
+def _suit_window(corner: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
+    """The part of the corner the suit may reach: its solid ink's edges are the corner's steepest."""
+    x0, y0, x1, y1 = geometry.extent(geometry.suit_mm)
+    ox, oy = geometry.box_mm[:2]
+    m = CANON_PX_PER_MM
+    return corner[max(0, round((y0 - oy) * m)):round((y1 - oy) * m), max(0, round((x0 - ox) * m)):round((x1 - ox) * m)]
 
 
 #: A symbol whose ink is less than this share of its learned region's height is only part of it.
