@@ -3,7 +3,8 @@
 A deck directory holds ``deck.json`` (what was learned and how) and the templates as
 PNG images (``ranks/<rank>-<suit>.png``, ``suits/<suit>-<rank>.png``), each card's picture between
 its index corners (``pictures/<code>.png``, see :mod:`.face_picture`) and the index it was learned
-from (``index/<code>.png``), so a technician can look at them. Casinos change deck designs: teach the appliance each design in play.
+from (``index/<code>.png``), so a technician can look at them. Casinos change deck designs: teach
+the appliance each design in play.
 """
 
 from __future__ import annotations

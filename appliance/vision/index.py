@@ -359,13 +359,8 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
         if parted is None or _ink_box(parted[1], parted[2])[3] >= corner.shape[0]:
             return None
         parts[1] = parted
-    m = CANON_PX_PER_MM
-    ox, oy = geometry.box_mm[:2]
-    windows = []
-    for region in (geometry.rank_mm, geometry.suit_mm):
-        x0, y0, x1, y1 = geometry.extent(region)
-        windows.append((round((x0 - ox) * m), round((y0 - oy) * m), round((x1 - ox) * m), round((y1 - oy) * m)))
-    dx, dy = _registered(windows, [_ink_box(stats, pieces) for _, stats, pieces in parts], round(REGISTER_MM * m))
+    windows = [_window(region, geometry) for region in (geometry.rank_mm, geometry.suit_mm)]
+    dx, dy = _registered(windows, [_ink_box(stats, pieces) for _, stats, pieces in parts], round(REGISTER_MM * CANON_PX_PER_MM))
     glyphs = []
     for (labels, stats, pieces), window, size in zip(parts, windows, (RANK_SIZE, SUIT_SIZE)):
         x0, y0, x1, y1 = window
@@ -373,18 +368,24 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
         if glyph is None:
             return None
         glyphs.append(glyph)
-    # the suit's window: its solid ink's edges are the corner's steepest, in a third of its pixels
-    x0, y0, x1, y1 = windows[1]
-    suit = corner[max(0, y0 + dy):y1 + dy, max(0, x0 + dx):x1 + dx]
+    suit = _suit_window(corner, geometry, dx, dy)
     return replace(glyphs[0], faint=faint, cut_from=suit), replace(glyphs[1], faint=faint, cut_from=suit)
 
 
-def _suit_window(corner: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
-    """The part of the corner the suit may reach: its solid ink's edges are the corner's steepest."""
-    x0, y0, x1, y1 = geometry.extent(geometry.suit_mm)
+def _window(region: tuple[float, float, float, float], geometry: IndexGeometry) -> tuple[int, int, int, int]:
+    """How far the symbol of ``region`` (the rank's or the suit's) may reach, in pixels of the corner
+    cut at ``geometry.box_mm``."""
+    x0, y0, x1, y1 = geometry.extent(region)
     ox, oy = geometry.box_mm[:2]
     m = CANON_PX_PER_MM
-    return corner[max(0, round((y0 - oy) * m)):round((y1 - oy) * m), max(0, round((x0 - ox) * m)):round((x1 - ox) * m)]
+    return round((x0 - ox) * m), round((y0 - oy) * m), round((x1 - ox) * m), round((y1 - oy) * m)
+
+
+def _suit_window(corner: np.ndarray, geometry: IndexGeometry, dx: int = 0, dy: int = 0) -> np.ndarray:
+    """The part of the corner the suit may reach (moved by ``dx``, ``dy`` pixels, as ``_registered``
+    moves it): its solid ink's edges are the corner's steepest, in a third of its pixels."""
+    x0, y0, x1, y1 = _window(geometry.suit_mm, geometry)
+    return corner[max(0, y0 + dy):y1 + dy, max(0, x0 + dx):x1 + dx]
 
 
 #: A symbol whose ink is less than this share of its learned region's height is only part of it.

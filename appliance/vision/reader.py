@@ -268,8 +268,9 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         scores, how = compare(picture(), deck.pictures, candidates)
         if scores and code is not None and contradicts(scores, code):
             return None, 0.0, f"unreadable: the index reads {code} but {how}", match
-        if scores and code is None and tell(scores) in rivals:
-            code, told = tell(scores), f"told by its picture: {why} at the index; {how}"
+        shown = tell(scores) if scores and code is None else None
+        if shown in rivals:
+            code, told = shown, f"told by its picture: {why} at the index; {how}"
         elif code is None:
             why = f"{why} at the index; {how}"
     if len(alone) > 1 or code is not None and alone and code not in alone:
