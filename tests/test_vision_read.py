@@ -43,6 +43,21 @@ def test_learned_deck_round_trips(casino_deck):
     assert all(p.shape == casino_deck.pictures["As"].shape for p in casino_deck.pictures.values())
 
 
+@pytest.mark.parametrize("damage", ["pictures", "ranks", "index", "top"])
+def test_a_damaged_deck_file_is_refused_by_name(casino_deck, tmp_path, damage):
+    casino_deck.save(tmp_path)
+    meta = json.loads((tmp_path / "deck.json").read_text())
+    if damage == "top":
+        meta = [meta]
+    elif damage == "ranks":
+        del next(iter(meta["ranks"].values()))[0]["aspect"]
+    else:
+        del meta[damage]
+    (tmp_path / "deck.json").write_text(json.dumps(meta))
+    with pytest.raises(DeckError, match=r"deck.json: (a damaged deck file|not a deck file)"):
+        Deck.load(tmp_path)
+
+
 def test_a_deck_missing_a_picture_is_refused_by_name(casino_deck, tmp_path):
     casino_deck.save(tmp_path)
     (tmp_path / "pictures" / "7d.png").unlink()

@@ -142,8 +142,20 @@ class Deck:
             raise DeckError(f"{meta_path}: no deck here; build one with appliance deck learn") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise DeckError(f"{meta_path}: not a deck file: {err}") from None
+        if not isinstance(meta, dict):
+            raise DeckError(f"{meta_path}: not a deck file: no object at its top")
         if meta.get("format") != FORMAT or list(meta.get("rank_size", [])) != list(RANK_SIZE):
             raise DeckError(f"{meta_path}: made by another version of deck learn; learn the deck again")
+        try:
+            return cls._of(folder, meta_path, meta)
+        except DeckError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as err:  # a file edited or cut short by hand
+            raise DeckError(f"{meta_path}: a damaged deck file ({type(err).__name__}: {err}); "
+                            "learn the deck again") from None
+
+    @classmethod
+    def _of(cls, folder: Path, meta_path: Path, meta: dict) -> Deck:
         tables = {}
         for kind in ("ranks", "suits"):
             table = {}
