@@ -13,6 +13,7 @@ those two regions.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -77,7 +78,7 @@ class IndexGeometry:
         dx, dy = max(REACH_MM, REACH_SHARE * (x1 - x0)), max(REACH_MM, REACH_SHARE * (y1 - y0))
         return max(0.0, x0 - dx), max(0.0, y0 - dy), x1 + dx, y1 + dy
 
-    @property
+    @cached_property  # asked for by every corner cut and symbol window
     def box_mm(self) -> tuple[float, float, float, float]:
         """The whole index with a margin: what is cut from a card."""
         r, s = self.extent(self.rank_mm), self.extent(self.suit_mm)
