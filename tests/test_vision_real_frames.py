@@ -13,6 +13,7 @@ from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.layout import load_layout
 from appliance.vision.photo_faces import OTHER_PHOTO, SAME_PHOTO, load_photo_deck
 from appliance.vision.cards import flatten
+from appliance.vision.face_picture import PART_EDGE_MM, compare, picture_part, picture_region, tell
 from appliance.vision.reader import read_frame
 from appliance.vision.render import Scene, deal_table, render_table
 
@@ -81,3 +82,29 @@ def test_rendered_real_cards_are_read_and_none_named_wrongly(real_deck, spread):
         assert counts["read"] >= 0.85 * counts["cards"], counts
     else:
         assert counts["read"] >= 0.95 * counts["cards"] and counts["missed"] == counts["extra"] == 0, counts
+
+
+def test_the_part_of_a_real_cards_picture_beside_its_index_never_tells_the_wrong_suit(real_deck):
+    """A card under another in a spread shows its picture up to that card's edge: its pips nearest
+    the index. Each real card (from another photo than the taught one where there is one), 8 to 16
+    mm of its picture in view, against its twin of the other suit of its colour: never the twin; and
+    the ranks printing pips beside the index (4 to 10) mostly told."""
+    deck, photos = real_deck
+    twin = {"s": "c", "c": "s", "h": "d", "d": "h"}
+    box = deck.index.box_mm
+    told = wrong = asked = 0
+    for code in photos.codes:
+        other = code[0] + twin[code[1]]
+        if other not in deck.pictures or code not in deck.pictures:
+            continue
+        image = photos.images[code][0]
+        for width_mm in (8, 12, 16):
+            part = picture_part(image.image, image.corners, box, picture_region(box)[0] + PART_EDGE_MM + width_mm)
+            scores, _ = compare(part, deck.pictures, (code, other))
+            shown = tell(scores) if scores else None
+            wrong += shown == other
+            if code[0] in "45678910T":
+                asked += 1
+                told += shown == code
+    print(photos.name, f"told {told} of {asked} pip cards' suits from a part of the picture, {wrong} wrong")
+    assert wrong == 0 and told >= 0.5 * asked

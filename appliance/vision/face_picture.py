@@ -7,7 +7,9 @@ an ace of clubs has one small club where the ace of spades may have a large orna
 puts forward a few cards (its best two ranks with its best two suits); the middle of a card seen
 whole is compared with the taught pictures of all of them, and tells one only when that one matches
 well and far more closely than every other. It never names a card the index did not put forward,
-and names one only where the index left just that choice open (see ``reader._decide``).
+and names one only where the index left just that choice open (see ``reader._decide``). A card under
+another in a spread shows only the part of its middle beside its index, up to the next card's edge:
+its nearest pips, which tell its suit (two ranks may print them alike).
 """
 
 from __future__ import annotations
@@ -59,6 +61,27 @@ def card_picture(image: np.ndarray, quad: np.ndarray, box_mm: tuple[float, float
     return cv2.resize(patch, (width, height), interpolation=cv2.INTER_AREA)
 
 
+#: The part of a card's middle in view beside its index (a card under the next in a spread) is
+#: compared where at least this much of it shows: a pip's width.
+NARROWEST_PART_MM = 8.0
+#: ... less this, nearest the next card: its edge (a rim, a shadow) is no part of this card's picture.
+PART_EDGE_MM = 1.0
+
+
+def picture_part_width(box_mm: tuple[float, float, float, float], shown_mm: float) -> int:
+    """The width in pixels of the part of a card's picture in view when the card shows ``shown_mm``
+    from its left edge (0: too little to compare)."""
+    width = round((shown_mm - PART_EDGE_MM - picture_region(box_mm)[0]) * PICTURE_PX_PER_MM)
+    return min(width, picture_shape(box_mm)[1]) if width >= NARROWEST_PART_MM * PICTURE_PX_PER_MM else 0
+
+
+def picture_part(image: np.ndarray, quad: np.ndarray, box_mm: tuple[float, float, float, float],
+                 shown_mm: float) -> np.ndarray:
+    """The part of the middle of the card at ``quad`` (upright, ordered) in view when it shows
+    ``shown_mm`` from its left edge (see ``picture_part_width``)."""
+    return card_picture(image, quad, box_mm, ordered=True)[:, :picture_part_width(box_mm, shown_mm)]
+
+
 def shows_something(picture: np.ndarray) -> bool:
     """The picture has ink to compare (see MIN_CONTRAST)."""
     return float(picture.std()) >= MIN_CONTRAST
@@ -76,10 +99,13 @@ def face_picture(face: np.ndarray, box_mm: tuple[float, float, float, float]) ->
 
 def likeness(seen: np.ndarray, picture: np.ndarray) -> float:
     """How closely a card's middle matches a taught picture: normalised cross-correlation at the
-    best shift of up to SHIFT_MM each way, the card either way up."""
+    best shift of up to SHIFT_MM each way, the card either way up. A ``seen`` narrower than the
+    picture is the part of the middle nearest the card's index (the rest covered, as in a spread):
+    it is matched with that part of the picture, or of the picture turned round."""
     s = round(SHIFT_MM * PICTURE_PX_PER_MM)
-    inner = picture[s:picture.shape[0] - s, s:picture.shape[1] - s]
-    return max(float(cv2.matchTemplate(view, inner, cv2.TM_CCOEFF_NORMED).max()) for view in (seen, seen[::-1, ::-1]))
+    width = seen.shape[1]
+    return max(float(cv2.matchTemplate(seen, taught[s:taught.shape[0] - s, s:width - s], cv2.TM_CCOEFF_NORMED).max())
+               for taught in (picture, picture[::-1, ::-1]))
 
 
 def compare(seen: np.ndarray, pictures: dict[str, np.ndarray],

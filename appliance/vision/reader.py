@@ -25,7 +25,7 @@ from .card_edge import on_edges
 from .cards import Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import HEIGHT_SPAN, Deck, Templates
 from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
-from .face_picture import card_picture, compare, contradicts, tell
+from .face_picture import card_picture, compare, contradicts, picture_part, picture_part_width, tell
 from .index import index_glyphs
 from .layout import Layout, Zone
 from .photo import CardOutline, find_cards, image_aspect
@@ -231,13 +231,15 @@ def _read_index(corners: list[np.ndarray], deck: Deck, t: Thresholds, px_per_mm:
 
 
 def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds, px_per_mm: float,
-                 picture: Callable[[], np.ndarray] | None = None) -> tuple[str | None, float, str | None, float | None]:
+                 picture: Callable[[], np.ndarray] | None = None,
+                 part: bool = False) -> tuple[str | None, float, str | None, float | None]:
     """(code, confidence, reason, match) from the rank and suit found in each of a card's index
     corners in view (None where a corner showed none), seen at ``px_per_mm``. With two, their scores
     are weighed by how clearly each corner matched (``_decide``), unless the corners alone name
     different cards; with one, the strict test. The match is the lower of the best rank's and the
     best suit's score, averaged over the corners. Where the corners leave two cards open and the card
-    is seen whole, ``picture`` gives its middle to tell them apart (the reason then says so)."""
+    is seen whole, ``picture`` gives its middle to tell them apart (the reason then says so); where
+    only the ``part`` of its middle nearest its index is in view, only a suit."""
     lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
@@ -262,7 +264,11 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     alone = {_decide([look], deck, t).code for look in looks} - {None} if len(looks) == 2 else set()
     code, confidence, why, candidates, rivals = _decide(looks, deck, t)
     told = None
-    if picture is not None and len(candidates) > 1 and (code is not None or rivals):
+    # A part of the picture (a card under another in a spread) shows its pips nearest its index, and
+    # the next card's beside them: the same for either suit of one rank, not for two ranks (it read
+    # a 6 as an 8); it only tells a suit the index leaves open.
+    asked = (code is not None or rivals) if not part else bool(rivals) and rivals[0][0] == rivals[1][0]
+    if picture is not None and len(candidates) > 1 and asked:
         # the card's middle: it tells one of two cards the index leaves open, and refuses the card
         # the index names where it plainly shows another the index put forward
         scores, how = compare(picture(), deck.pictures, candidates)
@@ -322,13 +328,17 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
                                   None, mm(quad.mean(axis=0))))
             continue
         seen_px = spread_px_per_mm(quad, zone_to_frame)
-        for card in spread:  # a hand spread with overlap: each card's index corners in view
-            # the top card (the last, its two corners in view) lies whole: its picture is in view too.
-            # A card under it shows only the part of its picture nearest its index, and that misleads:
-            # the pips of the card over it read a 6 as an 8 (deck-b: 30 of 1,960 refused).
-            picture = (lambda c=card: card_picture(frame, c.outline, deck.index.box_mm, ordered=True)) \
-                if card is spread[-1] and len(card.corners) == 2 else None
-            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture), mm(card.centre)))
+        for card, over in zip(spread, [*spread[1:], None]):  # a hand spread with overlap: each card's corners in view
+            # the top card (the last, its two corners in view) lies whole: its picture is in view too;
+            # a card under another shows the part of its picture up to that card's edge
+            if over is None:
+                picture = (lambda c=card: card_picture(frame, c.outline, deck.index.box_mm, ordered=True)) \
+                    if len(card.corners) == 2 else None
+            else:
+                shown_mm = float(np.linalg.norm(over.outline[0] - card.outline[0])) / seen_px
+                picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \
+                    if picture_part_width(deck.index.box_mm, shown_mm) else None
+            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None), mm(card.centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads
 
