@@ -185,6 +185,8 @@ def test_a_card_whose_index_is_blurred_is_told_by_its_picture_and_never_named_ag
                         told.append((label["card"], reason))
                     if card is None and "but the card's picture matches" in reason:
                         refused.append((label["card"], reason))
+    # (the far ace's index alone read the ace of spades, refused against its picture, until the rim
+    # of the photo's background was painted out of a corner cut at the card's edge: now it reads
+    # no spade, and the picture tells it)
     print(f"{len(told)} views told by the picture, {len(refused)} refused against it")
     assert any(code == "Ac" and "suit unclear" in why for code, why in told), told
-    assert refused, "the far, blurred ace of clubs, whose index alone reads the ace of spades, is refused"

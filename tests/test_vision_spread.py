@@ -101,6 +101,8 @@ def test_a_card_askew_under_the_spreads_outline_is_never_named_wrongly(casino_de
 class PaleRed:
     """Casino cards whose red ink is printed faded (the red cards' faces 40% as dark as drawn)."""
 
+    index_right_mm = DESIGNS["casino"].index_right_mm
+
     def card_image(self, code, rng):
         face = card_face(code, DESIGNS["casino"]).astype(np.float32)
         if code[-1] in "dh":

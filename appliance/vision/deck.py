@@ -19,7 +19,7 @@ import numpy as np
 from ..game.cards import CARDS, Card, CardError
 from .cards import CANON_PX_PER_MM, CANON_SIZE, RANK_SIZE, SUIT_SIZE, Glyph, flatten
 from .face_picture import face_picture, picture_shape, shows_something
-from .index import IndexGeometry, IndexNotFound, index_glyphs, index_maps, index_patch, locate_index
+from .index import IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps, index_patch, locate_index
 from .photo import find_cards
 
 FORMAT = 5  # 2: symbols cut by the darkest channel; 3: the index's place learned, templates' resolutions; 4: symbols' heights;
@@ -268,6 +268,7 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
             cv2.imwrite(str(pictures / "index-maps.png"), maps.picture())
             where = f" (what was seen: {pictures / 'index-maps.png'})"
         raise DeckError(f"{folder}: cannot locate the index: {err}{where}") from None
+    geometry = replace(geometry, four_corners=in_four_corners(flat, geometry))
     glyphs: dict[str, list[tuple[Glyph, Glyph]]] = {}
     refused: dict[str, str] = {}
     corners = {code: index_patch(face, geometry) for code, face in flat.items()}

@@ -18,7 +18,8 @@ from functools import cached_property
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, dark_ink, frame_lines, glyph_of, paper_shade
+from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, dark_ink, darkest_channel,
+                    frame_lines, glyph_of, paper_shade, quantile)
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 MAP_PX_PER_MM = 2.0
@@ -60,6 +61,9 @@ class IndexGeometry:
     rank_mm: tuple[float, float, float, float]  # where the rank's ink is steady: its pieces' centres lie here
     suit_mm: tuple[float, float, float, float]
     suit_extent_mm: tuple[float, float, float, float]  # the whole suit symbol, with its stem
+    # printed in all four corners (the top-right's upright, as far from its edge as the top-left's),
+    # not only in the top-left and, turned, the bottom-right
+    four_corners: bool = False
 
     def extent(self, region: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
         """How far the symbol of ``region`` (the rank's or the suit's) may reach: ink beyond is cut."""
@@ -78,6 +82,17 @@ class IndexGeometry:
         dx, dy = max(REACH_MM, REACH_SHARE * (x1 - x0)), max(REACH_MM, REACH_SHARE * (y1 - y0))
         return max(0.0, x0 - dx), max(0.0, y0 - dy), x1 + dx, y1 + dy
 
+    @property
+    def suit_beside(self) -> bool:
+        """The suit is printed beside the rank (its middle right of the rank's region), not below it."""
+        return (self.suit_mm[0] + self.suit_mm[2]) / 2 > self.rank_mm[2]
+
+    @cached_property
+    def symbols_mm(self) -> tuple[float, float, float, float]:
+        """Where the rank's and the suit's ink lie together."""
+        rank, suit = self.rank_mm, self.suit_extent_mm
+        return min(rank[0], suit[0]), min(rank[1], suit[1]), max(rank[2], suit[2]), max(rank[3], suit[3])
+
     @cached_property  # asked for by every corner cut and symbol window
     def box_mm(self) -> tuple[float, float, float, float]:
         """The whole index with a margin: what is cut from a card."""
@@ -87,11 +102,13 @@ class IndexGeometry:
 
     def to_json(self) -> dict:
         return {"rank_mm": [round(v, 2) for v in self.rank_mm], "suit_mm": [round(v, 2) for v in self.suit_mm],
-                "suit_extent_mm": [round(v, 2) for v in self.suit_extent_mm]}
+                "suit_extent_mm": [round(v, 2) for v in self.suit_extent_mm], "four_corners": self.four_corners}
 
     @classmethod
     def of_json(cls, data: dict) -> IndexGeometry:
-        return cls(*(tuple(float(v) for v in data[k]) for k in ("rank_mm", "suit_mm", "suit_extent_mm")))
+        # a deck learned before the corners were counted has them counted as two
+        return cls(*(tuple(float(v) for v in data[k]) for k in ("rank_mm", "suit_mm", "suit_extent_mm")),
+                   four_corners=bool(data.get("four_corners", False)))
 
 
 def _ink_map(face: np.ndarray) -> np.ndarray:
@@ -167,15 +184,16 @@ def locate_index(maps: IndexMaps) -> IndexGeometry:
         raise IndexNotFound("no region whose ink is the same on every card of a suit: no index suit found")
     suit = min(suits, key=lambda r: np.hypot((r[0] + r[2]) / 2, (r[1] + r[3]) / 2))
     size = max(suit[2] - suit[0], suit[3] - suit[1])
-    ranks = [r for r in _regions(maps.rank, maps.between_ranks) if r[1] < suit[3] and _gap(r, suit) <= 0.8 * size
-             and all(SYMBOL_SIZE_MM[0] <= v <= SYMBOL_SIZE_MM[1] for v in (r[2] - r[0], r[3] - r[1]))]
+    pieces = [r for r in _regions(maps.rank, maps.between_ranks) if r[1] < suit[3]
+              and all(SYMBOL_SIZE_MM[0] <= v <= SYMBOL_SIZE_MM[1] for v in (r[2] - r[0], r[3] - r[1]))]
+    ranks = [r for r in pieces if _gap(r, suit) <= 0.8 * size]
     if not ranks:
         raise IndexNotFound(f"no rank region next to the index suit at {_mm(suit)}")
     rank = min(ranks, key=lambda r: _gap(r, suit))
-    # A rank printed in pieces that do not overlap between ranks (the two digits of a "10"); a
-    # corner pip beside the index is steady on the cards of a rank too, but makes the index far
-    # wider than its suit.
-    for other in sorted(ranks, key=lambda r: _gap(r, rank)):
+    # A rank printed in pieces that do not overlap between ranks (the two digits of a "10", the
+    # farther of them from a suit printed beside it); a corner pip beside the index is steady on the
+    # cards of a rank too, but makes the index far wider than its suit.
+    for other in sorted(pieces, key=lambda r: _gap(r, rank)):
         merged = (min(rank[0], other[0]), min(rank[1], other[1]), max(rank[2], other[2]), max(rank[3], other[3]), 0.0)
         if other is not rank and _gap(other, rank) <= 1.5 and merged[2] - merged[0] <= MAX_RANK_WIDTH * size:
             rank = merged
@@ -210,6 +228,26 @@ def _grown(core, mean_ink: np.ndarray, rank) -> tuple[float, float, float, float
 
 def _mm(box) -> str:
     return "({:.1f}, {:.1f})-({:.1f}, {:.1f}) mm".format(*box[:4])
+
+
+#: A deck prints its index in four corners when, on this share of its faces, the top-right corner
+#: shows the top-left's index at least this alike: at the same height (within REGISTER_MM),
+#: anywhere in the right half (one maker centres each index on its own ink, another on the index's box).
+FOUR_CORNERS_SHARE, FOUR_CORNERS_LIKENESS = 0.8, 0.8
+
+
+def in_four_corners(faces: dict[str, np.ndarray], geometry: IndexGeometry) -> bool:
+    """Whether the upright faces print the index in their top-right corner too (see FOUR_CORNERS_SHARE)."""
+    m, r = CANON_PX_PER_MM, REGISTER_MM
+    x0, y0, x1, y1 = geometry.symbols_mm  # not the box's margin (it may take in the card's edge)
+    alike = 0
+    for face in faces.values():
+        grey = darkest_channel(face).astype(np.float32)
+        top_left = grey[round(y0 * m):round(y1 * m), round(x0 * m):round(x1 * m)]
+        top_right = grey[max(0, round((y0 - r) * m)):round((y1 + r) * m), round(CARD_W_MM / 2 * m):]
+        if top_left.std() > 0 and top_right.std() > 0:
+            alike += float(cv2.matchTemplate(top_right, top_left, cv2.TM_CCOEFF_NORMED).max()) >= FOUR_CORNERS_LIKENESS
+    return alike >= FOUR_CORNERS_SHARE * len(faces)
 
 
 def index_patch(face: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
@@ -339,6 +377,7 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     ``px_per_mm``, where known): the ink whose pieces lie in the learned rank and suit regions, cut
     to those regions (a printed frame line touching a symbol is not part of it), the regions moved
     together where that takes both symbols whole (see ``_registered``). None when either has no ink."""
+    corner = _on_card(corner, geometry)
     own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM and blur_mm(_suit_window(corner, geometry)) <= OWN_CUT_BLUR_MM
     found = _symbol_pieces(corner, geometry, own_cut)
     faint = found is not None and not own_cut and _partly(found[1], geometry)
@@ -352,12 +391,13 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     grey, parts = found
     if any(not pieces for _, _, pieces in parts):
         return None
-    if _ink_box(parts[1][1], parts[1][2])[3] >= corner.shape[0]:
-        # the suit runs out of the corner's far edge: joined to a picture beside it, or the corner
-        # is cut short (an outline off the card), and what is left of a spade (its point) matches
-        # a club as well as anything
+    if _runs_out(corner, _ink_box(parts[1][1], parts[1][2]), geometry):
+        # the suit runs out of the corner's far side (below it, or beside it where the suit is printed
+        # beside the rank): joined to a picture beside it, or the corner is cut short or placed off
+        # the card, and what is left of a spade (its point) matches a club as well as anything, of
+        # a heart (its left lobe) a diamond
         parted = _parted(grey, parts[1][0], parts[1][2], _region_px(geometry.suit_mm, geometry))
-        if parted is None or _ink_box(parted[1], parted[2])[3] >= corner.shape[0]:
+        if parted is None or _runs_out(corner, _ink_box(parted[1], parted[2]), geometry):
             return None
         parts[1] = parted
     windows = [_window(region, geometry) for region in (geometry.rank_mm, geometry.suit_mm)]
@@ -371,6 +411,43 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
         glyphs.append(glyph)
     suit = _suit_window(corner, geometry, dx, dy)
     return replace(glyphs[0], faint=faint, cut_from=suit), replace(glyphs[1], faint=faint, cut_from=suit)
+
+
+#: A card's outline found in a coarse view lies within about half a millimetre of its edge: a corner
+#: cut from the very edge (an index printed near it) may take in up to this much of the cloth beyond.
+OFF_CARD_MM = 1.2
+
+
+def _on_card(corner: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
+    """The corner with the cloth beyond the card's top and left edges (rows and columns from the
+    corner's edge whose middle shade is not yet near its paper's: the cloth, and the card's edge
+    blurred into it), where the outline took some in, painted the paper's colour: green or black
+    cloth is darker than a pale red rank, and would set the ink's cut above it, and the edge's blur
+    joins an index printed near it (an index 1 mm from the edge lost its rank, or grew a stalk).
+    A corner cut further in than OFF_CARD_MM from both edges is all card."""
+    box = geometry.box_mm
+    if box[0] >= OFF_CARD_MM and box[1] >= OFF_CARD_MM:
+        return corner
+    grey = darkest_channel(corner)
+    paper = paper_shade(grey)
+    near_paper = paper - 0.15 * (paper - quantile(grey, 0.02))
+    limit = round(OFF_CARD_MM * CANON_PX_PER_MM)
+    top = int(np.argmin(np.append(np.median(grey[:limit], axis=1) < near_paper, False))) if box[1] < OFF_CARD_MM else 0
+    left = int(np.argmin(np.append(np.median(grey[:, :limit], axis=0) < near_paper, False))) if box[0] < OFF_CARD_MM else 0
+    if not top and not left:
+        return corner
+    on_card = corner.copy()
+    colour = [paper_shade(corner[..., c]) for c in range(corner.shape[2])] if corner.ndim == 3 else paper
+    on_card[:top] = colour
+    on_card[:, :left] = colour
+    return on_card
+
+
+def _runs_out(corner: np.ndarray, box: tuple[int, int, int, int], geometry: IndexGeometry) -> bool:
+    """The suit's ink in ``box`` (x0, y0, x1, y1 pixels) reaches the corner's far side from the rank:
+    its bottom edge, or its right edge where the suit is printed beside the rank (a wide club
+    printed below a rank may fill the corner's width)."""
+    return box[2] >= corner.shape[1] if geometry.suit_beside else box[3] >= corner.shape[0]
 
 
 def _window(region: tuple[float, float, float, float], geometry: IndexGeometry) -> tuple[int, int, int, int]:

@@ -47,6 +47,7 @@ class PhotoDeck:
     name: str
     images: dict[str, list[CardImage]]
     skipped: dict[str, str]  # card -> why it has no image (the deck did not learn it, the finder missed it)
+    index_right_mm: float  # how far in from a card's left edge its index reaches (the deck's index box)
 
     def card_image(self, code: str, rng: random.Random) -> CardImage:
         return rng.choice(self.images[code])
@@ -198,5 +199,5 @@ def load_photo_deck(real_cards: Path, name: str, deck: Deck, seed: int = 0, view
             images[code] = found
         else:
             skipped[code] = "the finder did not find the card again in its turned photo"
-    return PhotoDeck(name, images, skipped)
+    return PhotoDeck(name, images, skipped, deck.index.box_mm[2])
 

@@ -200,7 +200,8 @@ def _ratio(weights: list[float], t: Thresholds, faint: bool) -> float:
     them, two are no looser than one: glare washes both corners alike, and they agree on its error."""
     if len(weights) == 1:
         return t.ratio
-    corners = sum(weights) ** 2 / sum(w * w for w in weights)
+    # (three or four corners of a card printing four weigh no looser than two)
+    corners = min(2.0, sum(weights) ** 2 / sum(w * w for w in weights))
     ratio = t.ratio_outweighed + (t.ratio_agreeing - t.ratio_outweighed) * (corners - 1)
     return min(ratio, t.ratio) if faint else ratio
 
@@ -261,7 +262,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         if judged else None
     # two corners that each alone name a card and disagree refuse it, however the weighing would
     # settle it (under the looser test, a corner alone names a wrong suit now and then)
-    alone = {_decide([look], deck, t).code for look in looks} - {None} if len(looks) == 2 else set()
+    alone = {_decide([look], deck, t).code for look in looks} - {None} if len(looks) > 1 else set()
     code, confidence, why, candidates, rivals = _decide(looks, deck, t)
     told = None
     # A part of the picture (a card under another in a spread) shows its pips nearest its index, and
@@ -280,7 +281,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         elif code is None:
             why = f"{why} at the index; {how}"
     if len(alone) > 1 or code is not None and alone and code not in alone:
-        return None, 0.0, f"unreadable: the two corners read {' and '.join(sorted(alone | {code} - {None}))}", match
+        return None, 0.0, f"unreadable: the {'two ' if len(looks) == 2 else ''}corners read {' and '.join(sorted(alone | {code} - {None}))}", match
     if code is None:
         return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(found) else " (one corner only)"), match
     return code, confidence, told, match
@@ -333,7 +334,7 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
             # a card under another shows the part of its picture up to that card's edge
             if over is None:
                 picture = (lambda c=card: card_picture(frame, c.outline, deck.index.box_mm, ordered=True)) \
-                    if len(card.corners) == 2 else None
+                    if len(card.corners) > 1 else None
             else:
                 shown_mm = float(np.linalg.norm(over.outline[0] - card.outline[0])) / seen_px
                 picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \

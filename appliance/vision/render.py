@@ -46,9 +46,29 @@ class Design:
     rank_height_mm: float  # height of the corner rank
     ten: str  # how the ten is printed: "10" or "T"
     border: bool
+    # Where and how the index is printed: makers differ (near the edge or well inside it, small or
+    # jumbo, the suit below the rank or beside it, in two corners or all four, a border round it).
+    index_mm: tuple[float, float] = (2.8, 3.0)  # the index's box, from the face's top-left corner (its ink 1.5 mm in)
+    index_width_mm: float = 11.0  # ... its width, the rank and a suit below it centred in it
+    suit_height_mm: float = 6.5
+    suit_beside: bool = False
+    four_index: bool = False
+    border_mm: float = 2.5  # the printed border's inset from the card's edge
 
     def card_image(self, code: str, rng: random.Random) -> CardImage:
         return CardImage.drawn(card_face(code, self))
+
+    @property
+    def widest_rank_mm(self) -> float:
+        (w, h), _ = cv2.getTextSize("10", self.font, 1.0, 1)
+        return w / h * self.rank_height_mm
+
+    @property
+    def index_right_mm(self) -> float:
+        """How far in from the card's left edge its index reaches: a dealer spreading a hand shows that much."""
+        if self.suit_beside:
+            return self.index_mm[0] + self.widest_rank_mm + 2.0 + self.suit_height_mm
+        return self.index_mm[0] + self.index_width_mm
 
 
 @dataclass(frozen=True)
@@ -78,6 +98,15 @@ DESIGNS = {
     "classic": Design("classic", cv2.FONT_HERSHEY_DUPLEX, 1.0, (40, 30, 200), (30, 30, 30), (245, 245, 240), 7.5, "10", True),
     "modern": Design("modern", cv2.FONT_HERSHEY_SIMPLEX, 1.1, (60, 20, 220), (10, 10, 10), (250, 250, 250), 8.0, "10", False),
     "casino": Design("casino", cv2.FONT_HERSHEY_TRIPLEX, 0.9, (30, 40, 180), (40, 20, 20), (235, 240, 245), 7.0, "10", True),
+    # other makers' index layouts, none of which the reader was built beside
+    "edge": Design("edge", cv2.FONT_HERSHEY_SIMPLEX, 0.9, (50, 30, 210), (25, 25, 25), (245, 248, 248), 6.0, "10", False,
+                   index_mm=(0.6, -1.4), suit_height_mm=5.0),
+    "jumbo": Design("jumbo", cv2.FONT_HERSHEY_DUPLEX, 1.4, (30, 30, 190), (20, 20, 20), (240, 240, 240), 12.5, "10", False,
+                    index_mm=(1.5, 1.8), index_width_mm=19.0, suit_height_mm=8.0, four_index=True),
+    "beside": Design("beside", cv2.FONT_HERSHEY_TRIPLEX, 0.8, (40, 40, 200), (30, 30, 30), (238, 242, 242), 6.0, "10", True,
+                     index_mm=(4.0, 5.0), suit_height_mm=5.0, suit_beside=True, border_mm=3.0),
+    "framed": Design("framed", cv2.FONT_HERSHEY_SIMPLEX, 1.0, (30, 30, 170), (35, 35, 35), (242, 240, 236), 7.0, "T", True,
+                     index_mm=(1.8, 2.0), border_mm=1.6),
 }
 
 
@@ -121,13 +150,37 @@ def _stem(img, cx, top, s, color) -> None:
     cv2.fillPoly(img, [np.round(pts * 16).astype(np.int32)], color, cv2.LINE_AA, shift=4)
 
 
-def _text(img, text: str, cx: float, top: float, height: float, design: Design, color, px_per_mm: float) -> None:
-    """Text of the given cap height, centred on cx, its top at ``top``, strokes of the design's width."""
+def _text(img, text: str, cx: float, top: float, height: float, design: Design, color, px_per_mm: float,
+          origin: tuple[int, int] = (0, 0)) -> None:
+    """Text of the given cap height, centred on cx, its top at ``top`` (from the whole pixel ``origin``),
+    strokes of the design's width."""
     (w, h), _ = cv2.getTextSize(text, design.font, 1.0, 1)
     scale = height / h
     thickness = max(1, round(design.stroke_mm * px_per_mm))
     (w, h), _ = cv2.getTextSize(text, design.font, scale, thickness)
-    cv2.putText(img, text, (round(cx - w / 2), round(top + h)), design.font, scale, color, thickness, cv2.LINE_AA)
+    cv2.putText(img, text, (origin[0] + round(cx - w / 2), origin[1] + round(top + h)), design.font, scale, color,
+                thickness, cv2.LINE_AA)
+
+
+def _index(img: np.ndarray, rank: str, suit: str, design: Design, color, m: float) -> None:
+    """The index (rank and suit) drawn in the face's top-left corner, its box at the design's place."""
+    rank_h, suit_h = design.rank_height_mm, design.suit_height_mm
+    if design.suit_beside:  # the suit beside the widest rank, level with the rank's middle
+        widest = design.widest_rank_mm
+        rank_x, suit_x, suit_y = 0.5 + widest / 2, widest + 1.5 + suit_h / 2, 1.0 + rank_h / 2
+    else:
+        rank_x = suit_x = design.index_width_mm / 2
+        suit_y = 1.0 + rank_h + 5.0 * suit_h / 6.5
+    x0, y0 = (round(v * m) for v in design.index_mm)  # whole pixels (it may lie above the face's edge)
+    _text(img, rank, rank_x * m, 1.0 * m, rank_h * m, design, color, m, (x0, y0))
+    _suit_shape(img, suit, x0 + suit_x * m, y0 + suit_y * m, suit_h * m, color)
+
+
+def _print(img: np.ndarray, layer: np.ndarray, paper) -> None:
+    """What ``layer`` (a face's size) prints, its pixels not of the paper, onto ``img``: a border
+    line beside the index stays."""
+    printed = np.any(layer != np.array(paper, np.uint8), axis=2)
+    img[printed] = layer[printed]
 
 
 def card_face(code: str, design: Design, px_per_mm: float = FACE_PX_PER_MM) -> np.ndarray:
@@ -137,22 +190,21 @@ def card_face(code: str, design: Design, px_per_mm: float = FACE_PX_PER_MM) -> n
     img = np.full((h, w, 3), design.paper, np.uint8)
     m = px_per_mm
     if design.border:
-        cv2.rectangle(img, (round(2.5 * m), round(2.5 * m)), (w - round(2.5 * m), h - round(2.5 * m)),
-                      (150, 150, 150), max(1, round(0.3 * m)), cv2.LINE_AA)
+        b = round(design.border_mm * m)
+        cv2.rectangle(img, (b, b), (w - b, h - b), (150, 150, 150), max(1, round(0.3 * m)), cv2.LINE_AA)
     if c.is_joker:
         color, rank, suit = design.black, "JK", "*"
     else:
         color = design.red if c.suit in RED else design.black
         rank = str(c)[0] if str(c)[0] != "T" else design.ten
         suit = c.suit
-    corner = np.full((round(24 * m), round(11 * m), 3), design.paper, np.uint8)
-    rank_h = design.rank_height_mm * m
-    _text(corner, rank, corner.shape[1] / 2, 1.0 * m, rank_h, design, color, m)
-    _suit_shape(corner, suit, corner.shape[1] / 2, 1.0 * m + rank_h + 5.0 * m, 6.5 * m, color)
-    ch, cw = corner.shape[:2]
-    x0, y0 = round(2.8 * m), round(3.0 * m)
-    img[y0:y0 + ch, x0:x0 + cw] = corner
-    img[h - y0 - ch:h - y0, w - x0 - cw:w - x0] = corner[::-1, ::-1]
+    index = np.full_like(img, design.paper)
+    _index(index, rank, suit, design, color, m)
+    if design.four_index:  # the top-right corner's index as far from its edge as the top-left's
+        ink = np.flatnonzero(np.any(index != np.array(design.paper, np.uint8), axis=(0, 2)))
+        _print(index, np.roll(index, w - 1 - ink[0] - ink[-1], axis=1), design.paper)
+    _print(img, index, design.paper)
+    _print(img, index[::-1, ::-1], design.paper)
     if c.is_joker:
         _text(img, "JOKER", w / 2, h / 2 - 4 * m, 8 * m, design, design.black, m)
         _suit_shape(img, "*", w / 2, h / 2 + 14 * m, 18 * m, design.red)
@@ -256,10 +308,12 @@ def narrowest_card_px(layout: Layout, scene: Scene) -> float:
                for angle in (-20, 0, 20))
 
 
-def _placements(zone, count: int, scene: Scene, rng: random.Random) -> list[tuple[float, float, float]]:
-    """(x, y, angle) in mm and degrees for ``count`` cards in a zone, left to right."""
+def _placements(zone, count: int, scene: Scene, rng: random.Random,
+                index_right_mm: float) -> list[tuple[float, float, float]]:
+    """(x, y, angle) in mm and degrees for ``count`` cards in a zone, left to right (a spread showing
+    each card up to ``index_right_mm``, its index's far side)."""
     if scene.spread and count > 1:
-        return _spread(zone, count, scene, rng)
+        return _spread(zone, count, scene, rng, index_right_mm)
     slot = zone.width / count
     out = []
     for i in range(count):
@@ -281,10 +335,16 @@ def _placements(zone, count: int, scene: Scene, rng: random.Random) -> list[tupl
     return out
 
 
-def _spread(zone, count: int, scene: Scene, rng: random.Random) -> list[tuple[float, float, float]]:
-    """A hand spread in a line: each card 19-24 mm on from the one before and laid over it, so
-    the index corner in each card's top-left (15.5 mm wide) stays in view."""
-    step = rng.uniform(19, 24)
+#: A dealer spreads a hand so that each card's index stays in view: 19-24 mm from one card to the
+#: next shows an index reaching this far in from the card's edge, and a card a step further each
+#: millimetre further in (a jumbo index, a suit beside the rank).
+SPREAD_SHOWS_MM = 15.5
+
+
+def _spread(zone, count: int, scene: Scene, rng: random.Random, index_right_mm: float) -> list[tuple[float, float, float]]:
+    """A hand spread in a line: each card 19-24 mm on from the one before (see SPREAD_SHOWS_MM) and
+    laid over it, so the index corner in each card's top-left stays in view."""
+    step = rng.uniform(19, 24) + max(0.0, index_right_mm - SPREAD_SHOWS_MM)
     length = CARD_W + (count - 1) * step
     for _ in range(200):
         angle = rng.uniform(-15, 15)
@@ -412,7 +472,7 @@ def render_table(layout: Layout, hands: dict[str, list[str]], design, scene: Sce
     truth, quads, sources = {}, {}, {}
     for name, codes in hands.items():
         zone = layout.zone(name)
-        placed = _placements(zone, len(codes), scene, rng)
+        placed = _placements(zone, len(codes), scene, rng, design.index_right_mm)
         truth[name] = [str(Card.parse(code)) for code in codes]
         quads[name] = [_card_quad(homography, x, y, angle) for x, y, angle in placed]
         # In a spread each card lies over the one before it in its own left-to-right order, which is

@@ -122,23 +122,47 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         if HEIGHT_RANGE_MM[0] <= height <= HEIGHT_RANGE_MM[1] and length >= CARD_W_MM + 10:
             edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height, deck, seen_px)
             indices[turn] = sum(deck.shows_index(glyphs) for card in edges[turn] for glyphs in card.glyphs)
-    best = int(np.argmax(indices))
+    # Of two edges with as many, the one whose first two corners lie nearer: a deck printing its index
+    # in four corners shows the top card's two a card's width apart along one edge, where the other
+    # edge shows two cards' a step apart.
+    best = max(range(4), key=lambda turn: (indices[turn], -_first_step(edges[turn])))
     if indices[best] <= 1:
         return None
     cards = edges[best]
-    # The far edge's corners, each to the card whose centre it points to: within half the least
-    # step between cards (an index's width, or the next card would cover it).
-    same_card_mm = (deck.index.box_mm[2] - deck.index.box_mm[0]) / 2
-    for far in edges[(best + 2) % 4]:
-        if not all(deck.shows_index(glyphs) for glyphs in far.glyphs):
-            continue  # the first column of ink along that edge may be a pip, or a court's picture
-        distances = [float(np.linalg.norm(far.centre - card.centre)) for card in cards]
-        nearest = int(np.argmin(distances))
-        if distances[nearest] <= same_card_mm * px_per_mm:
-            cards[nearest].corners.extend(far.corners)
-            cards[nearest].glyphs.extend(far.glyphs)
-            cards[nearest].outline = _on_both_corners(cards[nearest].outline, far.outline[0])
+    _pair_far_corners(cards, edges[(best + 2) % 4], np.roll(order_quad(quad), (best + 2) % 4, axis=0), px_per_mm, deck)
     return cards
+
+
+def _first_step(cards: list[SpreadCard]) -> float:
+    return float(np.linalg.norm(cards[1].centre - cards[0].centre)) if len(cards) > 1 else 0.0
+
+
+def _pair_far_corners(cards: list[SpreadCard], far: list[SpreadCard], far_zone: np.ndarray, px_per_mm: float,
+                      deck: Deck) -> None:
+    """Gives each corner along the far edge (``far``, read from the edge ``far_zone[0]`` ->
+    ``[1]``, zone pixels at ``px_per_mm``) to the card whose centre it points to: within half the
+    least step between cards (an index's width, or the next card would cover it). The first is the
+    top card's second index (turned), which also places that card's far end. On a deck printing four
+    corners the rest are each card's bottom-left index, turned: the top-right of a card as that edge
+    shows it, a card's width less the index's from where a top-left one would put it (a maker
+    prints it as far from its edge as the top-left's)."""
+    index = deck.index
+    same_card_px = (index.box_mm[2] - index.box_mm[0]) / 2 * px_per_mm
+    along = (far_zone[1] - far_zone[0]) / max(float(np.linalg.norm(far_zone[1] - far_zone[0])), 1e-6)
+    ink_mid = (index.symbols_mm[0] + index.symbols_mm[2]) / 2
+    right_of_left = along * (CARD_W_MM - 2 * ink_mid) * px_per_mm
+    for n, corner in enumerate(far):
+        if not all(deck.shows_index(glyphs) for glyphs in corner.glyphs):
+            continue  # the first column of ink along that edge may be a pip, or a court's picture
+        top_right = index.four_corners and n > 0
+        centre = corner.centre - right_of_left if top_right else corner.centre
+        distances = [float(np.linalg.norm(centre - card.centre)) for card in cards]
+        nearest = int(np.argmin(distances))
+        if distances[nearest] <= same_card_px:
+            cards[nearest].corners.extend(corner.corners)
+            cards[nearest].glyphs.extend(corner.glyphs)
+            if not top_right:
+                cards[nearest].outline = _on_both_corners(cards[nearest].outline, corner.outline[0])
 
 
 def _on_both_corners(outline: np.ndarray, bottom_right: np.ndarray) -> np.ndarray:
@@ -174,7 +198,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     mm_to_frame = zone_to_frame @ mm_to_zone
     x0, y0, x1, y1 = index.box_mm
     # the middle of an index's ink on a face: a column of ink is cut out around its own middle
-    ink_left, ink_right = min(index.rank_mm[0], index.suit_extent_mm[0]), max(index.rank_mm[2], index.suit_extent_mm[2])
+    ink_left, ink_right = index.symbols_mm[0], index.symbols_mm[2]
     ink_mid = (ink_left + ink_right) / 2
     step = x1 - x0  # cards closer than this would cover each other's index
     edge = _edge_rows(_cut(frame, mm_to_frame, (0, -EDGE_SEARCH_MM, length, EDGE_SEARCH_MM)))
