@@ -4,6 +4,7 @@ the index. Each is learned from its faces, whole, and read on a degraded table (
 hands spread with overlap) naming no wrong card."""
 
 import random
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -78,3 +79,26 @@ def test_a_table_of_the_design_is_read_and_no_card_named_wrongly(design_deck, se
             wrong += sum(r.card is not None and r.card in truth and r.card != card for r, card in zip(got, truth))
     print(design.name, "spread" if spread else "apart", f"{read} of 49 read, {wrong} wrong, {missed} missed")
     assert wrong == 0 and missed == 0 and read >= 45, (read, wrong, missed, result.warnings)
+
+
+def test_a_four_corner_deck_spread_as_wide_as_its_two_top_indices_names_no_card(tmp_path):
+    """A deck printing its index in all four corners, well in from the edge (one of the random designs
+    of a stress run), spread about as wide as a card's top-left and top-right indices lie apart:
+    along either edge which index is whose is not told by where it lies, and every card took its
+    neighbour's name at both its corners alike (Qc 4c 3c read 4c 3c Ac). No card of it is named."""
+    design = replace(DESIGNS["jumbo"], name="wide", font=cv2.FONT_HERSHEY_SIMPLEX, stroke_mm=1.01, red=(63, 43, 162),
+                     black=(28, 32, 23), paper=(255, 250, 248), rank_height_mm=11.46, border=True, index_mm=(5.9, 3.86),
+                     index_width_mm=18.61, suit_height_mm=7.99, border_mm=1.63)
+    for c in CARDS:
+        cv2.imwrite(str(tmp_path / f"{c}.png"), card_face(str(c), design))
+    deck = learn(tmp_path)
+    assert deck.index.four_corners
+    rng = random.Random(1024063)
+    scene = Scene.random(rng, LAYOUT, rotation="any", spread=True)
+    rendered = render_table(LAYOUT, deal_table(rng), design, scene, seed=1024063)
+    result = read_frame(rendered.image, LAYOUT, deck, calibrate(rendered.image, LAYOUT))
+    named = {zone: [r.card for r in result.zones[zone]] for zone in rendered.truth}
+    assert all(len(named[zone]) == len(truth) and all(c in (None, t) for c, t in zip(named[zone], truth))
+               for zone, truth in rendered.truth.items()), named
+    assert any(r.card is None and "which index is whose cannot be told" in r.reason
+               for zone in rendered.truth for r in result.zones[zone])

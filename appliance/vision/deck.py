@@ -70,6 +70,18 @@ class Templates:
         """The glyph's ink is as tall as some template's, within HEIGHT_SPAN: of a size this deck prints."""
         return bool(np.any(np.abs(np.log(glyph.height_mm) - self.log_heights) <= np.log(HEIGHT_SPAN)))
 
+    def scores(self, glyph: Glyph, px_per_mm: float, span: float) -> np.ndarray:
+        """Each key's best score (in ``keys`` order; -1 for a key with none) over the glyph's one-pixel
+        shifts, among the templates learned at about the card's resolution (``near``); a template of
+        another shape (aspect) or size (height) loses 0.2 for each."""
+        near = self.near(px_per_mm, span)
+        scores = (near.images @ glyph.shifted().T).max(axis=1)
+        off_shape = np.abs(np.log(max(glyph.aspect, 1e-3)) - near.log_aspects) > 0.35
+        off_size = np.abs(np.log(glyph.height_mm) - near.log_heights) > np.log(HEIGHT_SPAN)
+        best = np.full(len(self.keys), -1.0)
+        np.maximum.at(best, near.groups, scores - 0.2 * off_shape - 0.2 * off_size)
+        return best
+
     def near(self, px_per_mm: float, span: float) -> Templates:
         """The templates learned at a resolution within ``span`` (a factor) of ``px_per_mm``, and of
         a key with none there, its nearest: only those are compared with a card seen at it (a glyph

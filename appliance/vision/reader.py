@@ -23,7 +23,7 @@ import numpy as np
 from .calibrate import Calibration
 from .card_edge import on_edges
 from .cards import Glyph, card_quads, flatten, index_corners, quad_px_per_mm
-from .deck import HEIGHT_SPAN, Deck, Templates
+from .deck import Deck
 from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
 from .face_picture import card_picture, compare, contradicts, picture_part, picture_part_width, tell
 from .index import index_glyphs
@@ -101,21 +101,8 @@ class _Look:
 
     @classmethod
     def of(cls, glyphs: tuple[Glyph, Glyph], deck: Deck, px_per_mm: float, span: float) -> _Look:
-        return cls(_key_scores(glyphs[0], deck.rank_templates, px_per_mm, span),
-                   _key_scores(glyphs[1], deck.suit_templates, px_per_mm, span), glyphs[1].redness, glyphs[0].faint)
-
-
-def _key_scores(glyph: Glyph, templates: Templates, px_per_mm: float, span: float) -> np.ndarray:
-    """Each key's best score (in ``templates.keys`` order; -1 for a key with none) over the glyph's
-    one-pixel shifts, among the templates learned at about the card's resolution (the nearest, if
-    none is near); a template of another shape (aspect) or size (height) loses 0.2 for each."""
-    near = templates.near(px_per_mm, span)
-    scores = (near.images @ glyph.shifted().T).max(axis=1)
-    off_shape = np.abs(np.log(max(glyph.aspect, 1e-3)) - near.log_aspects) > 0.35
-    off_size = np.abs(np.log(glyph.height_mm) - near.log_heights) > np.log(HEIGHT_SPAN)
-    best = np.full(len(templates.keys), -1.0)
-    np.maximum.at(best, near.groups, scores - 0.2 * off_shape - 0.2 * off_size)
-    return best
+        return cls(deck.rank_templates.scores(glyphs[0], px_per_mm, span),
+                   deck.suit_templates.scores(glyphs[1], px_per_mm, span), glyphs[1].redness, glyphs[0].faint)
 
 
 def _colour(redness: float, t: Thresholds) -> set[str] | None:
@@ -339,6 +326,11 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
                 shown_mm = float(np.linalg.norm(over.outline[0] - card.outline[0])) / seen_px
                 picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \
                     if picture_part_width(deck.index.box_mm, shown_mm) else None
+            if not card.told_apart:
+                reads.append(CardRead(None, 0.0, "unreadable: a deck printing its index in all four corners, spread about "
+                                                 "as wide as a card's two top indices lie apart: which index is whose "
+                                                 "cannot be told (spread the hand closer)", None, mm(card.centre)))
+                continue
             reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None), mm(card.centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads

@@ -49,6 +49,9 @@ EDGE_SHARE = 0.6
 # The edge's columns lie this close to its straight line (a camera pixel's steps, and more): a
 # jump further splits it.
 EDGE_TOLERANCE_PX = 2.5
+# A spread's first card whose corner matches the deck less closely than this is placed again at the
+# other places along the spread's end (a card of the taught deck matches it closer: see deck_match).
+FIRST_CARD_MATCH = 0.9
 CARD_MM = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]], np.float64)
 
 
@@ -95,6 +98,9 @@ class SpreadCard:
     glyphs: list[tuple[Glyph, Glyph] | None]
     centre: np.ndarray
     outline: np.ndarray
+    # whether its corners are told from its neighbours': not where the deck prints four corners and
+    # the cards lie about as far apart as a card's two top indices (see ``spread_corners``)
+    told_apart: bool = True
 
 
 def spread_px_per_mm(quad: np.ndarray, zone_to_frame: np.ndarray) -> float:
@@ -130,7 +136,25 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         return None
     cards = edges[best]
     _pair_far_corners(cards, edges[(best + 2) % 4], np.roll(order_quad(quad), (best + 2) % 4, axis=0), px_per_mm, deck)
+    if deck.index.four_corners and _first_step(cards) >= TOP_RIGHT_LIKE * _top_right_step(deck) * px_per_mm:
+        # a card's top-right index lies about as far from its top-left as the next card's: along
+        # either edge, which index is whose is not told by where it lies (each card took its
+        # neighbour's name, at both its corners alike), and no card of the spread is named
+        for card in cards:
+            card.told_apart = False
     return cards
+
+
+#: On a deck printing four corners, cards of a spread lying at least this share of the distance
+#: from a card's top-left index to its top-right apart are not told apart by their corners' places.
+TOP_RIGHT_LIKE = 0.75
+
+
+def _top_right_step(deck: Deck) -> float:
+    """How far (mm) a card's top-right index lies from its top-left, on a deck printing both (a
+    maker prints it as far from its edge as the top-left's)."""
+    symbols = deck.index.symbols_mm
+    return CARD_W_MM - symbols[0] - symbols[2]
 
 
 def _first_step(cards: list[SpreadCard]) -> float:
@@ -149,8 +173,7 @@ def _pair_far_corners(cards: list[SpreadCard], far: list[SpreadCard], far_zone: 
     index = deck.index
     same_card_px = (index.box_mm[2] - index.box_mm[0]) / 2 * px_per_mm
     along = (far_zone[1] - far_zone[0]) / max(float(np.linalg.norm(far_zone[1] - far_zone[0])), 1e-6)
-    ink_mid = (index.symbols_mm[0] + index.symbols_mm[2]) / 2
-    right_of_left = along * (CARD_W_MM - 2 * ink_mid) * px_per_mm
+    right_of_left = along * _top_right_step(deck) * px_per_mm
     for n, corner in enumerate(far):
         if not all(deck.shows_index(glyphs) for glyphs in corner.glyphs):
             continue  # the first column of ink along that edge may be a pip, or a court's picture
@@ -249,24 +272,56 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
         candidates = [[ink_mid], *candidates]
     trusted = at_end and candidates[0][0] not in faint  # the spread's first card, whatever its index shows
     tops = [(top + b[0] / m, b[2] / m, b[3] / m) for b in boxes]  # each piece of ink's top, left and right (mm)
+
+    def placed(middle: float) -> tuple[np.ndarray, np.ndarray, tuple[Glyph, Glyph] | None]:
+        """Where the card whose index has its middle at ``middle`` lies, its corner, and the symbols there."""
+        card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
+        corner = _cut(frame, mm_to_frame @ card_to_mm, (*index.box_mm[:3], index.box_mm[3] + PLACED_SLACK_MM))
+        return card_to_mm, corner, index_glyphs(corner, index, seen_px)
+
+    def card(card_to_mm: np.ndarray, corner: np.ndarray, glyphs: tuple[Glyph, Glyph] | None) -> SpreadCard:
+        centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
+        outline = cv2.perspectiveTransform(CARD_MM[None], mm_to_frame @ card_to_mm)[0]
+        return SpreadCard([corner], [glyphs], centre[0, 0], outline)
+
     out, middles = [], []
+    if trusted:
+        # The spread's first card is taken whatever its corner shows: at the first place along the
+        # spread's end, unless, on a deck printing its suit beside its rank, its corner matches the
+        # deck poorly and another place there shows an index matching it better (the rank, a piece
+        # of a suit's size, pairs with a printed border's piece beside it as a suit with its rank,
+        # and places the corner millimetres off).
+        ends = [middle for tries in candidates for middle in tries if x0 <= middle <= x1 + 3]
+        tried = [(ends[0], placed(ends[0]))]
+        if index.suit_beside and len(ends) > 1 and _likeness(tried[0][1][2], deck, seen_px) < FIRST_CARD_MATCH:
+            tried += [(middle, placed(middle)) for middle in ends[1:]]
+        shown = [(middle, place) for middle, place in tried if deck.shows_index(place[2])]
+        middle, place = max(shown, key=lambda c: _likeness(c[1][2], deck, seen_px)) if len(shown) > 1 else \
+            (shown or tried)[0]
+        middles.append(middle)
+        out.append(card(*place))
     for tries in candidates:
         for middle in tries:
             if middles and middle - middles[-1] < step:
                 continue
-            card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
-            corner = _cut(frame, mm_to_frame @ card_to_mm, (*index.box_mm[:3], index.box_mm[3] + PLACED_SLACK_MM))
-            glyphs = index_glyphs(corner, index, seen_px)
-            if (middles or not trusted) and not deck.shows_index(glyphs):
+            place = placed(middle)
+            if not deck.shows_index(place[2]):
                 continue
             middles.append(middle)
-            centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
-            outline = cv2.perspectiveTransform(CARD_MM[None], mm_to_frame @ card_to_mm)[0]
-            out.append(SpreadCard([corner], [glyphs], centre[0, 0], outline))
+            out.append(card(*place))
             break
         if not middles and tries[0] not in faint:  # no index at the spread's end
             return []
     return out
+
+
+def _likeness(glyphs: tuple[Glyph, Glyph] | None, deck: Deck, px_per_mm: float) -> float:
+    """How closely a corner's rank and suit match some rank and suit of the deck (the lower of the
+    two best scores, among the templates learned nearest the card's resolution; 0 for none)."""
+    if glyphs is None:
+        return 0.0
+    return min(float(deck.rank_templates.scores(glyphs[0], px_per_mm, 1.0).max()),
+               float(deck.suit_templates.scores(glyphs[1], px_per_mm, 1.0).max()))
 
 
 def _paired(boxes: list[tuple], top: float, index: IndexGeometry, ink_mid: float, seen_px: float) -> list[float]:
