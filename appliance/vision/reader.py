@@ -317,6 +317,11 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
             continue
         seen_px = spread_px_per_mm(quad, zone_to_frame)
         for card, over in zip(spread, [*spread[1:], None]):  # a hand spread with overlap: each card's corners in view
+            if not card.told_apart:
+                reads.append(CardRead(None, 0.0, "unreadable: a deck printing its index in all four corners, spread about "
+                                                 "as wide as a card's two top indices lie apart: which index is whose "
+                                                 "cannot be told (spread the hand closer)", None, mm(card.centre)))
+                continue
             # the top card (the last, its two corners in view) lies whole: its picture is in view too;
             # a card under another shows the part of its picture up to that card's edge
             if over is None:
@@ -326,11 +331,6 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
                 shown_mm = float(np.linalg.norm(over.outline[0] - card.outline[0])) / seen_px
                 picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \
                     if picture_part_width(deck.index.box_mm, shown_mm) else None
-            if not card.told_apart:
-                reads.append(CardRead(None, 0.0, "unreadable: a deck printing its index in all four corners, spread about "
-                                                 "as wide as a card's two top indices lie apart: which index is whose "
-                                                 "cannot be told (spread the hand closer)", None, mm(card.centre)))
-                continue
             reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None), mm(card.centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads

@@ -292,12 +292,15 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
         # of a suit's size, pairs with a printed border's piece beside it as a suit with its rank,
         # and places the corner millimetres off).
         ends = [middle for tries in candidates for middle in tries if x0 <= middle <= x1 + 3]
-        tried = [(ends[0], placed(ends[0]))]
-        if index.suit_beside and len(ends) > 1 and _likeness(tried[0][1][2], deck, seen_px) < FIRST_CARD_MATCH:
-            tried += [(middle, placed(middle)) for middle in ends[1:]]
-        shown = [(middle, place) for middle, place in tried if deck.shows_index(place[2])]
-        middle, place = max(shown, key=lambda c: _likeness(c[1][2], deck, seen_px)) if len(shown) > 1 else \
-            (shown or tried)[0]
+        middle, place = ends[0], placed(ends[0])
+        likeness = _likeness(place[2], deck, seen_px)
+        if index.suit_beside and len(ends) > 1 and likeness < FIRST_CARD_MATCH:
+            best = likeness if deck.shows_index(place[2]) else -np.inf
+            for other in ends[1:]:
+                other_place = placed(other)
+                other_likeness = _likeness(other_place[2], deck, seen_px)
+                if deck.shows_index(other_place[2]) and other_likeness > best:
+                    middle, place, best = other, other_place, other_likeness
         middles.append(middle)
         out.append(card(*place))
     for tries in candidates:
