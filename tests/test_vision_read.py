@@ -43,7 +43,7 @@ def test_learned_deck_round_trips(casino_deck):
     assert all(p.shape == casino_deck.pictures["As"].shape for p in casino_deck.pictures.values())
 
 
-@pytest.mark.parametrize("damage", ["pictures", "ranks", "index", "top"])
+@pytest.mark.parametrize("damage", ["pictures", "ranks", "index", "top", "four_corners"])
 def test_a_damaged_deck_file_is_refused_by_name(casino_deck, tmp_path, damage):
     casino_deck.save(tmp_path)
     meta = json.loads((tmp_path / "deck.json").read_text())
@@ -51,6 +51,8 @@ def test_a_damaged_deck_file_is_refused_by_name(casino_deck, tmp_path, damage):
         meta = [meta]
     elif damage == "ranks":
         del next(iter(meta["ranks"].values()))[0]["aspect"]
+    elif damage == "four_corners":
+        meta["index"]["four_corners"] = "no"  # a hand edit: any string would read as true
     else:
         del meta[damage]
     (tmp_path / "deck.json").write_text(json.dumps(meta))

@@ -107,8 +107,11 @@ class IndexGeometry:
     @classmethod
     def of_json(cls, data: dict) -> IndexGeometry:
         # a deck learned before the corners were counted has them counted as two
+        four_corners = data.get("four_corners", False)
+        if not isinstance(four_corners, bool):
+            raise ValueError(f"four_corners is {four_corners!r}, not true or false")
         return cls(*(tuple(float(v) for v in data[k]) for k in ("rank_mm", "suit_mm", "suit_extent_mm")),
-                   four_corners=bool(data.get("four_corners", False)))
+                   four_corners=four_corners)
 
 
 def _ink_map(face: np.ndarray) -> np.ndarray:
