@@ -5,14 +5,16 @@ with the deck learned from the faces. A few frames here; bench/vision_accuracy.p
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from appliance.config import shipped_config_dir
 from appliance.vision.calibrate import calibrate
 from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.layout import load_layout
-from appliance.vision.photo_faces import OTHER_PHOTO, SAME_PHOTO, load_photo_deck
-from appliance.vision.cards import flatten
+from appliance.vision.photo_faces import (
+    MIN_SOURCE_ACROSS_PX_PER_MM, OTHER_PHOTO, SAME_PHOTO, coarsest_px_per_mm, load_photo_deck)
+from appliance.vision.cards import flatten, quad_px_per_mm
 from appliance.vision.face_picture import PART_EDGE_MM, compare, picture_part, picture_region, tell
 from appliance.vision.reader import read_frame
 from appliance.vision.render import Scene, deal_table, render_table
@@ -40,6 +42,17 @@ def test_cards_come_from_other_photos_where_there_are_any_and_never_one_the_deck
             # each card image is a whole card, portrait, its index where the deck prints it
             face = flatten(image.image, image.corners, ordered=True)
             assert any(index_glyphs(index_patch(f, deck.index), deck.index) is not None for f in (face, face[::-1, ::-1])), code
+            # never a card foreshortened coarser than the table's camera sees one (deck-b's Ac in its
+            # steep photo: 4.8 px/mm by its sides, 1.6 across the view)
+            assert coarsest_px_per_mm(image.corners) >= MIN_SOURCE_ACROSS_PX_PER_MM, code
+
+
+def test_a_card_seen_steeply_is_as_coarse_as_its_foreshortened_direction():
+    square_on = np.float32([[10, 10], [325, 10], [325, 450], [10, 450]])  # 5 px/mm, upright
+    assert coarsest_px_per_mm(square_on) == pytest.approx(5.0, abs=0.01)
+    # a card seen steeply from its side: 5 px/mm along its length, its width foreshortened to 110 px
+    steep = np.float32([[0, 0], [110, 20], [110, 420], [0, 440]])
+    assert quad_px_per_mm(steep) >= 3.0 and coarsest_px_per_mm(steep) < 1.9
 
 
 def test_deck_b_learns_around_its_mislabelled_face_and_deals_without_it(real_deck):

@@ -27,16 +27,20 @@ import cv2
 import numpy as np
 
 from .card_edge import on_edges
-from .cards import CANON_PX_PER_MM, flatten, quad_px_per_mm
+from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, flatten, order_quad, quad_px_per_mm
 from .deck import IMAGE_SUFFIXES, Deck
 from .index import index_glyphs, index_patch
 from .photo import find_cards
 from .render import CardImage
 
 OTHER_PHOTO, SAME_PHOTO = "other photo", "same photo"
+CARD_MM = np.float32([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]])
 # A card's image must be finer than a camera over the table sees it (about 2-3 px/mm): a card
-# seen smaller in its photo would be blurred twice over.
+# seen smaller in its photo would be blurred twice over. Nor may it be coarser in any direction
+# across the card than the table's camera ever sees a card (120 px across its width): a card
+# foreshortened in a steep view is fine along one side and coarse across it.
 MIN_SOURCE_PX_PER_MM = 3.0
+MIN_SOURCE_ACROSS_PX_PER_MM = 120 / CARD_W_MM
 SAME_PHOTO_VIEWS = 2  # fresh findings of each teaching photo
 
 
@@ -119,6 +123,21 @@ def balanced(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return np.clip(image.astype(np.float32) * gains, 0, 255).astype(np.uint8)
 
 
+def coarsest_px_per_mm(quad: np.ndarray) -> float:
+    """The resolution a card outline was seen at in its coarsest direction, anywhere on the card:
+    the least stretch of the card's plane into the photo, over its four corners (a card seen
+    steeply is foreshortened across the view, whatever its sides' lengths)."""
+    h = cv2.getPerspectiveTransform(CARD_MM, order_quad(quad).astype(np.float32)).astype(np.float64)
+    least = np.inf
+    for x, y in CARD_MM:
+        w = h[2, 0] * x + h[2, 1] * y + h[2, 2]
+        u, v = (h[0, 0] * x + h[0, 1] * y + h[0, 2]) / w, (h[1, 0] * x + h[1, 1] * y + h[1, 2]) / w
+        jacobian = np.array([[h[0, 0] - u * h[2, 0], h[0, 1] - u * h[2, 1]],
+                             [h[1, 0] - v * h[2, 0], h[1, 1] - v * h[2, 1]]]) / w
+        least = min(least, float(np.linalg.svd(jacobian, compute_uv=False)[-1]))
+    return least
+
+
 def _card(image: np.ndarray, corners: np.ndarray, source: str) -> CardImage:
     card = CardImage.cropped(image, corners, source)
     return CardImage(balanced(card.image, card.corners), card.corners, source, True)
@@ -145,6 +164,8 @@ def scene_images(scenes: dict[Path, list[dict]], deck: Deck) -> tuple[dict[str, 
                 unused["no whole outline"] += 1
             elif quad_px_per_mm(outline.corners) < MIN_SOURCE_PX_PER_MM:
                 unused[f"seen under {MIN_SOURCE_PX_PER_MM:g} px/mm"] += 1
+            elif coarsest_px_per_mm(outline.corners) < MIN_SOURCE_ACROSS_PX_PER_MM:
+                unused[f"seen under {MIN_SOURCE_ACROSS_PX_PER_MM:.1f} px/mm across its foreshortening"] += 1
             elif not _whole_card(photo, outline.corners, deck):
                 unused["not one whole card, or no index where the deck prints it"] += 1
             else:
