@@ -67,21 +67,17 @@ def find_cards(photo: np.ndarray) -> list[CardOutline]:
     scale = min(scale, 1.0)
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     brightest = float(np.percentile(hsv[..., 2], 99))
-    candidates = [(c, split, sides) for mask, grow in _paper_masks(small) for c, split in _quads(mask, grow, small.shape[:2])
-                  if (sides := _paper_sides(hsv, c.corners, brightest)) is not None]
-    kept: list[tuple[CardOutline, bool]] = []
+    candidates = [(c, split) for mask, grow in _paper_masks(small) for c, split in _quads(mask, grow, small.shape[:2])
+                  if _paper_inside(hsv, c.corners, brightest)]
+    kept: list[CardOutline] = []
     # a shape cut from touching cards only where no view shows that card by itself (even cut by
-    # the photo's edge: the piece may be of it and the card beside it); one with paper just inside
-    # every side before one with paper round most of it, and never given up for a larger outline
-    # without (a card and the strip of grey cloth along one side, four straight sides together,
-    # may follow them more closely)
-    for outline, _, sides in sorted(candidates, key=lambda c: (c[1], c[0].cut, not c[2], c[0].fit)):
-        overlapping = [(k, k_sides) for k, k_sides in kept if _overlap(outline.corners, k.corners)]
+    # the photo's edge: the piece may be of it and the card beside it)
+    for outline, _ in sorted(candidates, key=lambda c: (c[1], c[0].cut, c[0].fit)):
+        overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
         if not overlapping:
-            kept.append((outline, sides))
-        elif all(_detail_of(outline.corners, k.corners) and (sides or not k_sides) for k, k_sides in overlapping):
-            kept = [(k, k_sides) for k, k_sides in kept if all(k is not o for o, _ in overlapping)] + [(outline, sides)]
-    kept = [k for k, _ in kept]
+            kept.append(outline)
+        elif all(_detail_of(outline.corners, k.corners) for k in overlapping):
+            kept = [k for k in kept if all(k is not o for o in overlapping)] + [outline]
     out = [CardOutline(order_corners(k.corners / scale), k.fit, k.cut) for k in kept]
     return sorted(out, key=lambda c: (round(c.center[1] / (0.1 * max(photo.shape[:2]))), c.center[0]))
 
@@ -202,28 +198,22 @@ def _plausible(corners: np.ndarray) -> bool:
     return max(abs(c) for c in cosines) <= np.cos(np.radians(MIN_CORNER_DEG))
 
 
-def _paper_sides(hsv: np.ndarray, corners: np.ndarray, brightest: float) -> bool | None:
-    """Whether just inside the outline, along every side, is card stock: light and hardly coloured;
-    None when it is not even all round at large (its median): a diamond pip, a court picture, a
-    laptop's corner or a patch of wood has four sides too."""
+def _paper_inside(hsv: np.ndarray, corners: np.ndarray, brightest: float) -> bool:
+    """Just inside the outline, all round, is card stock: light and hardly coloured. A diamond
+    pip, a court picture, a laptop's corner or a patch of wood has four sides too."""
     x, y, w, h = cv2.boundingRect(corners.astype(np.int32))
     x, y = max(x, 0), max(y, 0)
-    patch = hsv[y:y + h:2, x:x + w:2, 1:]  # every other pixel: the medians are as good, and 4 times faster
+    patch = hsv[y:y + h, x:x + w]
     centre = corners.mean(axis=0)
-    outer = ((centre + (corners - centre) * (1 - PAPER_RING[0]) - (x, y)) / 2).astype(np.int32)
-    inner = ((centre + (corners - centre) * (1 - PAPER_RING[1]) - (x, y)) / 2).astype(np.int32)
-    sides = np.zeros(patch.shape[:2], np.uint8)  # the band along each side, between its two corners
-    for side in range(4):
-        cv2.fillPoly(sides, [np.array([outer[side], outer[(side + 1) % 4], inner[(side + 1) % 4], inner[side]])], side + 1)
-    bands = [patch[sides == side + 1] for side in range(4)]
-
-    def paper(sv: np.ndarray) -> bool:
-        return len(sv) > 0 and bool(np.median(sv[:, 0]) <= PAPER_MAX_SATURATION
-                                    and np.median(sv[:, 1]) >= PAPER_MIN_VALUE_SHARE * brightest)
-
-    if not paper(np.concatenate(bands)):
-        return None
-    return all(paper(band) for band in bands)
+    ring = np.zeros(patch.shape[:2], np.uint8)
+    outer = (centre + (corners - centre) * (1 - PAPER_RING[0]) - (x, y)).astype(np.int32)
+    inner = (centre + (corners - centre) * (1 - PAPER_RING[1]) - (x, y)).astype(np.int32)
+    cv2.fillPoly(ring, [outer], 255)
+    cv2.fillPoly(ring, [inner], 0)
+    if not ring.any():
+        return False
+    saturation, value = np.median(patch[..., 1][ring > 0]), np.median(patch[..., 2][ring > 0])
+    return bool(saturation <= PAPER_MAX_SATURATION and value >= PAPER_MIN_VALUE_SHARE * brightest)
 
 
 def _four_corners(contour: np.ndarray) -> np.ndarray | None:
