@@ -157,13 +157,18 @@ def _decide(looks: list[_Look], deck: Deck, t: Thresholds) -> _Decision:
     colour = _colour(_weighted([look.redness for look in looks], suit_w), t)
     ranks = _weighted([look.ranks for look in looks], rank_w)
     suits = _weighted([look.suits for look in looks], suit_w)
+    # a suit the ink's colour rules out still counts against the best it allows: a black blob whose
+    # shape is a diamond's is no clearer a club for it (a joker's star read as a club that way)
+    ruled_out = -np.inf
     if colour is not None:
-        suits = np.where([k in colour for k in deck.suit_templates.keys], suits, -np.inf)
+        allowed = np.array([k in colour for k in deck.suit_templates.keys])
+        ruled_out = float(suits[~allowed].max()) if (~allowed).any() else -np.inf
+        suits = np.where(allowed, suits, -np.inf)
     faint = any(look.faint for look in looks)
     r_score, rank, r_next, r_other = _best_two(ranks, deck.rank_templates.keys)
     s_score, suit, s_next, s_other = _best_two(suits, deck.suit_templates.keys)
     rank_clear = r_score >= t.score and (1 - r_score) <= _ratio(rank_w, t, faint) * (1 - r_next)
-    suit_clear = s_score >= t.score and (1 - s_score) <= _ratio(suit_w, t, faint) * (1 - s_next)
+    suit_clear = s_score >= t.score and (1 - s_score) <= _ratio(suit_w, t, faint) * (1 - max(s_next, ruled_out))
     both_suits = (suit, s_other) if np.isfinite(s_next) else (suit,)
     candidates = () if {rank, suit} & JOKER_KEYS else \
         tuple(r + s for r in (rank, r_other) for s in both_suits if not {r, s} & JOKER_KEYS)
