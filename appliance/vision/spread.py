@@ -13,6 +13,7 @@ instead: that edge then has the most corners, and the same pairing holds.)"""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -115,8 +116,7 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
                    deck: Deck) -> list[SpreadCard] | None:
     """Each card of the spread ``quad`` (zone pixels, ``px_per_mm``) with its index corners in
     view, in the spread's order; None when the shape is not a spread of cards."""
-    edges: list[list[SpreadCard]] = [[] for _ in range(4)]
-    indices = [0] * 4
+    edges: dict[int, _Edge] = {}
     seen_px = spread_px_per_mm(quad, zone_to_frame)
     # Any edge may be the one along the index corners: the hand may be turned round (then the
     # opposite edge shows only the last card's second index), and a spread of two cards is
@@ -127,15 +127,27 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         height = float(np.linalg.norm(corners_zone[2] - corners_zone[1])) / px_per_mm
         if HEIGHT_RANGE_MM[0] <= height <= HEIGHT_RANGE_MM[1] and length >= CARD_W_MM + 10:
             edges[turn] = _columns(frame, corners_zone, zone_to_frame, length, height, deck, seen_px)
-            indices[turn] = sum(deck.shows_index(glyphs) for card in edges[turn] for glyphs in card.glyphs)
+    # Each corner placed costs a millisecond, and an edge without indices (pips at the cards' far
+    # ends) has a place tried for every column of ink: the edge that looks most like one of indices
+    # is walked first, and another only as far as it may still show as many.
+    most = 0
+    for edge in sorted(edges.values(), key=lambda e: -e.paired):
+        edge.walk(deck, rival=most)
+        most = max(most, edge.shown)
     # Of two edges with as many, the one whose first two corners lie nearer: a deck printing its index
     # in four corners shows the top card's two a card's width apart along one edge, where the other
     # edge shows two cards' a step apart.
-    best = max(range(4), key=lambda turn: (indices[turn], -_first_step(edges[turn])))
-    if indices[best] <= 1:
+    best = max(edges, key=lambda turn: (edges[turn].shown, -_first_step(edges[turn].cards)), default=None)
+    if best is None or edges[best].shown <= 1:
         return None
-    cards = edges[best]
-    _pair_far_corners(cards, edges[(best + 2) % 4], np.roll(order_quad(quad), (best + 2) % 4, axis=0), px_per_mm, deck)
+    cards = edges[best].cards
+    far = edges.get((best + 2) % 4)
+    if far is not None:
+        # the top card's second index is the far edge's first; a deck printing four corners shows the
+        # other cards' there too
+        far.walk(deck, enough=None if deck.index.four_corners else 1)
+        _pair_far_corners(cards, far.cards if deck.index.four_corners else far.cards[:1],
+                          np.roll(order_quad(quad), (best + 2) % 4, axis=0), px_per_mm, deck)
     if deck.index.four_corners and _first_step(cards) >= TOP_RIGHT_LIKE * _top_right_step(deck) * px_per_mm:
         # a card's top-right index lies about as far from its top-left as the next card's: along
         # either edge, which index is whose is not told by where it lies (each card took its
@@ -143,6 +155,28 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         for card in cards:
             card.told_apart = False
     return cards
+
+
+class _Edge:
+    """The cards whose index corners lie along one edge of a spread, found one place at a time
+    (``places``: each card found, or None where a place showed no index, and how many places are
+    left), and walked only as far as asked."""
+
+    def __init__(self, paired: int, places: Iterator[tuple[SpreadCard | None, int]]):
+        self.paired = paired  # places along it where a rank and a suit lie as the deck prints them
+        self.cards: list[SpreadCard] = []
+        self.shown = 0  # of them, those whose corner shows an index
+        self._places = places
+
+    def walk(self, deck: Deck, rival: int = 0, enough: int | None = None) -> None:
+        """On along the edge: to its end, to ``enough`` cards, or until it can no longer show as
+        many indices as ``rival`` (then it is no edge of index corners, and its cards are not used)."""
+        for card, left in self._places:
+            if card is not None:
+                self.cards.append(card)
+                self.shown += deck.shows_index(card.glyphs[0])
+            if enough is not None and len(self.cards) >= enough or self.shown + left < rival:
+                return
 
 
 #: On a deck printing four corners, cards of a spread lying at least this share of the distance
@@ -209,11 +243,11 @@ def _cut(frame: np.ndarray, mm_to_frame: np.ndarray, box_mm: tuple[float, float,
                                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, seen_px: float) -> list[SpreadCard]:
+def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, seen_px: float) -> _Edge:
     """The cards whose index corners lie along the edge ``corners_zone[0]`` -> ``[1]``: the band of
     the spread where every card's top-left index lies, cut from the frame and split into columns of
     ink, each corner then cut on its own card (see :func:`_card_frame`) and its symbols found as a
-    card seen at ``seen_px`` px/mm shows them."""
+    card seen at ``seen_px`` px/mm shows them: found as the edge is walked (see :class:`_Edge`)."""
     m = CANON_PX_PER_MM
     index = deck.index
     rect_mm = np.array([[0, 0], [length, 0], [length, height], [0, height]], np.float32)
@@ -229,7 +263,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     top = y0 - EDGE_SEARCH_MM
     found = ink_symbols(_own_depth(_without_cloth(_own_paper(_cut(frame, mm_to_frame, (0, top, length, y1))), edge, top)))
     if found is None:
-        return []
+        return _Edge(0, iter(()))
     grey, _, stats, boxes = found
     columns: list[list[float]] = []  # left, right, ink area
     # What reaches the strip's far edge belongs to the cards' middles (a centre pip), not an index.
@@ -284,38 +318,42 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
         outline = cv2.perspectiveTransform(CARD_MM[None], mm_to_frame @ card_to_mm)[0]
         return SpreadCard([corner], [glyphs], centre[0, 0], outline)
 
-    out, middles = [], []
-    if trusted:
-        # The spread's first card is taken whatever its corner shows: at the first place along the
-        # spread's end, unless, on a deck printing its suit beside its rank, its corner matches the
-        # deck poorly and another place there shows an index matching it better (the rank, a piece
-        # of a suit's size, pairs with a printed border's piece beside it as a suit with its rank,
-        # and places the corner millimetres off).
-        ends = [middle for tries in candidates for middle in tries if x0 <= middle <= x1 + 3]
-        middle, place = ends[0], placed(ends[0])
-        likeness = _likeness(place[2], deck, seen_px)
-        if index.suit_beside and len(ends) > 1 and likeness < FIRST_CARD_MATCH:
-            best = likeness if deck.shows_index(place[2]) else -np.inf
-            for other in ends[1:]:
-                other_place = placed(other)
-                other_likeness = _likeness(other_place[2], deck, seen_px)
-                if deck.shows_index(other_place[2]) and other_likeness > best:
-                    middle, place, best = other, other_place, other_likeness
-        middles.append(middle)
-        out.append(card(*place))
-    for tries in candidates:
-        for middle in tries:
-            if middles and middle - middles[-1] < step:
-                continue
-            place = placed(middle)
-            if not deck.shows_index(place[2]):
-                continue
+    def places() -> Iterator[tuple[SpreadCard | None, int]]:
+        middles: list[float] = []
+        if trusted:
+            # The spread's first card is taken whatever its corner shows: at the first place along the
+            # spread's end, unless, on a deck printing its suit beside its rank, its corner matches the
+            # deck poorly and another place there shows an index matching it better (the rank, a piece
+            # of a suit's size, pairs with a printed border's piece beside it as a suit with its rank,
+            # and places the corner millimetres off).
+            ends = [middle for tries in candidates for middle in tries if x0 <= middle <= x1 + 3]
+            middle, place = ends[0], placed(ends[0])
+            likeness = _likeness(place[2], deck, seen_px)
+            if index.suit_beside and len(ends) > 1 and likeness < FIRST_CARD_MATCH:
+                best = likeness if deck.shows_index(place[2]) else -np.inf
+                for other in ends[1:]:
+                    other_place = placed(other)
+                    other_likeness = _likeness(other_place[2], deck, seen_px)
+                    if deck.shows_index(other_place[2]) and other_likeness > best:
+                        middle, place, best = other, other_place, other_likeness
             middles.append(middle)
-            out.append(card(*place))
-            break
-        if not middles and tries[0] not in faint:  # no index at the spread's end
-            return []
-    return out
+            yield card(*place), len(candidates)
+        for n, tries in enumerate(candidates):
+            found = None
+            for middle in tries:
+                if middles and middle - middles[-1] < step:
+                    continue
+                place = placed(middle)
+                if not deck.shows_index(place[2]):
+                    continue
+                middles.append(middle)
+                found = card(*place)
+                break
+            if not middles and tries[0] not in faint:  # no index at the spread's end
+                return
+            yield found, len(candidates) - n - 1
+
+    return _Edge(len(paired), places())
 
 
 def _likeness(glyphs: tuple[Glyph, Glyph] | None, deck: Deck, px_per_mm: float) -> float:
