@@ -276,10 +276,16 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
         else:
             columns.append([left, right, area])
     # the index is the ink centred where the deck prints it; a column wider than an index is the
-    # index joined by what is printed beside it (a pip, a court's picture), and the index is its left part
+    # index joined by what is printed beside it (a pip, a court's picture), and the index is its left
+    # part, or one rank printed wider than the rest (a joker's "JK"), centred as the others are
     wide = (ink_right - ink_left + 2) * m
-    middle_of = {(left + right) / 2 / m if right - left <= wide else left / m + ink_mid - ink_left: area / (m * m)
-                 for left, right, area in columns if area >= FAINT_COLUMN_INK_MM2 * m * m}
+    middle_of, centred = {}, {}
+    for left, right, area in columns:
+        if area >= FAINT_COLUMN_INK_MM2 * m * m:
+            middle = (left + right) / 2 / m if right - left <= wide else left / m + ink_mid - ink_left
+            middle_of[middle] = area / (m * m)
+            if right - left > wide:
+                centred[middle] = (left + right) / 2 / m
     faint = {middle for middle, area in middle_of.items() if area < MIN_COLUMN_INK_MM2}
     # Every card lies within the spread, its index within the deck's index box: ink further along
     # than the last card's index is the top card's face (a corner of its printed border, a pip),
@@ -294,6 +300,8 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     paired = [middle for middle in _paired(boxes, top, index, ink_mid, seen_px) if middle <= last]
     candidates = sorted([[p, *(c for c in columned if abs(c - p) < step)] for p in paired]
                         + [[c] for c in columned if all(abs(c - p) >= step for p in paired)])
+    candidates = [[*tries, *(centred[c] for c in tries if c in centred)] for tries in candidates]
+    alternatives = set(centred.values())
     # Index corners start at the spread's end (symbols side by side, an index seen from another
     # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
     # more in that part (pips, a court's picture): further ink is an index only where a rank and a
@@ -346,6 +354,8 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
                 place = placed(middle)
                 if not deck.shows_index(place[2]):
                     continue
+                if middle in alternatives and _likeness(place[2], deck, seen_px) < FIRST_CARD_MATCH:
+                    continue  # a wide column's middle is a rank's only where it matches the deck closely
                 middles.append(middle)
                 found = card(*place)
                 break
