@@ -166,18 +166,27 @@ def test_a_corner_shows_the_index_only_where_its_symbols_are_of_the_decks_size(c
     assert glyphs is not None and not casino_deck.shows_index(glyphs)
 
 
-def test_a_joker_whose_jk_is_wider_than_every_rank_is_found_in_a_spread(tmp_path):
+NARROW_RANKS = Design(name="narrow-ranks", font=cv2.FONT_HERSHEY_DUPLEX, stroke_mm=0.92, red=(26, 31, 191),
+                      black=(39, 40, 19), paper=(237, 236, 239), rank_height_mm=8.33, ten="T", border=False,
+                      index_mm=(2.34, -1.12), index_width_mm=10.63, suit_height_mm=4.87)
+# ... and one whose joker lies first at a front's end, where the first place is taken whatever it shows
+TALL_NARROW_RANKS = Design(name="tall-narrow-ranks", font=cv2.FONT_HERSHEY_SIMPLEX, stroke_mm=1.03, red=(49, 49, 192),
+                           black=(29, 37, 15), paper=(248, 240, 250), rank_height_mm=11.75, ten="T", border=False,
+                           index_mm=(2.71, 4.76), index_width_mm=12.64, suit_height_mm=4.15)
+
+
+@pytest.mark.parametrize("design, seeds", [(NARROW_RANKS, (7064237, 391168)), (TALL_NARROW_RANKS, (6284508,))],
+                         ids=["in-a-back", "first-of-a-front"])
+def test_a_joker_whose_jk_is_wider_than_every_rank_is_found_in_a_spread(tmp_path, design, seeds):
     """A deck printing its ten as "T" has no rank as wide as its joker's "JK": along a spread that
     column of ink is wider than an index, and was taken for an index joined to a pip (its left part
     the index), which placed the corner off the joker: the joker was not found (1 in 5 of random
-    such designs' spreads). Its centre is tried too, where it matches the deck closely."""
-    design = Design(name="narrow-ranks", font=cv2.FONT_HERSHEY_DUPLEX, stroke_mm=0.92, red=(26, 31, 191),
-                    black=(39, 40, 19), paper=(237, 236, 239), rank_height_mm=8.33, ten="T", border=False,
-                    index_mm=(2.34, -1.12), index_width_mm=10.63, suit_height_mm=4.87)
+    such designs' spreads), and a front of two it lay first in was no spread at all. Its centre is
+    tried too, where it matches the deck closely."""
     for c in CARDS:
         cv2.imwrite(str(tmp_path / f"{c}.png"), card_face(str(c), design))
     deck = learn(tmp_path)
-    for seed in (7064237, 391168):
+    for seed in seeds:
         rng = random.Random(seed)
         scene = Scene.random(rng, LAYOUT, rotation="any", spread=True)
         rendered = render_table(LAYOUT, deal_table(rng), design, scene, seed=seed)

@@ -330,19 +330,21 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
         middles: list[float] = []
         if trusted:
             # The spread's first card is taken whatever its corner shows: at the first place along the
-            # spread's end, unless, on a deck printing its suit beside its rank, its corner matches the
-            # deck poorly and another place there shows an index matching it better (the rank, a piece
-            # of a suit's size, pairs with a printed border's piece beside it as a suit with its rank,
-            # and places the corner millimetres off).
+            # spread's end, unless its corner matches the deck poorly and another place there shows an
+            # index matching it better: on a deck printing its suit beside its rank, any (the rank, a
+            # piece of a suit's size, pairs with a printed border's piece beside it as a suit with its
+            # rank, and places the corner millimetres off); on any deck, a wide column's centre.
             ends = [middle for tries in candidates for middle in tries if x0 <= middle <= x1 + 3]
             middle, place = ends[0], placed(ends[0])
             likeness = _likeness(place[2], deck, seen_px)
-            if index.suit_beside and len(ends) > 1 and likeness < FIRST_CARD_MATCH:
+            others = ends[1:] if index.suit_beside else [end for end in ends[1:] if end in alternatives]
+            if others and likeness < FIRST_CARD_MATCH:
                 best = likeness if deck.shows_index(place[2]) else -np.inf
-                for other in ends[1:]:
+                for other in others:
                     other_place = placed(other)
                     other_likeness = _likeness(other_place[2], deck, seen_px)
-                    if deck.shows_index(other_place[2]) and other_likeness > best:
+                    if deck.shows_index(other_place[2]) and other_likeness > best \
+                            and (other not in alternatives or other_likeness >= FIRST_CARD_MATCH):
                         middle, place, best = other, other_place, other_likeness
             middles.append(middle)
             yield card(*place), len(candidates)
