@@ -145,9 +145,9 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
     if far is not None:
         # the top card's second index is the far edge's first; a deck printing four corners shows the
         # other cards' there too
-        far.walk(deck, enough=None if deck.index.four_corners else 1)
-        _pair_far_corners(cards, far.cards if deck.index.four_corners else far.cards[:1],
-                          np.roll(order_quad(quad), (best + 2) % 4, axis=0), px_per_mm, deck)
+        enough = None if deck.index.four_corners else 1
+        far.walk(deck, enough=enough)
+        _pair_far_corners(cards, far.cards[:enough], np.roll(order_quad(quad), (best + 2) % 4, axis=0), px_per_mm, deck)
     if deck.index.four_corners and _first_step(cards) >= TOP_RIGHT_LIKE * _top_right_step(deck) * px_per_mm:
         # a card's top-right index lies about as far from its top-left as the next card's: along
         # either edge, which index is whose is not told by where it lies (each card took its
@@ -281,11 +281,14 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     wide = (ink_right - ink_left + 2) * m
     middle_of, centred = {}, {}
     for left, right, area in columns:
-        if area >= FAINT_COLUMN_INK_MM2 * m * m:
-            middle = (left + right) / 2 / m if right - left <= wide else left / m + ink_mid - ink_left
-            middle_of[middle] = area / (m * m)
-            if right - left > wide:
-                centred[middle] = (left + right) / 2 / m
+        if area < FAINT_COLUMN_INK_MM2 * m * m:
+            continue
+        centre = (left + right) / 2 / m
+        if right - left <= wide:
+            middle_of[centre] = area / (m * m)
+        else:
+            middle = left / m + ink_mid - ink_left
+            middle_of[middle], centred[middle] = area / (m * m), centre
     faint = {middle for middle, area in middle_of.items() if area < MIN_COLUMN_INK_MM2}
     # Every card lies within the spread, its index within the deck's index box: ink further along
     # than the last card's index is the top card's face (a corner of its printed border, a pip),
