@@ -315,12 +315,13 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
         frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
         reads.append(CardRead(*read_card(frame, frame_quad, deck, t), mm(quad.mean(axis=0))))
     for quad in spread_pieces(odd, FIND_PX_PER_MM):
-        spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM, deck)
+        seen_px = spread_px_per_mm(quad, zone_to_frame)
+        spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM, deck,
+                                lambda glyphs, px=seen_px: _read_glyphs([glyphs], deck, t, px)[0])
         if spread is None:
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
                                   None, mm(quad.mean(axis=0))))
             continue
-        seen_px = spread_px_per_mm(quad, zone_to_frame)
         for card, over in zip(spread, [*spread[1:], None]):  # a hand spread with overlap: each card's corners in view
             if not card.told_apart:
                 reads.append(CardRead(None, 0.0, "unreadable: a deck printing its index in all four corners, spread about "

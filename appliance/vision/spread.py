@@ -13,7 +13,7 @@ instead: that edge then has the most corners, and the same pairing holds.)"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -53,6 +53,7 @@ EDGE_TOLERANCE_PX = 2.5
 # A spread's first card whose corner matches the deck less closely than this is placed again at the
 # other places along the spread's end (a card of the taught deck matches it closer: see deck_match).
 FIRST_CARD_MATCH = 0.9
+Namer = Callable[[tuple[Glyph, Glyph] | None], str | None]  # the card one corner's symbols clearly name
 CARD_MM = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]], np.float64)
 
 
@@ -113,9 +114,11 @@ def spread_px_per_mm(quad: np.ndarray, zone_to_frame: np.ndarray) -> float:
 
 
 def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarray, px_per_mm: float,
-                   deck: Deck) -> list[SpreadCard] | None:
+                   deck: Deck, name: Namer | None = None) -> list[SpreadCard] | None:
     """Each card of the spread ``quad`` (zone pixels, ``px_per_mm``) with its index corners in
-    view, in the spread's order; None when the shape is not a spread of cards."""
+    view, in the spread's order; None when the shape is not a spread of cards. ``name`` gives the
+    card one corner's symbols name alone (None: none clearly): without it, a spread of a deck
+    printing four corners that the places of its indices do not tell apart names no card."""
     edges: dict[int, _Edge] = {}
     seen_px = spread_px_per_mm(quad, zone_to_frame)
     # Any edge may be the one along the index corners: the hand may be turned round (then the
@@ -140,21 +143,50 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
     best = max(edges, key=lambda turn: (edges[turn].shown, -_first_step(edges[turn].cards)), default=None)
     if best is None or edges[best].shown <= 1:
         return None
-    cards = edges[best].cards
     far = edges.get((best + 2) % 4)
+    # the top card's second index is the far edge's first; a deck printing four corners shows the
+    # other cards' there too
+    enough = None if deck.index.four_corners else 1
     if far is not None:
-        # the top card's second index is the far edge's first; a deck printing four corners shows the
-        # other cards' there too
-        enough = None if deck.index.four_corners else 1
         far.walk(deck, enough=enough)
-        _pair_far_corners(cards, far.cards[:enough], np.roll(order_quad(quad), (best + 2) % 4, axis=0), px_per_mm, deck)
-    if deck.index.four_corners and _first_step(cards) >= TOP_RIGHT_LIKE * _top_right_step(deck) * px_per_mm:
+    told_apart = True
+    if deck.index.four_corners and _first_step(edges[best].cards) >= TOP_RIGHT_LIKE * _top_right_step(deck) * px_per_mm:
         # a card's top-right index lies about as far from its top-left as the next card's: along
-        # either edge, which index is whose is not told by where it lies (each card took its
-        # neighbour's name, at both its corners alike), and no card of the spread is named
-        for card in cards:
-            card.told_apart = False
+        # either edge, which index is whose is not told by where it lies (read from the wrong one,
+        # each card takes its neighbour's name, at both its corners alike). The top card tells:
+        # along the edge of the cards' top-left indices the first two corners are two cards', along
+        # the other the top card's own two (its bottom-right and bottom-left, turned round).
+        if far is None or name is None:
+            told_apart = False
+        elif _top_card_first(far.cards, name) and _two_cards_first(edges[best].cards, name):
+            pass
+        elif _top_card_first(edges[best].cards, name) and _two_cards_first(far.cards, name):
+            best, far = (best + 2) % 4, edges[best]
+        else:
+            told_apart = False  # no card of the spread is named
+    cards = edges[best].cards
+    if far is not None:
+        _pair_far_corners(cards, far.cards[:enough], np.roll(order_quad(quad), (best + 2) % 4, axis=0), px_per_mm, deck)
+    for card in cards:
+        card.told_apart = told_apart
     return cards
+
+
+def _first_two(cards: list[SpreadCard], name: Namer) -> tuple[str | None, str | None]:
+    """The cards the first two corners along an edge each clearly name (None: none)."""
+    return (name(cards[0].glyphs[0]), name(cards[1].glyphs[0])) if len(cards) > 1 else (None, None)
+
+
+def _top_card_first(cards: list[SpreadCard], name: Namer) -> bool:
+    """The first two corners along an edge both clearly name one card: one card's two corners."""
+    first, second = _first_two(cards, name)
+    return first is not None and first == second
+
+
+def _two_cards_first(cards: list[SpreadCard], name: Namer) -> bool:
+    """The first two corners along an edge clearly name two cards."""
+    first, second = _first_two(cards, name)
+    return None not in (first, second) and first != second
 
 
 class _Edge:
