@@ -4,6 +4,7 @@ import json
 import random
 import shutil
 import subprocess
+from dataclasses import replace
 
 import cv2
 import pytest
@@ -93,10 +94,11 @@ def test_a_clean_table_is_read_exactly(casino_deck):
     assert result.warnings == []
 
 
-def read_degraded(deck, seed, spread=False):
-    """Cards read right of a degraded table (tilted, any rotation); every card found, none misread."""
+def read_degraded(deck, seed, spread=False, **cloth):
+    """Cards read right of a degraded table (tilted, any rotation; the cloth and the zones' printed
+    outlines coloured as ``cloth`` says); every card found, none misread."""
     rng = random.Random(seed)
-    scene = Scene.random(rng, LAYOUT, rotation="any", spread=spread)
+    scene = replace(Scene.random(rng, LAYOUT, rotation="any", spread=spread), **cloth)
     rendered = render_table(LAYOUT, deal_table(rng), DESIGNS["casino"], scene, seed=seed)
     result = read_frame(rendered.image, LAYOUT, deck, calibrate(rendered.image, LAYOUT))
     correct = 0
@@ -123,6 +125,18 @@ def test_hands_spread_with_overlap_are_read_by_their_index_corners(casino_deck):
     result = read_frame(rendered.image, LAYOUT, casino_deck, calibrate(rendered.image, LAYOUT))
     assert {z: [r.card for r in reads] for z, reads in result.zones.items() if reads} == hands
     assert read_degraded(casino_deck, 21, spread=True) >= 45
+
+
+@pytest.mark.parametrize("cloth,lines,seed,spread", [
+    ((50, 110, 40), (235, 235, 235), 901, False),  # a green felt, each zone outlined in white
+    ((120, 60, 20), (235, 235, 235), 900, True),  # a blue felt, white outlines, the hands spread
+    ((105, 105, 105), (190, 190, 190), 902, False),  # a grey cloth, light grey outlines
+], ids=["green-white", "blue-white-spread", "grey"])
+def test_cards_within_a_zone_outline_printed_as_light_as_paper_are_found(casino_deck, cloth, lines, seed, spread):
+    """A line printed round each zone in white or a light grey is as bright and neutral as paper:
+    closed round the cards within it, it hid them. It is left out, and a card lying across it is
+    cut from it."""
+    assert read_degraded(casino_deck, seed, spread, cloth=cloth, lines=lines) >= 47
 
 
 def test_a_foreign_deck_is_not_read_as_cards(casino_deck):

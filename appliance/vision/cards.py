@@ -251,16 +251,57 @@ def paper_mask(zone_image: np.ndarray, px_per_mm: float) -> np.ndarray:
     return cv2.inRange(hsv, (0, 0, min(255, int(felt + PAPER_STEP) + 1)), (180, PAPER_SATURATION - 1, 255))
 
 
+#: Paper covering less than this share of its outline's hull is a line printed on the cloth round
+#: the zone (a card's paper, even round a court's picture, covers about half its outline or more) ...
+LINE_PAPER_SHARE = 0.2
+#: ... and a card lying across that line is cut from it where its paper is this wide (a printed
+#: line is narrower; a card's paper round a court's picture may be too, but its hull is the card).
+CARD_PAPER_MM = 6.0
+
+
+def _holes(hierarchy: np.ndarray, i: int) -> list[int]:
+    """The holes of outer boundary ``i`` (``cv2.RETR_CCOMP``'s hierarchy)."""
+    holes, hole = [], hierarchy[i][2]
+    while hole >= 0:
+        holes.append(hole)
+        hole = hierarchy[hole][0]
+    return holes
+
+
+def _paper_shapes(paper: np.ndarray, px_per_mm: float) -> list[np.ndarray]:
+    """The outer boundaries of the paper, also of paper lying inside a hole of other paper: a line
+    printed in white or a light grey on the cloth round a zone is as bright and neutral as paper,
+    and closes round the cards within it. Such a line is left out, and a card lying across it is
+    cut from it."""
+    contours, hierarchy = cv2.findContours(paper, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    shapes = []
+    for i, contour in enumerate(contours):
+        if hierarchy[0][i][3] >= 0:
+            continue  # a hole in paper (a pip, a court's picture)
+        holes = _holes(hierarchy[0], i)
+        own_area = cv2.contourArea(contour) - sum(cv2.contourArea(contours[h]) for h in holes)
+        if own_area >= LINE_PAPER_SHARE * cv2.contourArea(cv2.convexHull(contour)):
+            shapes.append(contour)
+            continue
+        own = np.zeros(paper.shape, np.uint8)
+        cv2.drawContours(own, contours, i, 255, cv2.FILLED)
+        for h in holes:  # what lies in them is other paper
+            cv2.drawContours(own, contours, h, 0, cv2.FILLED)
+        k = round(CARD_PAPER_MM * px_per_mm) | 1
+        wide = cv2.morphologyEx(own & paper, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        shapes += cv2.findContours(wide, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+    return shapes
+
+
 def card_quads(zone_image: np.ndarray, px_per_mm: float) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Card outlines in a rectified zone image (the zone with a margin of felt round it): (whole
     cards, card-like shapes that cannot be read)."""
     paper = paper_mask(zone_image, px_per_mm)
     k = max(3, round(1.2 * px_per_mm)) | 1
     paper = cv2.morphologyEx(paper, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
-    contours, _ = cv2.findContours(paper, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     card_area = CARD_W_MM * CARD_H_MM * px_per_mm ** 2
     cards, odd = [], []
-    for contour in contours:
+    for contour in _paper_shapes(paper, px_per_mm):
         # a court's picture can reach almost to a real card's edge, where blur breaks the paper
         # between them: the paper is then a frame open at one side, and the card is its hull
         area = cv2.contourArea(cv2.convexHull(contour))

@@ -230,6 +230,8 @@ class Scene:
     jpeg: int = 0  # JPEG quality (0: no compression)
     rotation: str = "slight"  # cards: "slight" (within 20 degrees) or "any"
     spread: bool = False  # each hand spread left to right with overlap, every index corner left visible
+    cloth: tuple[int, int, int] = (50, 110, 40)  # the cloth's colour (BGR): each frame's a little off it
+    lines: tuple[int, int, int] = (90, 160, 90)  # the zones' printed outlines (a layout may print them white)
 
     @classmethod
     def random(cls, rng: random.Random, layout: Layout, size: tuple[int, int] = (4608, 2592),
@@ -366,13 +368,13 @@ def _spread(zone, count: int, scene: Scene, rng: random.Random, index_right_mm: 
     return out
 
 
-def _background(layout: Layout, homography: np.ndarray, size: tuple[int, int], rng: random.Random) -> np.ndarray:
+def _background(layout: Layout, homography: np.ndarray, scene: Scene, rng: random.Random) -> np.ndarray:
     px = 2.0  # felt and markers drawn at 2 px/mm, then seen through the camera
     canvas = np.empty((round(layout.height * px), round(layout.width * px), 3), np.uint8)
-    canvas[:] = (50 + rng.randint(-8, 8), 110 + rng.randint(-10, 10), 40 + rng.randint(-8, 8))
+    canvas[:] = np.clip([c + rng.randint(-off, off) for c, off in zip(scene.cloth, (8, 10, 8))], 0, 255)
     for zone in layout.zones:
         cv2.rectangle(canvas, (round(zone.x * px), round(zone.y * px)),
-                      (round((zone.x + zone.width) * px), round((zone.y + zone.height) * px)), (90, 160, 90), 2)
+                      (round((zone.x + zone.width) * px), round((zone.y + zone.height) * px)), scene.lines, 2)
     dictionary = layout.aruco_dictionary()
     for marker in layout.markers:
         side = round(marker.size * px)
@@ -382,7 +384,7 @@ def _background(layout: Layout, homography: np.ndarray, size: tuple[int, int], r
         image = cv2.aruco.generateImageMarker(dictionary, marker.id, side)
         canvas[y0:y0 + side, x0:x0 + side] = image[:, :, None]
     to_canvas = np.diag([1 / px, 1 / px, 1.0])
-    return cv2.warpPerspective(canvas, homography @ to_canvas, size, flags=cv2.INTER_LINEAR,
+    return cv2.warpPerspective(canvas, homography @ to_canvas, scene.size, flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(35, 35, 35))
 
 
@@ -468,7 +470,7 @@ def render_table(layout: Layout, hands: dict[str, list[str]], design, scene: Sce
     rng = random.Random(seed)
     cv2.setRNGSeed(seed)
     homography = camera_homography(layout, scene)
-    frame = _background(layout, homography, scene.size, rng)
+    frame = _background(layout, homography, scene, rng)
     truth, quads, sources = {}, {}, {}
     for name, codes in hands.items():
         zone = layout.zone(name)
