@@ -131,7 +131,8 @@ def test_hands_spread_with_overlap_are_read_by_their_index_corners(casino_deck):
     ((50, 110, 40), (235, 235, 235), 901, False),  # a green felt, each zone outlined in white
     ((120, 60, 20), (235, 235, 235), 900, True),  # a blue felt, white outlines, the hands spread
     ((105, 105, 105), (190, 190, 190), 902, False),  # a grey cloth, light grey outlines
-], ids=["green-white", "blue-white-spread", "grey"])
+    ((105, 105, 105), (190, 190, 190), 904, False),  # ... and cards lying across them
+], ids=["green-white", "blue-white-spread", "grey", "grey-across"])
 def test_cards_within_a_zone_outline_printed_as_light_as_paper_are_found(casino_deck, cloth, lines, seed, spread):
     """A line printed round each zone in white or a light grey is as bright and neutral as paper:
     closed round the cards within it, it hid them. It is left out, and a card lying across it is

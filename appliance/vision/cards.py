@@ -279,8 +279,12 @@ def _paper_shapes(paper: np.ndarray, px_per_mm: float) -> list[np.ndarray]:
         if hierarchy[0][i][3] >= 0:
             continue  # a hole in paper (a pip, a court's picture)
         holes = _holes(hierarchy[0], i)
-        own_area = cv2.contourArea(contour) - sum(cv2.contourArea(contours[h]) for h in holes)
-        if own_area >= LINE_PAPER_SHARE * cv2.contourArea(cv2.convexHull(contour)):
+        hole_areas = [cv2.contourArea(contours[h]) for h in holes]
+        own_area = cv2.contourArea(contour) - sum(hole_areas)
+        # a card's holes (its pips, a court's picture) are smaller than a card: a line round a
+        # zone closes round more, whatever cards lie across it
+        if own_area >= LINE_PAPER_SHARE * cv2.contourArea(cv2.convexHull(contour)) \
+                and max(hole_areas, default=0.0) < CARD_W_MM * CARD_H_MM * px_per_mm ** 2:
             shapes.append(contour)
             continue
         own = np.zeros(paper.shape, np.uint8)
