@@ -16,9 +16,10 @@ GREEN_FELT = (50, 110, 40)
 CENTRES_MM = ((50.0, 60.0), (130.0, 62.0))
 
 
-def _zone(felt, paper_gain: float = 1.0, light=None, seed: int = 0) -> np.ndarray:
+def _zone(felt, paper_gain: float = 1.0, light=None, seed: int = 0, framed_mm: float | None = None) -> np.ndarray:
     """Two cards (a 7 and a king: pips and a court picture) on a felt, the cards' photos
-    ``paper_gain`` as bright as drawn, the whole zone then lit by ``light`` (a gain per pixel)."""
+    ``paper_gain`` as bright as drawn (and framed by a dark 1 mm line ``framed_mm`` in from their
+    edge), the whole zone then lit by ``light`` (a gain per pixel)."""
     rng = np.random.default_rng(seed)
     w, h = round(ZONE_MM[0] * PX), round(ZONE_MM[1] * PX)
     image = np.empty((h, w, 3), np.float32)
@@ -26,6 +27,9 @@ def _zone(felt, paper_gain: float = 1.0, light=None, seed: int = 0) -> np.ndarra
     for code, (cx, cy), angle in zip(("7h", "Ks"), CENTRES_MM, (8.0, -12.0)):
         face = cv2.resize(card_face(code, DESIGNS["classic"]), (round(CARD_W_MM * PX * 4), round(CARD_H_MM * PX * 4)),
                           interpolation=cv2.INTER_AREA).astype(np.float32) * paper_gain
+        if framed_mm is not None:
+            inset, line = round(framed_mm * PX * 4), round(PX * 4)
+            cv2.rectangle(face, (inset, inset), (face.shape[1] - inset, face.shape[0] - inset), (30, 30, 30), line)
         turn = cv2.getRotationMatrix2D((face.shape[1] / 2, face.shape[0] / 2), angle, 0.25)
         turn[:, 2] += (cx * PX - face.shape[1] / 2, cy * PX - face.shape[0] / 2)
         card = cv2.warpAffine(face, turn, (w, h), flags=cv2.INTER_AREA)
@@ -90,3 +94,10 @@ def test_an_empty_zone_has_no_cards_even_lit_unevenly(felt):
 
 def test_cards_on_black_cloth_are_found():
     assert _at_the_cards(_found(_zone((25, 25, 28), paper_gain=0.7)))
+
+
+def test_a_card_framed_close_to_its_edge_is_one_card():
+    """A maker may print a dark frame round the face close to its edge: the paper within it lies
+    in a hole of the card's paper and is no card of its own, and the thin strip of paper outside
+    it outlines the card (it is no line printed on the cloth round the zone)."""
+    assert _at_the_cards(_found(_zone(GREEN_FELT, framed_mm=4.0)))

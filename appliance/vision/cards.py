@@ -254,46 +254,53 @@ def paper_mask(zone_image: np.ndarray, px_per_mm: float) -> np.ndarray:
 #: Paper covering less than this share of its outline's hull is a line printed on the cloth round
 #: the zone (a card's paper, even round a court's picture, covers about half its outline or more) ...
 LINE_PAPER_SHARE = 0.2
-#: ... and a card lying across that line is cut from it where its paper is this wide (a printed
+#: ... and a card lying across that line is cut from it where its paper is about this wide (a printed
 #: line is narrower; a card's paper round a court's picture may be too, but its hull is the card).
 CARD_PAPER_MM = 6.0
 
 
-def _holes(hierarchy: np.ndarray, i: int) -> list[int]:
-    """The holes of outer boundary ``i`` (``cv2.RETR_CCOMP``'s hierarchy)."""
-    holes, hole = [], hierarchy[i][2]
-    while hole >= 0:
-        holes.append(hole)
-        hole = hierarchy[hole][0]
-    return holes
+def _children(tree: np.ndarray, i: int) -> list[int]:
+    """The contours directly inside contour ``i`` (``cv2.RETR_TREE``'s hierarchy): an outer
+    boundary's holes, or the outer boundaries of the paper lying in a hole."""
+    children, child = [], tree[i][2]
+    while child >= 0:
+        children.append(child)
+        child = tree[child][0]
+    return children
 
 
 def _paper_shapes(paper: np.ndarray, px_per_mm: float) -> list[np.ndarray]:
-    """The outer boundaries of the paper, also of paper lying inside a hole of other paper: a line
-    printed in white or a light grey on the cloth round a zone is as bright and neutral as paper,
-    and closes round the cards within it. Such a line is left out, and a card lying across it is
-    cut from it."""
-    contours, hierarchy = cv2.findContours(paper, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    """The outer boundaries of the paper. A line printed in white or a light grey on the cloth
+    round a zone is as bright and neutral as paper, and closes round the cards within it: such a
+    line is left out, a card lying across it cut from it where its paper is wide, and the paper
+    lying within it looked at in turn (the paper within a card's own ink, a court's frame, is not)."""
+    contours, hierarchy = cv2.findContours(paper, cv2.RETR_TREE, cv2.CHAIN_APPROX_SIMPLE)
+    tree = hierarchy[0] if hierarchy is not None else []
+    card_area = CARD_W_MM * CARD_H_MM * px_per_mm ** 2
+    k = round(CARD_PAPER_MM * px_per_mm) | 1
+    wide_paper = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     shapes = []
-    for i, contour in enumerate(contours):
-        if hierarchy[0][i][3] >= 0:
-            continue  # a hole in paper (a pip, a court's picture)
-        holes = _holes(hierarchy[0], i)
+    todo = [i for i in range(len(contours)) if tree[i][3] < 0]
+    while todo:
+        i = todo.pop(0)
+        holes = _children(tree, i)
         hole_areas = [cv2.contourArea(contours[h]) for h in holes]
-        own_area = cv2.contourArea(contour) - sum(hole_areas)
-        # a card's holes (its pips, a court's picture) are smaller than a card: a line round a
-        # zone closes round more, whatever cards lie across it
-        if own_area >= LINE_PAPER_SHARE * cv2.contourArea(cv2.convexHull(contour)) \
-                and max(hole_areas, default=0.0) < CARD_W_MM * CARD_H_MM * px_per_mm ** 2:
-            shapes.append(contour)
+        hull_area = cv2.contourArea(cv2.convexHull(contours[i]))
+        # a line round a zone (or a piece of one) covers little of its hull, unlike a card's paper
+        # round a court's picture, which outlines the card; and it closes round more than a card,
+        # where a card's holes (its pips, a court's picture) are smaller
+        thin = cv2.contourArea(contours[i]) - sum(hole_areas) < LINE_PAPER_SHARE * hull_area \
+            and not _card_like(contours[i], card_area)
+        if not thin and max(hole_areas, default=0.0) < card_area:
+            shapes.append(contours[i])
             continue
         own = np.zeros(paper.shape, np.uint8)
         cv2.drawContours(own, contours, i, 255, cv2.FILLED)
         for h in holes:  # what lies in them is other paper
             cv2.drawContours(own, contours, h, 0, cv2.FILLED)
-        k = round(CARD_PAPER_MM * px_per_mm) | 1
-        wide = cv2.morphologyEx(own & paper, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-        shapes += cv2.findContours(wide, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+        shapes += cv2.findContours(cv2.morphologyEx(own & paper, cv2.MORPH_OPEN, wide_paper),
+                                   cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+        todo += [inner for h in holes for inner in _children(tree, h)]
     return shapes
 
 
@@ -306,16 +313,18 @@ def card_quads(zone_image: np.ndarray, px_per_mm: float) -> tuple[list[np.ndarra
     card_area = CARD_W_MM * CARD_H_MM * px_per_mm ** 2
     cards, odd = [], []
     for contour in _paper_shapes(paper, px_per_mm):
-        # a court's picture can reach almost to a real card's edge, where blur breaks the paper
-        # between them: the paper is then a frame open at one side, and the card is its hull
-        area = cv2.contourArea(cv2.convexHull(contour))
-        if area < 0.25 * card_area:
+        if cv2.contourArea(cv2.convexHull(contour)) < 0.25 * card_area:
             continue
-        (cx, cy), (rw, rh), angle = cv2.minAreaRect(contour)
-        aspect = min(rw, rh) / max(rw, rh)
-        quad = cv2.boxPoints(((cx, cy), (rw, rh), angle))
-        if 0.8 * card_area <= area <= 1.25 * card_area and 0.62 <= aspect <= 0.82 and area >= 0.9 * rw * rh:
-            cards.append(quad)
-        else:
-            odd.append(quad)
+        quad = cv2.boxPoints(cv2.minAreaRect(contour))
+        (cards if _card_like(contour, card_area) else odd).append(quad)
     return cards, odd
+
+
+def _card_like(contour: np.ndarray, card_area: float) -> bool:
+    """The paper's outline is one card's: a card's area and shape, its hull filling its box. (A
+    court's picture can reach almost to a real card's edge, where blur breaks the paper between
+    them: the paper is then a frame open at one side, and the card is its hull.)"""
+    area = cv2.contourArea(cv2.convexHull(contour))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+    aspect = min(rw, rh) / max(rw, rh, 1e-6)
+    return 0.8 * card_area <= area <= 1.25 * card_area and 0.62 <= aspect <= 0.82 and area >= 0.9 * rw * rh
