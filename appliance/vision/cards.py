@@ -290,7 +290,7 @@ def _paper_shapes(paper: np.ndarray, px_per_mm: float) -> list[np.ndarray]:
         # round a court's picture, which outlines the card; and it closes round more than a card,
         # where a card's holes (its pips, a court's picture) are smaller
         thin = cv2.contourArea(contours[i]) - sum(hole_areas) < LINE_PAPER_SHARE * hull_area \
-            and not _card_like(contours[i], card_area)
+            and not _card_like(hull_area, cv2.minAreaRect(contours[i]), card_area)
         if not thin and max(hole_areas, default=0.0) < card_area:
             shapes.append(contours[i])
             continue
@@ -313,18 +313,19 @@ def card_quads(zone_image: np.ndarray, px_per_mm: float) -> tuple[list[np.ndarra
     card_area = CARD_W_MM * CARD_H_MM * px_per_mm ** 2
     cards, odd = [], []
     for contour in _paper_shapes(paper, px_per_mm):
-        if cv2.contourArea(cv2.convexHull(contour)) < 0.25 * card_area:
+        area = cv2.contourArea(cv2.convexHull(contour))
+        if area < 0.25 * card_area:
             continue
-        quad = cv2.boxPoints(cv2.minAreaRect(contour))
-        (cards if _card_like(contour, card_area) else odd).append(quad)
+        rect = cv2.minAreaRect(contour)
+        (cards if _card_like(area, rect, card_area) else odd).append(cv2.boxPoints(rect))
     return cards, odd
 
 
-def _card_like(contour: np.ndarray, card_area: float) -> bool:
-    """The paper's outline is one card's: a card's area and shape, its hull filling its box. (A
-    court's picture can reach almost to a real card's edge, where blur breaks the paper between
-    them: the paper is then a frame open at one side, and the card is its hull.)"""
-    area = cv2.contourArea(cv2.convexHull(contour))
-    (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+def _card_like(area: float, rect, card_area: float) -> bool:
+    """Paper whose hull has ``area`` and whose least box is ``rect`` (``cv2.minAreaRect``) is one
+    card's: a card's area and shape, its hull filling its box. (A court's picture can reach almost
+    to a real card's edge, where blur breaks the paper between them: the paper is then a frame open
+    at one side, and the card is its hull.)"""
+    (_, _), (rw, rh), _ = rect
     aspect = min(rw, rh) / max(rw, rh, 1e-6)
     return 0.8 * card_area <= area <= 1.25 * card_area and 0.62 <= aspect <= 0.82 and area >= 0.9 * rw * rh

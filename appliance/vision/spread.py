@@ -53,8 +53,8 @@ EDGE_TOLERANCE_PX = 2.5
 # A spread's first card whose corner matches the deck less closely than this is placed again at the
 # other places along the spread's end (a card of the taught deck matches it closer: see deck_match).
 FIRST_CARD_MATCH = 0.9
-Namer = Callable[[tuple[Glyph, Glyph] | None], str | None]  # the card one corner's symbols clearly name
 CARD_MM = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]], np.float64)
+Namer = Callable[[tuple[Glyph, Glyph] | None], str | None]  # the card one corner's symbols clearly name
 
 
 def spread_pieces(pieces: list[np.ndarray], px_per_mm: float) -> list[np.ndarray]:
@@ -156,14 +156,13 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         # each card takes its neighbour's name, at both its corners alike). The top card tells:
         # along the edge of the cards' top-left indices the first two corners are two cards', along
         # the other the top card's own two (its bottom-right and bottom-left, turned round).
-        if far is None or name is None:
-            told_apart = False
-        elif _top_card_first(far.cards, name) and _two_cards_first(edges[best].cards, name):
-            pass
-        elif _top_card_first(edges[best].cards, name) and _two_cards_first(far.cards, name):
-            best, far = (best + 2) % 4, edges[best]
-        else:
-            told_apart = False  # no card of the spread is named
+        near, other = (_first_two(edges[best].cards, name), _first_two(far.cards, name)) \
+            if far is not None and name is not None else ((None, None), (None, None))
+        if not (_one_card(other) and _two_cards(near)):
+            if _one_card(near) and _two_cards(other):
+                best, far = (best + 2) % 4, edges[best]
+            else:
+                told_apart = False  # no card of the spread is named
     cards = edges[best].cards
     if far is not None:
         _pair_far_corners(cards, far.cards[:enough], np.roll(order_quad(quad), (best + 2) % 4, axis=0), px_per_mm, deck)
@@ -177,16 +176,14 @@ def _first_two(cards: list[SpreadCard], name: Namer) -> tuple[str | None, str | 
     return (name(cards[0].glyphs[0]), name(cards[1].glyphs[0])) if len(cards) > 1 else (None, None)
 
 
-def _top_card_first(cards: list[SpreadCard], name: Namer) -> bool:
-    """The first two corners along an edge both clearly name one card: one card's two corners."""
-    first, second = _first_two(cards, name)
-    return first is not None and first == second
+def _one_card(names: tuple[str | None, str | None]) -> bool:
+    """Two corners both clearly name one card: one card's two corners."""
+    return names[0] is not None and names[0] == names[1]
 
 
-def _two_cards_first(cards: list[SpreadCard], name: Namer) -> bool:
-    """The first two corners along an edge clearly name two cards."""
-    first, second = _first_two(cards, name)
-    return None not in (first, second) and first != second
+def _two_cards(names: tuple[str | None, str | None]) -> bool:
+    """Two corners clearly name two cards."""
+    return None not in names and names[0] != names[1]
 
 
 class _Edge:
