@@ -199,9 +199,10 @@ def paper_shade(grey: np.ndarray) -> float:
 
 
 def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np.ndarray, pieces: list[int],
-             size: tuple[int, int], window: tuple[int, int, int, int]) -> Glyph | None:
+             size: tuple[int, int], window: tuple[int, int, int, int], glared: bool = False) -> Glyph | None:
     """The symbol made of the ink components ``pieces`` (labels of ``labels``) within ``window``
-    (x0, y0, x1, y1 pixels), at template ``size``."""
+    (x0, y0, x1, y1 pixels), at template ``size``. A ``glared`` symbol keeps all the ink of its box,
+    each stroke against the darkest near it (see ``_glared``)."""
     x0, y0, x1, y1 = window
     chosen = np.zeros(len(stats), bool)
     chosen[pieces] = True
@@ -214,11 +215,21 @@ def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np
     # ink measured from the paper's own shade: under dim light the paper is far from white, and
     # the halo a soft lens leaves round a symbol would otherwise fatten it (a club into a spade)
     paper = paper_shade(grey)
-    patch = np.maximum(paper - grey[top:bottom, left:right].astype(np.float32), 0) * mask
+    patch = np.maximum(paper - grey[top:bottom, left:right].astype(np.float32), 0)
+    patch = _glared(patch) if glared else patch * mask
     ink = corner[top:bottom, left:right][mask].astype(np.float32)
     red = ink[:, 2] - np.maximum(ink[:, 0], ink[:, 1])
     return Glyph(_resize(patch, size), (right - left) / max(1, bottom - top), (bottom - top) / CANON_PX_PER_MM,
                  float(red.mean()))
+
+
+def _glared(ink: np.ndarray) -> np.ndarray:
+    """A symbol's ink (0 paper .. its darkest) where glare washed some strokes pale: each pixel
+    over the darkest ink within a third of the symbol's height round it, so a pale stroke (the top
+    of a glared 8, lost at any one cut) counts as much as a dark one, and the paper stays paper."""
+    k = max(3, ink.shape[0] // 3) | 1
+    near = cv2.GaussianBlur(cv2.dilate(ink, np.ones((k, k), np.uint8)), (0, 0), k / 3)
+    return ink / np.maximum(near, 0.2 * float(ink.max()) + 1.0)
 
 
 #: The felt's own light is measured in this band along the zone image's edge (the felt round the

@@ -379,20 +379,22 @@ def _line(stat: np.ndarray) -> bool:
     return max(w, h) >= 3 * m and (min(w, h) <= 0.6 * m or area < 0.15 * w * h)
 
 
-def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float | None = None) -> tuple[Glyph, Glyph] | None:
+def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float | None = None,
+                 faint: bool = False) -> tuple[Glyph, Glyph] | None:
     """The rank and suit symbols in an index corner cut at ``geometry.box_mm`` (of a card seen at
     ``px_per_mm``, where known): the ink whose pieces lie in the learned rank and suit regions, cut
     to those regions (a printed frame line touching a symbol is not part of it), the regions moved
-    together where that takes both symbols whole (see ``_registered``). None when either has no ink."""
+    together where that takes both symbols whole (see ``_registered``). None when either has no ink.
+    Looked at as ``faint`` (or found so), each symbol is cut at its own ink level, and the rank keeps
+    its pale strokes (see ``cards.glyph_of``): the second look at an index glare may have washed."""
     corner = _on_card(corner, geometry)
     own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM and blur_mm(_suit_window(corner, geometry)) <= OWN_CUT_BLUR_MM
-    found = _symbol_pieces(corner, geometry, own_cut)
-    faint = found is not None and not own_cut and _partly(found[1], geometry)
-    if faint:
+    found = None if faint else _symbol_pieces(corner, geometry, own_cut)
+    if faint or found is not None and not own_cut and _partly(found[1], geometry):
         # a pale symbol beside a dark one (a thin 8 over a solid spade) keeps only its darkest
         # strokes at the corner's cut: it is cut at its own level, and marked faint (glare that
         # washed a 2 out leaves a 2 whose thin bar is gone: a 7)
-        found = _symbol_pieces(corner, geometry, True)
+        found, faint = _symbol_pieces(corner, geometry, True), True
     if found is None:
         return None
     grey, parts = found
@@ -410,9 +412,13 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     windows = [_window(region, geometry) for region in (geometry.rank_mm, geometry.suit_mm)]
     dx, dy = _registered(windows, [_ink_box(stats, pieces) for _, stats, pieces in parts], round(REGISTER_MM * CANON_PX_PER_MM))
     glyphs = []
-    for (labels, stats, pieces), window, size in zip(parts, windows, (RANK_SIZE, SUIT_SIZE)):
+    # a faint rank keeps its pale strokes; a suit keeps to its own ink at its own cut: its outline is
+    # what tells a club from a spade, and taking in the pale ink round it blurs that (a club named a
+    # spade on a drawn design)
+    for (labels, stats, pieces), window, size, glared in zip(parts, windows, (RANK_SIZE, SUIT_SIZE), (faint, False)):
         x0, y0, x1, y1 = window
-        glyph = glyph_of(corner, grey, labels, stats, pieces, size, (max(0, x0 + dx), max(0, y0 + dy), x1 + dx, y1 + dy))
+        glyph = glyph_of(corner, grey, labels, stats, pieces, size, (max(0, x0 + dx), max(0, y0 + dy), x1 + dx, y1 + dy),
+                         glared)
         if glyph is None:
             return None
         glyphs.append(glyph)

@@ -220,26 +220,29 @@ def _read_index(corners: list[np.ndarray], deck: Deck, t: Thresholds, px_per_mm:
                 picture: Callable[[], np.ndarray] | None = None) -> tuple[str | None, float, str | None, float | None]:
     """(code, confidence, reason, match) of a card from its index corners in view, seen at
     ``px_per_mm`` (see ``_read_glyphs``)."""
-    return _read_glyphs([index_glyphs(c, deck.index, px_per_mm) for c in corners], deck, t, px_per_mm, picture)
+    return _read_glyphs([index_glyphs(c, deck.index, px_per_mm) for c in corners], deck, t, px_per_mm, picture,
+                        again=lambda: [index_glyphs(c, deck.index, px_per_mm, faint=True) for c in corners])
 
 
 def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds, px_per_mm: float,
-                 picture: Callable[[], np.ndarray] | None = None,
-                 part: bool = False) -> tuple[str | None, float, str | None, float | None]:
+                 picture: Callable[[], np.ndarray] | None = None, part: bool = False,
+                 again: Callable[[], list[tuple[Glyph, Glyph] | None]] | None = None
+                 ) -> tuple[str | None, float, str | None, float | None]:
     """(code, confidence, reason, match) from the rank and suit found in each of a card's index
     corners in view (None where a corner showed none), seen at ``px_per_mm``. With two, their scores
     are weighed by how clearly each corner matched (``_decide``), unless the corners alone name
     different cards; with one, the strict test. The match is the lower of the best rank's and the
     best suit's score, averaged over the corners. Where the corners leave two cards open and the card
     is seen whole, ``picture`` gives its middle to tell them apart (the reason then says so); where
-    only the ``part`` of its middle nearest its index is in view, only a suit."""
+    only the ``part`` of its middle nearest its index is in view, only a suit. Where the index leaves
+    the card unclear, its rank is looked at ``again`` as faint (glare may have washed a stroke out),
+    and the strict test for one corner then holds for two."""
     lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
                            f"{lowest:.1f} px/mm the deck was learned down to"), None
     blurred = [g[0].blur for g in found if g is not None and g[0].blur > MAX_BLUR_MM]
-    found = [None if g is None or g[0].blur > MAX_BLUR_MM else g for g in found]
-    looks = [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in found if g is not None]
+    found, looks = _looks(found, deck, t, px_per_mm)
     judged = px_per_mm >= EVIDENCE_MIN_PX_PER_MM
     if not looks and blurred:
         return None, 0.0, (f"unreadable: out of focus (its index's edges spread {min(blurred):.2f} mm, "
@@ -250,8 +253,15 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         # lies elsewhere), which many such cards tell (one glare spot does not)
         none = 0.0 if judged and len(found) > 1 else None
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(found) > 1 else ""), none
+    # (how well the deck is matched is judged on the first look: DeckMatch's rates were measured on it)
     match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks) \
         if judged else None
+    if again is not None and not any(look.faint for look in looks) and _decide(looks, deck, t).code is None:
+        # only the rank is taken from the second look: the suit stays as first seen
+        found_again, looks_again = _looks([(second[0], first[1]) if first is not None and second is not None else first
+                                           for first, second in zip(found, again())], deck, t, px_per_mm)
+        if looks_again and _decide(looks_again, deck, t).code is not None:
+            found, looks = found_again, looks_again
     # two corners that each alone name a card and disagree refuse it, however the weighing would
     # settle it (under the looser test, a corner alone names a wrong suit now and then)
     alone = {_decide([look], deck, t).code for look in looks} - {None} if len(looks) > 1 else set()
@@ -277,6 +287,13 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     if code is None:
         return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(found) else " (one corner only)"), match
     return code, confidence, told, match
+
+
+def _looks(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds,
+           px_per_mm: float) -> tuple[list[tuple[Glyph, Glyph] | None], list[_Look]]:
+    """The corners' symbols, None where out of focus, and each in-focus corner's scores."""
+    found = [None if g is None or g[0].blur > MAX_BLUR_MM else g for g in found]
+    return found, [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in found if g is not None]
 
 
 def _zone_transform(zone: Zone, s: float) -> tuple[np.ndarray, tuple[int, int]]:
@@ -337,7 +354,9 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
                 shown_mm = float(np.linalg.norm(over.outline[0] - card.outline[0])) / seen_px
                 picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \
                     if picture_part_width(deck.index.box_mm, shown_mm) else None
-            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None), mm(card.centre)))
+            again = lambda c=card, px=seen_px: [index_glyphs(corner, deck.index, px, faint=True) for corner in c.corners]
+            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None, again),
+                                  mm(card.centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads
 
