@@ -380,21 +380,22 @@ def _line(stat: np.ndarray) -> bool:
 
 
 def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float | None = None,
-                 faint: bool = False) -> tuple[Glyph, Glyph] | None:
+                 again: bool = False) -> tuple[Glyph, Glyph] | None:
     """The rank and suit symbols in an index corner cut at ``geometry.box_mm`` (of a card seen at
     ``px_per_mm``, where known): the ink whose pieces lie in the learned rank and suit regions, cut
     to those regions (a printed frame line touching a symbol is not part of it), the regions moved
     together where that takes both symbols whole (see ``_registered``). None when either has no ink.
-    Looked at as ``faint`` (or found so), each symbol is cut at its own ink level, and the rank keeps
-    its pale strokes (see ``cards.glyph_of``): the second look at an index glare may have washed."""
+    Looked at ``again`` (the second look at an index glare may have washed), the symbols are cut as
+    faint ones, and the rank keeps its pale strokes too (see ``cards.glyph_of``)."""
     corner = _on_card(corner, geometry)
     own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM and blur_mm(_suit_window(corner, geometry)) <= OWN_CUT_BLUR_MM
-    found = None if faint else _symbol_pieces(corner, geometry, own_cut)
-    if faint or found is not None and not own_cut and _partly(found[1], geometry):
+    found = None if again else _symbol_pieces(corner, geometry, own_cut)
+    faint = again or found is not None and not own_cut and _partly(found[1], geometry)
+    if faint:
         # a pale symbol beside a dark one (a thin 8 over a solid spade) keeps only its darkest
         # strokes at the corner's cut: it is cut at its own level, and marked faint (glare that
         # washed a 2 out leaves a 2 whose thin bar is gone: a 7)
-        found, faint = _symbol_pieces(corner, geometry, True), True
+        found = _symbol_pieces(corner, geometry, True)
     if found is None:
         return None
     grey, parts = found
@@ -412,10 +413,12 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     windows = [_window(region, geometry) for region in (geometry.rank_mm, geometry.suit_mm)]
     dx, dy = _registered(windows, [_ink_box(stats, pieces) for _, stats, pieces in parts], round(REGISTER_MM * CANON_PX_PER_MM))
     glyphs = []
-    # a faint rank keeps its pale strokes; a suit keeps to its own ink at its own cut: its outline is
+    # looked at again, the rank keeps its pale strokes; a suit keeps to its own ink: its outline is
     # what tells a club from a spade, and taking in the pale ink round it blurs that (a club named a
-    # spade on a drawn design)
-    for (labels, stats, pieces), window, size, glared in zip(parts, windows, (RANK_SIZE, SUIT_SIZE), (faint, False)):
+    # spade on a drawn design). At the first look a rank found faint keeps to its own ink too: what
+    # lies round it in its box may be another symbol's (a drawn design printing its suit beside a
+    # pale rank read 88 of its 104 cards so, against 101)
+    for (labels, stats, pieces), window, size, glared in zip(parts, windows, (RANK_SIZE, SUIT_SIZE), (again, False)):
         x0, y0, x1, y1 = window
         glyph = glyph_of(corner, grey, labels, stats, pieces, size, (max(0, x0 + dx), max(0, y0 + dy), x1 + dx, y1 + dy),
                          glared)

@@ -221,7 +221,7 @@ def _read_index(corners: list[np.ndarray], deck: Deck, t: Thresholds, px_per_mm:
     """(code, confidence, reason, match) of a card from its index corners in view, seen at
     ``px_per_mm`` (see ``_read_glyphs``)."""
     return _read_glyphs([index_glyphs(c, deck.index, px_per_mm) for c in corners], deck, t, px_per_mm, picture,
-                        again=lambda: [index_glyphs(c, deck.index, px_per_mm, faint=True) for c in corners])
+                        again=lambda: [index_glyphs(c, deck.index, px_per_mm, again=True) for c in corners])
 
 
 def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds, px_per_mm: float,
@@ -235,8 +235,8 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     best suit's score, averaged over the corners. Where the corners leave two cards open and the card
     is seen whole, ``picture`` gives its middle to tell them apart (the reason then says so); where
     only the ``part`` of its middle nearest its index is in view, only a suit. Where the index leaves
-    the card unclear, its rank is looked at ``again`` as faint (glare may have washed a stroke out),
-    and the strict test for one corner then holds for two."""
+    the card unclear, its rank is looked at ``again`` (glare may have washed a stroke out), and the
+    strict test for one corner then holds for two."""
     lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
@@ -256,7 +256,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     # (how well the deck is matched is judged on the first look: DeckMatch's rates were measured on it)
     match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks) \
         if judged else None
-    if again is not None and not any(look.faint for look in looks) and _decide(looks, deck, t).code is None:
+    if again is not None and _decide(looks, deck, t).code is None:
         # only the rank is taken from the second look: the suit stays as first seen
         found_again, looks_again = _looks([(second[0], first[1]) if first is not None and second is not None else first
                                            for first, second in zip(found, again())], deck, t, px_per_mm)
@@ -354,7 +354,7 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
                 shown_mm = float(np.linalg.norm(over.outline[0] - card.outline[0])) / seen_px
                 picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \
                     if picture_part_width(deck.index.box_mm, shown_mm) else None
-            again = lambda c=card, px=seen_px: [index_glyphs(corner, deck.index, px, faint=True) for corner in c.corners]
+            again = lambda c=card, px=seen_px: [index_glyphs(corner, deck.index, px, again=True) for corner in c.corners]
             reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None, again),
                                   mm(card.centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
