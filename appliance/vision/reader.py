@@ -256,16 +256,18 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     # (how well the deck is matched is judged on the first look: DeckMatch's rates were measured on it)
     match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks) \
         if judged else None
-    if again is not None and _decide(looks, deck, t).code is None:
+    decision = _decide(looks, deck, t)
+    if again is not None and decision.code is None:
         # only the rank is taken from the second look: the suit stays as first seen
         found_again, looks_again = _looks([(second[0], first[1]) if first is not None and second is not None else first
                                            for first, second in zip(found, again())], deck, t, px_per_mm)
-        if looks_again and _decide(looks_again, deck, t).code is not None:
-            found, looks = found_again, looks_again
+        second_decision = _decide(looks_again, deck, t) if looks_again else None
+        if second_decision is not None and second_decision.code is not None:
+            found, looks, decision = found_again, looks_again, second_decision
     # two corners that each alone name a card and disagree refuse it, however the weighing would
     # settle it (under the looser test, a corner alone names a wrong suit now and then)
     alone = {_decide([look], deck, t).code for look in looks} - {None} if len(looks) > 1 else set()
-    code, confidence, why, candidates, rivals = _decide(looks, deck, t)
+    code, confidence, why, candidates, rivals = decision
     told = None
     # A part of the picture (a card under another in a spread) shows its pips nearest its index, and
     # the next card's beside them: the same for either suit of one rank, not for two ranks (it read
