@@ -74,6 +74,7 @@ def test_the_picture_names_only_a_card_clearly_above_every_other():
     assert tell({"Ac": 0.99, "As": 0.93}) is None  # far closer, but by less than the lead
     assert tell({"Ac": 0.78, "As": 0.10}) is None  # under the floor: it matches nothing well
     assert tell({"8c": 0.99, "6c": 0.99, "8s": 0.60}) is None  # one pip for every card of a suit: no rank
+    assert tell({"Ac": 0.97}) is None  # nothing else weighed (the As blank where the card is in view)
 
 
 def test_the_picture_refuses_a_card_it_plainly_contradicts():

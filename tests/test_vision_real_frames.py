@@ -17,10 +17,10 @@ from appliance.vision.layout import load_layout
 from appliance.vision.photo_faces import (
     MIN_SOURCE_ACROSS_PX_PER_MM, OTHER_PHOTO, SAME_PHOTO, coarsest_px_per_mm, load_photo_deck)
 from appliance.vision.cards import card_quads, flatten, quad_px_per_mm
-from appliance.vision.face_picture import PART_EDGE_MM, compare, picture_part, picture_region, tell
+from appliance.vision.face_picture import PART_EDGE_MM, compare, picture_part, picture_region, shows_something, tell
 from appliance.vision.reader import FIND_PX_PER_MM, read_frame, read_zone, zone_image
 from appliance.vision.render import Scene, deal_table, render_table
-from appliance.vision.spread import spread_corners, spread_pieces
+from appliance.vision.spread import spread_corners, spread_pieces, spread_px_per_mm
 
 REAL = Path(__file__).resolve().parents[1].parent / "shared" / "real-cards"
 LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
@@ -145,6 +145,30 @@ def test_the_part_of_a_real_cards_picture_beside_its_index_never_tells_the_wrong
                 told += shown == code
     print(photos.name, f"told {told} of {asked} pip cards' suits from a part of the picture, {wrong} wrong")
     assert wrong == 0 and told >= 0.5 * asked
+
+
+def test_a_part_of_a_picture_blank_on_a_taught_card_tells_no_suit(real_deck):
+    """deck-b's ace of spades under an 8c (table 43) shows 9 mm of its picture beside its index: the
+    edge of its big spade, and the 8c's shadow. Its ace of clubs prints nothing there, and that blank
+    paper's shading matched the part 0.97, the As's own picture 0.83: the picture would have named
+    the Ac wherever the index left the suit open. A taught part without ink is not weighed."""
+    deck, photos = real_deck
+    if photos.name != "deck-b":
+        pytest.skip("the part is deck-b's ace of spades")
+    rng = random.Random(43)
+    scene = Scene.random(rng, LAYOUT, rotation="any", spread=True)
+    rendered = render_table(LAYOUT, deal_table(rng, cards=photos.codes), photos, scene, seed=43)
+    image, frame_to_zone = zone_image(rendered.image, LAYOUT.zone("seat1.front"), calibrate(rendered.image, LAYOUT),
+                                      FIND_PX_PER_MM, cv2.INTER_NEAREST)
+    quad = spread_pieces(card_quads(image, FIND_PX_PER_MM)[1], FIND_PX_PER_MM)[0]
+    zone_to_frame = np.linalg.inv(frame_to_zone)
+    under, over = spread_corners(rendered.image, quad, zone_to_frame, FIND_PX_PER_MM, deck)
+    shown_mm = float(np.linalg.norm(over.outline[0] - under.outline[0])) / spread_px_per_mm(quad, zone_to_frame)
+    assert rendered.truth["seat1.front"] == ["As", "8c"]
+    part = picture_part(rendered.image, under.outline, deck.index.box_mm, shown_mm)
+    assert part.shape[1] and shows_something(part)
+    scores, how = compare(part, deck.pictures, ("As", "Ac", "Ks"))
+    assert set(scores) == {"As", "Ks"} and how.endswith("; the part in view is blank on the taught Ac"), how
 
 
 def test_on_a_deck_printing_two_corners_only_the_top_card_of_a_spread_has_a_second(real_deck):

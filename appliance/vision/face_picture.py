@@ -97,28 +97,44 @@ def face_picture(face: np.ndarray, box_mm: tuple[float, float, float, float]) ->
     return card_picture(small, np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32), box_mm, ordered=True)
 
 
+def _compared(picture: np.ndarray, width: int) -> list[np.ndarray]:
+    """What of a taught picture is matched with a card's middle ``width`` pixels wide: the picture
+    less the shift at its sides, up to that width, the card either way up."""
+    s = round(SHIFT_MM * PICTURE_PX_PER_MM)
+    return [taught[s:taught.shape[0] - s, s:width - s] for taught in (picture, picture[::-1, ::-1])]
+
+
 def likeness(seen: np.ndarray, picture: np.ndarray) -> float:
     """How closely a card's middle matches a taught picture: normalised cross-correlation at the
     best shift of up to SHIFT_MM each way, the card either way up. A ``seen`` narrower than the
     picture is the part of the middle nearest the card's index (the rest covered, as in a spread):
     it is matched with that part of the picture, or of the picture turned round."""
-    s = round(SHIFT_MM * PICTURE_PX_PER_MM)
-    width = seen.shape[1]
-    return max(float(cv2.matchTemplate(seen, taught[s:taught.shape[0] - s, s:width - s], cv2.TM_CCOEFF_NORMED).max())
-               for taught in (picture, picture[::-1, ::-1]))
+    return max(float(cv2.matchTemplate(seen, taught, cv2.TM_CCOEFF_NORMED).max()) for taught in _compared(picture, seen.shape[1]))
 
 
 def compare(seen: np.ndarray, pictures: dict[str, np.ndarray],
             candidates: tuple[str, ...]) -> tuple[dict[str, float] | None, str]:
     """How closely the card's middle ``seen`` matches each candidate's taught picture (None where one
-    has none, or the middle shows no ink), and that in words for the log."""
+    has none, or the middle shows no ink; a candidate whose taught part is blank is not scored), and
+    that in words for the log."""
     missing = [code for code in candidates if code not in pictures]
     if missing:
         return None, "no taught picture of " + ", ".join(missing)
     if not shows_something(seen):
         return None, "the card's picture shows no ink to compare"
-    scores = {code: likeness(seen, pictures[code]) for code in candidates}
-    return scores, "the card's picture matches " + ", ".join(f"{c} {v:.2f}" for c, v in sorted(scores.items(), key=lambda i: -i[1]))
+    # The part of a taught picture matched with a part in view may be blank (the paper beside an
+    # ace's index): its shading alone then correlates with whatever the part shows (the next card's
+    # shadow, another card's ink), and deck-b's As under an 8c matched its Ac's blank paper there
+    # 0.97, its own picture 0.83. A taught part with no ink is no picture of its card: not scored.
+    blank = [code for code in candidates if seen.shape[1] < pictures[code].shape[1]
+             and not all(map(shows_something, _compared(pictures[code], seen.shape[1])))]
+    scores = {code: likeness(seen, pictures[code]) for code in candidates if code not in blank}
+    words = []
+    if scores:
+        words.append("the card's picture matches " + ", ".join(f"{c} {v:.2f}" for c, v in sorted(scores.items(), key=lambda i: -i[1])))
+    if blank:
+        words.append("the part in view is blank on the taught " + ", ".join(blank))
+    return scores, "; ".join(words)
 
 
 def _closer(score: float, other: float) -> bool:
@@ -128,7 +144,9 @@ def _closer(score: float, other: float) -> bool:
 
 def tell(scores: dict[str, float]) -> str | None:
     """The one candidate the picture shows: much closer than every other, and by at least LEAD; None
-    if none is."""
+    if none is, or fewer than two were weighed (the others blank where the card is in view)."""
+    if len(scores) < 2:
+        return None
     best = max(scores, key=scores.get)
     return best if all(_closer(scores[best], v) and scores[best] - v >= LEAD for c, v in scores.items() if c != best) \
         else None

@@ -280,7 +280,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         if scores and code is not None and contradicts(scores, code):
             return None, 0.0, f"unreadable: the index reads {code} but {how}", match
         shown = tell(scores) if scores and code is None else None
-        if shown in rivals:
+        if shown in rivals and set(rivals) <= set(scores):  # both weighed (neither blank where in view)
             code, told = shown, f"told by its picture: {why} at the index; {how}"
         elif code is None:
             why = f"{why} at the index; {how}"
