@@ -33,6 +33,12 @@ MIN_SYMBOL_MM2 = 3.0
 MAX_RANK_WIDTH = 2.0  # times the suit symbol's larger side
 GROWN_INK = 0.12  # see _grown
 DIFFERS = 0.02  # variance between the suits' (ranks') mean ink somewhere in a region of the index
+# Every rank prints its rank in the index: a region some rank leaves blank is no index rank. A pip
+# beside the suit is steady on the cards of a rank too (in the same place in every suit), and lay
+# as near the suit as deck-a's rank (1.5 mm) or nearer (2.0 mm against 1.5, its faces photographed
+# sideways): the index ranks of two real decks and seven drawn designs ink at least 0.15 (0..1, a 7
+# the least), those pips at most 0.02 (an ace, a 2 or a 3 prints none there).
+EVERY_RANK_INK = 0.08
 MARGIN_MM = 0.5  # around the symbols' reach when a corner is cut from a card
 # Cards of one design are cut from the sheet a little off one another (and a photo's outline lies
 # a little off the card's edge): the index may sit a little off its learned place. A symbol whose
@@ -139,7 +145,7 @@ class IndexMaps:
     between_suits: np.ndarray  # variance of the suits' mean ink: where the suits differ
     between_ranks: np.ndarray
     suit_ink: np.ndarray  # the most any suit inks each pixel on average: a suit symbol's whole extent
-    rank_ink: np.ndarray
+    rank_means: np.ndarray  # each rank's ink over its suits (rank, y, x)
 
     def picture(self) -> np.ndarray:
         """What was seen, for a technician: suit pixels blue, rank pixels red, 4x."""
@@ -155,7 +161,7 @@ def index_maps(faces: dict[str, np.ndarray]) -> IndexMaps:
     suit = (ink.var(axis=0).mean(axis=0) < STEADY) & (ink.mean(axis=0).max(axis=0) > INKED)
     rank = (ink.var(axis=1).mean(axis=0) < STEADY) & (ink.mean(axis=1).max(axis=0) > INKED) & ~suit
     suit_means, rank_means = ink.mean(axis=0), ink.mean(axis=1)
-    return IndexMaps(suit, rank, suit_means.var(axis=0), rank_means.var(axis=0), suit_means.max(axis=0), rank_means.max(axis=0))
+    return IndexMaps(suit, rank, suit_means.var(axis=0), rank_means.var(axis=0), suit_means.max(axis=0), rank_means)
 
 
 def _regions(mask: np.ndarray, differs: np.ndarray) -> list[tuple[float, float, float, float, float]]:
@@ -193,9 +199,9 @@ def locate_index(maps: IndexMaps) -> IndexGeometry:
     size = max(suit[2] - suit[0], suit[3] - suit[1])
     pieces = [r for r in _regions(maps.rank, maps.between_ranks) if r[1] < suit[3]
               and all(SYMBOL_SIZE_MM[0] <= v <= SYMBOL_SIZE_MM[1] for v in (r[2] - r[0], r[3] - r[1]))]
-    ranks = [r for r in pieces if _gap(r, suit) <= RANK_GAP * size]
+    ranks = [r for r in pieces if _gap(r, suit) <= RANK_GAP * size and _least_rank_ink(maps, r) >= EVERY_RANK_INK]
     if not ranks:
-        raise IndexNotFound(f"no rank region next to the index suit at {_mm(suit)}")
+        raise IndexNotFound(f"no rank region next to the index suit at {_mm(suit)} (inked by every rank)")
     rank = min(ranks, key=lambda r: _gap(r, suit))
     # A rank printed in pieces that do not overlap between ranks (the two digits of a "10", the
     # farther of them from a suit printed beside it); a corner pip beside the index is steady on the
@@ -207,6 +213,13 @@ def locate_index(maps: IndexMaps) -> IndexGeometry:
     rank = tuple(float(v) for v in rank[:4])
     suit = tuple(float(v) for v in suit[:4])
     return IndexGeometry(rank, suit, _grown(suit, maps.suit_ink, rank))
+
+
+def _least_rank_ink(maps: IndexMaps, region) -> float:
+    """The least ink any rank's cards put in ``region`` (mm) on average."""
+    p = MAP_PX_PER_MM
+    box = maps.rank_means[:, int(region[1] * p):int(np.ceil(region[3] * p)), int(region[0] * p):int(np.ceil(region[2] * p))]
+    return float(box.mean(axis=(1, 2)).min())
 
 
 def _grown(core, mean_ink: np.ndarray, rank) -> tuple[float, float, float, float]:
