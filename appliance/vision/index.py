@@ -30,6 +30,11 @@ SEARCH_MM = (CARD_W_MM / 2, CARD_H_MM / 2)
 INKED = 0.5
 STEADY = 0.03  # variance of ink (0..1) within a suit (or rank) at most this
 MIN_SYMBOL_MM2 = 3.0
+# A region this many times smaller than another within PIECE_GAP_MM of it is a piece of that symbol
+# the map split off (a lobe, or its edge where the faces lie a little off one another), not a
+# symbol: deck-b's faces photographed smaller or tilted showed a 3 mm2 piece of the suit nearer the
+# corner than the suit's 9 to 24 mm2, and it was taken for the suit.
+PIECE_OF, PIECE_GAP_MM = 2.0, 1.0
 MAX_RANK_WIDTH = 2.0  # times the suit symbol's larger side
 GROWN_INK = 0.12  # see _grown
 DIFFERS = 0.02  # variance between the suits' (ranks') mean ink somewhere in a region of the index
@@ -193,6 +198,7 @@ def locate_index(maps: IndexMaps) -> IndexGeometry:
     next to it, above or beside it."""
     suits = [r for r in _regions(maps.suit, maps.between_suits) if all(SYMBOL_SIZE_MM[0] <= v <= SYMBOL_SIZE_MM[1]
                                                     for v in (r[2] - r[0], r[3] - r[1]))]
+    suits = [r for r in suits if not any(o[4] >= PIECE_OF * r[4] and _gap(o, r) <= PIECE_GAP_MM for o in suits)]
     if not suits:
         raise IndexNotFound("no region whose ink is the same on every card of a suit: no index suit found")
     suit = min(suits, key=lambda r: np.hypot((r[0] + r[2]) / 2, (r[1] + r[3]) / 2))
