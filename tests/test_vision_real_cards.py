@@ -67,6 +67,8 @@ def test_real_decks_are_learned_where_their_index_is(real_decks):
             assert why and (folder / f"refused-{Path(face).stem}.png").is_file()
         assert len(list((folder / "index").glob("*.png"))) == len(learned.corners)
         # the index: a rank above a suit, within the top-left corner, of a plausible size
+        # the phone photos show each card 650 to 800 px wide: kept with the deck, for whoever checks it
+        assert 10 <= loaded.photo_px_per_mm <= 13, (name, loaded.photo_px_per_mm)
         rank, suit = loaded.index.rank_mm, loaded.index.suit_mm
         assert rank[3] <= suit[1] + 1 and 3 <= suit[2] - suit[0] <= 12 and rank[2] < 20, (name, loaded.index)
     # every face of deck-a is learned, its 7c too, whose index is printed lower than on the others
@@ -132,6 +134,8 @@ def test_faces_photographed_otherwise_teach_the_deck_as_the_shared_photos_do(rea
     for path in sorted((REAL / name / "faces").glob("*.jpg")):
         cv2.imwrite(str(tmp_path / path.name), PHOTOGRAPHED[how](cv2.imread(str(path))))
     learned = learn(tmp_path)
+    shrunk = 1 / 3 if how == "from three times as far" else 1
+    assert learned.photo_px_per_mm == pytest.approx(shrunk * upright.photo_px_per_mm, rel=0.05)
     # deck-b's photo named Jh shows the Js (see above): refused, as it is from the shared photos
     assert learned.refused.keys() == learned_upright.refused.keys(), learned.refused
     assert np.allclose(learned.index.rank_mm, upright.index.rank_mm, atol=1.0), (learned.index, upright.index)

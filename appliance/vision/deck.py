@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from ..game.cards import CARDS, Card, CardError
-from .cards import CANON_PX_PER_MM, CANON_SIZE, RANK_SIZE, SUIT_SIZE, Glyph, flatten
+from .cards import CANON_PX_PER_MM, CANON_SIZE, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, flatten, quad_px_per_mm
 from .face_picture import face_picture, picture_shape, shows_something
 from .index import IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps, index_patch, locate_index
 from .photo import find_cards
@@ -108,6 +108,7 @@ class Deck:
     refused: dict[str, str] = field(default_factory=dict)  # face file -> why it was not learned
     corners: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # code -> its located index
     pictures: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # code -> its middle (face_picture)
+    photo_px_per_mm: float | None = None  # the resolution its faces' photos showed the cards at (median)
 
     def __post_init__(self) -> None:
         self.rank_templates = Templates.of(self.ranks)
@@ -136,6 +137,7 @@ class Deck:
         meta = {
             "format": FORMAT, "canonical_size": CANON_SIZE, "index": self.index.to_json(),
             "rank_size": RANK_SIZE, "suit_size": SUIT_SIZE, "refused": self.refused,
+            "photo_px_per_mm": self.photo_px_per_mm,
             "pictures": {code: f"pictures/{code}.png" for code in self.pictures},
             "ranks": {k: [{"file": f"ranks/{'joker' if k == 'JK' else k}-{n}.png", "aspect": g.aspect,
                            "height_mm": g.height_mm, "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.ranks.items()},
@@ -188,8 +190,10 @@ class Deck:
         if missing:
             raise DeckError(f"{meta_path}: no templates for {', '.join(missing)}")
         geometry = IndexGeometry.of_json(meta["index"])
+        photo_px = meta.get("photo_px_per_mm")
         return cls(tables["ranks"], tables["suits"], geometry, str(folder), dict(meta.get("refused", {})),
-                   pictures=_load_pictures(folder, meta["pictures"], picture_shape(geometry.box_mm)))
+                   pictures=_load_pictures(folder, meta["pictures"], picture_shape(geometry.box_mm)),
+                   photo_px_per_mm=None if photo_px is None else float(photo_px))
 
 
 def _load_pictures(folder: Path, files: dict[str, str], shape: tuple[int, int]) -> dict[str, np.ndarray]:
@@ -209,6 +213,12 @@ def _load_pictures(folder: Path, files: dict[str, str], shape: tuple[int, int]) 
 def face_from_photo(image: np.ndarray) -> np.ndarray:
     """The card in a photo of one card, flattened upright: the largest whole card outline the
     finder sees, or the whole image when it is the card itself (a scan, a rendered face)."""
+    return card_in_photo(image)[0]
+
+
+def card_in_photo(image: np.ndarray) -> tuple[np.ndarray, float]:
+    """The card in a photo of one card, flattened upright (see ``face_from_photo``), and the
+    resolution the photo shows it at (px/mm across its width)."""
     h, w = image.shape[:2]
     # a whole card first; else one a little cut by the photo's edge (its index is checked later)
     outlines = [o for o in find_cards(image) if cv2.contourArea(o.corners) >= 0.05 * h * w]
@@ -218,10 +228,10 @@ def face_from_photo(image: np.ndarray) -> np.ndarray:
     on_light_cloth = best is not None and 0.3 <= cv2.contourArea(best.corners) / (h * w) <= 0.75
     if 0.64 <= min(w, h) / max(w, h) <= 0.80 and _paper_to_the_edge(image) and not on_light_cloth:
         image = image if h > w else cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
-        return cv2.resize(image, CANON_SIZE, interpolation=cv2.INTER_AREA)
+        return cv2.resize(image, CANON_SIZE, interpolation=cv2.INTER_AREA), min(w, h) / CARD_W_MM
     if best is None:
         raise ValueError("no whole card found in the photo")
-    return flatten(image, best.corners, ordered=True)
+    return flatten(image, best.corners, ordered=True), quad_px_per_mm(best.corners)
 
 
 def _paper_to_the_edge(image: np.ndarray) -> bool:
@@ -262,12 +272,14 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     folder = Path(faces)
     files = _face_files(folder)
     flat: dict[str, np.ndarray] = {}
+    seen_px: list[float] = []
     for code, path in files.items():
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
             raise DeckError(f"{path}: not an image OpenCV can read")
         try:
-            flat[code] = face_from_photo(image)
+            flat[code], px_per_mm = card_in_photo(image)
+            seen_px.append(px_per_mm)
         except ValueError as err:
             raise DeckError(f"{path}: {err}") from None
     maps = index_maps(flat)
@@ -311,7 +323,8 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
         reasons = "; ".join(f"{name}: {why}" for name, why in sorted(refused.items()))
         raise DeckError(f"{folder}: no template left for {', '.join(lacking)}: {reasons}")
     return Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, geometry,
-                str(folder), refused, {c: corners[c] for c in glyphs}, _pictures({c: flat[c] for c in glyphs}, geometry))
+                str(folder), refused, {c: corners[c] for c in glyphs}, _pictures({c: flat[c] for c in glyphs}, geometry),
+                float(np.median(seen_px)))
 
 
 def _pictures(faces: dict[str, np.ndarray], geometry: IndexGeometry) -> dict[str, np.ndarray]:
