@@ -216,16 +216,24 @@ def face_from_photo(image: np.ndarray) -> np.ndarray:
     return card_in_photo(image)[0]
 
 
+#: A card photographed on a light cloth fills at least this share of the photo (one to teach from is
+#: taken near): a scan of a face, light to its edges too, shows no four-sided shape of paper over
+#: 0.06 of it (a court's picture, the paper between pips) on seven drawn designs.
+LIGHT_CLOTH_CARD_SHARE = 0.15
+
+
 def card_in_photo(image: np.ndarray) -> tuple[np.ndarray, float]:
     """The card in a photo of one card, flattened upright (see ``face_from_photo``), and the
     resolution the photo shows it at (px/mm across its width)."""
     h, w = image.shape[:2]
     # a whole card first; else one a little cut by the photo's edge (its index is checked later)
     outlines = [o for o in find_cards(image) if cv2.contourArea(o.corners) >= 0.05 * h * w]
-    best = max(outlines, key=lambda o: (not o.cut, cv2.contourArea(o.corners)), default=None)
+    # of those, the one whose sides are most of them edges: a photo of a card on a light table may
+    # show a shape its shadow and the table's shading bound, larger than the card
+    best = max(outlines, key=lambda o: (not o.cut, o.edges, cv2.contourArea(o.corners)), default=None)
     # An image that is the card itself (light to its edges) may show a printed frame or a pip as
     # an outline; a photo of a card on a light cloth shows a card of a card's share of the photo.
-    on_light_cloth = best is not None and 0.3 <= cv2.contourArea(best.corners) / (h * w) <= 0.75
+    on_light_cloth = best is not None and LIGHT_CLOTH_CARD_SHARE <= cv2.contourArea(best.corners) / (h * w) <= 0.75
     if 0.64 <= min(w, h) / max(w, h) <= 0.80 and _paper_to_the_edge(image) and not on_light_cloth:
         image = image if h > w else cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
         return cv2.resize(image, CANON_SIZE, interpolation=cv2.INTER_AREA), min(w, h) / CARD_W_MM

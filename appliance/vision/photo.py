@@ -13,7 +13,7 @@ corners), so each corner is where the card's sides meet.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -43,6 +43,13 @@ CLOSE_FIT, MIN_SOLID_CLOSE_FIT = 0.01, 0.8  # ... or this, where it follows the 
 # within SPLIT_FIT (a card's edge; glare or a patch of table cut to four sides is ragged).
 NECK_DEPTH, NECK_PIECE, MAX_SPLITS, SPLIT_FIT = 0.05, 0.2, 2, 0.004
 ERODE_PX = (0, 4, 8)  # cards touching each other come apart when the paper is eroded this much
+# Grey levels across a side that is a card's edge: the sharpest side of the real cards' outlines in
+# the shared photos stepped 4 at the least (a card on a card); a shape cut from a light table's
+# shading, 0 to 1.
+MIN_EDGE_STEP = 3.0
+# A card found by the faint edge (see find_cards) stands for an outline found inside it of at most
+# this share of its area (a court's picture), not for one of about its own size.
+DETAIL_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -53,6 +60,7 @@ class CardOutline:
     corners: np.ndarray  # 4 x 2 float32
     fit: float  # how closely the outline follows the four sides (smaller is closer)
     cut: bool
+    edges: int = 0  # of its sides, those seen as a step in brightness (the card's edge against the table)
 
     @property
     def center(self) -> tuple[float, float]:
@@ -67,19 +75,49 @@ def find_cards(photo: np.ndarray) -> list[CardOutline]:
     scale = min(scale, 1.0)
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     brightest = float(np.percentile(hsv[..., 2], 99))
-    candidates = [(c, split) for mask, grow in _paper_masks(small) for c, split in _quads(mask, grow, small.shape[:2])
-                  if _paper_inside(hsv, c.corners, brightest)]
+    grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    kept = _kept(_candidates(_paper_masks(small), hsv, grey, brightest))
+    # A white card on a light table steps only a few grey levels at its edge, which a faint cut finds
+    # broken here and there (a wider line closes the gaps): looked for there, beside the cards found
+    # or round a detail of one taken for it (a court's picture).
+    for outline in _kept(_candidates(_edge_masks(small, ((15, 45),), 2, 2, hulls=True), hsv, grey, brightest)):
+        overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
+        if all(_detail_of(outline.corners, k.corners)
+               and cv2.contourArea(k.corners) < DETAIL_SHARE * cv2.contourArea(outline.corners) for k in overlapping):
+            kept = [k for k in kept if all(k is not o for o in overlapping)] + [outline]
+    out = [replace(k, corners=order_corners(k.corners / scale)) for k in kept]
+    return sorted(out, key=lambda c: (round(c.center[1] / (0.1 * max(photo.shape[:2]))), c.center[0]))
+
+
+def _candidates(masks, hsv: np.ndarray, grey: np.ndarray, brightest: float) -> list[tuple[CardOutline, bool]]:
+    """The card outlines of the binary views ``masks`` with card stock just inside, each with its
+    edges counted and whether it was cut from a larger shape."""
+    candidates = []
+    for mask, grow in masks:
+        for outline, split in _quads(mask, grow, grey.shape):
+            measured, stepped = _edge_sides(grey, outline.corners)
+            # a light table lit unevenly, cut at one level, leaves a shape of four straight sides
+            # (the photo's edges and a line across it) with no edge at all
+            if _paper_inside(hsv, outline.corners, brightest) and (stepped or not measured):
+                candidates.append((replace(outline, edges=stepped), split))
+    return candidates
+
+
+def _kept(candidates: list[tuple[CardOutline, bool]]) -> list[CardOutline]:
+    """The candidates that are cards of their own: where candidates overlap, the one that follows
+    its outline most closely, a card's outline before a detail inside it."""
     kept: list[CardOutline] = []
     # a shape cut from touching cards only where no view shows that card by itself (even cut by
     # the photo's edge: the piece may be of it and the card beside it)
-    for outline, _ in sorted(candidates, key=lambda c: (c[1], c[0].cut, c[0].fit)):
+    # ... and a shape with an edge on one side at most (bounded by a light table's shading and a
+    # card's shadow: straighter than any card) after one a card's edge bounds
+    for outline, _ in sorted(candidates, key=lambda c: (c[1], c[0].cut, c[0].edges < 2, c[0].fit)):
         overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
         if not overlapping:
             kept.append(outline)
         elif all(_detail_of(outline.corners, k.corners) for k in overlapping):
             kept = [k for k in kept if all(k is not o for o in overlapping)] + [outline]
-    out = [CardOutline(order_corners(k.corners / scale), k.fit, k.cut) for k in kept]
-    return sorted(out, key=lambda c: (round(c.center[1] / (0.1 * max(photo.shape[:2]))), c.center[0]))
+    return kept
 
 
 def _paper_masks(image: np.ndarray):
@@ -99,13 +137,22 @@ def _paper_masks(image: np.ndarray):
             yield (cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) if r else mask), r
     # The card's edge as a closed line, filled: a card no brighter than what lies around it
     # (glare on a varnished table, a lit laptop) still has an edge all round.
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    for low, high in ((30, 90), (60, 180)):
-        edges = cv2.dilate(cv2.Canny(cv2.GaussianBlur(grey, (5, 5), 0), low, high), np.ones((3, 3), np.uint8))
+    yield from _edge_masks(image, ((30, 90), (60, 180)), 1, -1)
+
+
+def _edge_masks(image: np.ndarray, cuts: tuple[tuple[int, int], ...], width: int, grow: int, hulls: bool = False):
+    """The card's edge as a closed line (Canny at each of ``cuts``, drawn ``width`` px wide), filled
+    (its outline then about ``width`` px outside the edge: moved in by ``grow``); what the edges
+    enclose (a card whose edge meets other edges); and with ``hulls``, the closed lines' convex hulls
+    filled."""
+    grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    for low, high in cuts:
+        edges = cv2.dilate(cv2.Canny(grey, low, high), np.ones((2 * width + 1,) * 2, np.uint8))
         contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        filled = cv2.drawContours(np.zeros_like(edges), contours, -1, 255, cv2.FILLED)
-        yield filled, -1
-        yield 255 - edges, 2  # what the edges enclose: a card whose edge meets other edges
+        yield cv2.drawContours(np.zeros_like(edges), contours, -1, 255, cv2.FILLED), grow
+        yield 255 - edges, width + 1
+        if hulls:  # a card's edge broken where it steps least still runs round most of the card
+            yield cv2.drawContours(np.zeros_like(edges), [cv2.convexHull(c) for c in contours], -1, 255, cv2.FILLED), grow
 
 
 def _quads(mask: np.ndarray, grow: float, shape: tuple[int, int]) -> list[tuple[CardOutline, bool]]:
@@ -214,6 +261,30 @@ def _paper_inside(hsv: np.ndarray, corners: np.ndarray, brightest: float) -> boo
         return False
     saturation, value = np.median(patch[..., 1][ring > 0]), np.median(patch[..., 2][ring > 0])
     return bool(saturation <= PAPER_MAX_SATURATION and value >= PAPER_MIN_VALUE_SHARE * brightest)
+
+
+def _edge_sides(grey: np.ndarray, corners: np.ndarray) -> tuple[int, int]:
+    """Of the outline's sides (those not along the photo's edge), how many were measured and how
+    many are a step in brightness (MIN_EDGE_STEP): a card's edge against what lies beyond it."""
+    h, w = grey.shape
+    centre = corners.mean(axis=0)
+    measured = stepped = 0
+    for a, b in zip(corners, np.roll(corners, -1, axis=0)):
+        if any(max(a[k], b[k]) < 3 or min(a[k], b[k]) > limit - 4 for k, limit in ((0, w), (1, h))):
+            continue  # along the photo's edge
+        length = float(np.linalg.norm(b - a))
+        inward = np.array([a[1] - b[1], b[0] - a[0]]) / max(length, 1e-9)
+        inward = inward if float((centre - a) @ inward) > 0 else -inward
+        points = a + (b - a) * np.linspace(0.15, 0.85, 40)[:, None]
+        reach = max(3.0, 0.01 * length)
+        inside, outside = (np.round(points + inward * d).astype(int) for d in (reach, -reach))
+        seen = (np.minimum(inside, outside).min(axis=1) >= 0) & (np.maximum(inside, outside)[:, 0] < w) \
+            & (np.maximum(inside, outside)[:, 1] < h)
+        if seen.sum() >= 10:
+            across = grey[inside[seen, 1], inside[seen, 0]].astype(np.int16) - grey[outside[seen, 1], outside[seen, 0]]
+            measured += 1
+            stepped += float(np.median(np.abs(across))) >= MIN_EDGE_STEP
+    return measured, stepped
 
 
 def _four_corners(contour: np.ndarray) -> np.ndarray | None:
