@@ -185,7 +185,7 @@ def test_an_empty_light_table_lit_unevenly_shows_no_card():
     photo's edges and a line across it) as light as card stock, and it was taken for a card: a face
     photo on a light table was flattened from it, or from the photo itself. No side of it is an edge."""
     for seed in range(3):
-        assert find_cards(light_table(seed).astype(np.uint8)) == [], seed
+        assert find_cards(np.clip(light_table(seed), 0, 255).astype(np.uint8)) == [], seed
 
 
 def test_faces_photographed_on_a_light_table_teach_the_deck(real_decks, tmp_path):
@@ -199,8 +199,9 @@ def test_faces_photographed_on_a_light_table_teach_the_deck(real_decks, tmp_path
     for n, path in enumerate(sorted((REAL / "deck-a" / "faces").glob("*.jpg"))):
         cv2.imwrite(str(tmp_path / path.name), on_a_light_table(cv2.imread(str(path)), n), [cv2.IMWRITE_JPEG_QUALITY, 90])
     learned = learn(tmp_path)
-    assert len(learned.refused) <= 2 and len(learned.corners) + len(learned.refused) == 52, learned.refused
-    assert np.allclose(learned.index.rank_mm, upright.index.rank_mm, atol=1.0), (learned.index, upright.index)
+    assert len(learned.refused) <= 2, learned.refused
+    for region in ("rank_mm", "suit_mm"):
+        assert np.allclose(getattr(learned.index, region), getattr(upright.index, region), atol=1.0), (learned.index, upright.index)
     read, labelled, _ = scene_reads(learned, "deck-a")
     assert read >= 0.9 * labelled, (read, labelled)
 

@@ -16,6 +16,8 @@ against each other before locating the index would let teaching use it too.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
@@ -34,7 +36,7 @@ MIN_AGREE = 0.6  # ... and at least this share of the points must
 
 def on_edges(photo: np.ndarray, outlines: list[CardOutline]) -> list[CardOutline]:
     """The finder's outlines (``photo.find_cards``) each moved onto its card's edge in ``photo``."""
-    return [CardOutline(order_corners(snap_to_edge(photo, o.corners)), o.fit, o.cut) for o in outlines]
+    return [replace(o, corners=order_corners(snap_to_edge(photo, o.corners))) for o in outlines]
 
 
 def snap_to_edge(photo: np.ndarray, corners: np.ndarray) -> np.ndarray:

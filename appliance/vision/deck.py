@@ -212,7 +212,8 @@ def _load_pictures(folder: Path, files: dict[str, str], shape: tuple[int, int]) 
 
 def face_from_photo(image: np.ndarray) -> np.ndarray:
     """The card in a photo of one card, flattened upright: the largest whole card outline the
-    finder sees, or the whole image when it is the card itself (a scan, a rendered face)."""
+    finder sees with an edge on two sides (see ``card_in_photo``), or the whole image when it is the
+    card itself (a scan, a rendered face)."""
     return card_in_photo(image)[0]
 
 
@@ -228,9 +229,9 @@ def card_in_photo(image: np.ndarray) -> tuple[np.ndarray, float]:
     h, w = image.shape[:2]
     # a whole card first; else one a little cut by the photo's edge (its index is checked later)
     outlines = [o for o in find_cards(image) if cv2.contourArea(o.corners) >= 0.05 * h * w]
-    # of those, the one whose sides are most of them edges: a photo of a card on a light table may
-    # show a shape its shadow and the table's shading bound, larger than the card
-    best = max(outlines, key=lambda o: (not o.cut, o.edges, cv2.contourArea(o.corners)), default=None)
+    # of those, one with an edge on two sides at least: a photo of a card on a light table may show
+    # a shape its shadow and the table's shading bound, larger than the card
+    best = max(outlines, key=lambda o: (not o.cut, o.edges >= 2, cv2.contourArea(o.corners)), default=None)
     # An image that is the card itself (light to its edges) may show a printed frame or a pip as
     # an outline; a photo of a card on a light cloth shows a card of a card's share of the photo.
     on_light_cloth = best is not None and LIGHT_CLOTH_CARD_SHARE <= cv2.contourArea(best.corners) / (h * w) <= 0.75

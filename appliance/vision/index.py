@@ -433,9 +433,7 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     if _overflows(_ink_box(parts[0][1], parts[0][2]), windows[0]):
         # a pip printed close beside the rank, joined to it by blur: cut at the window, what is left
         # of the pip reshapes the rank (a 6 with a piece of its heart matched an 8 better)
-        parted = _parted(grey, parts[0][0], parts[0][2], _region_px(geometry.rank_mm, geometry))
-        if parted is not None and not _overflows(_ink_box(parted[1], parted[2]), windows[0]):
-            parts[0] = parted
+        parts[0] = _rank_parted(grey, parts[0], windows[0], geometry)
     dx, dy = _registered(windows, [_ink_box(stats, pieces) for _, stats, pieces in parts], round(REGISTER_MM * CANON_PX_PER_MM))
     glyphs = []
     # looked at again, the rank keeps its pale strokes; a suit keeps to its own ink: its outline is
@@ -490,6 +488,31 @@ def _runs_out(corner: np.ndarray, box: tuple[int, int, int, int], geometry: Inde
     its bottom edge, or its right edge where the suit is printed beside the rank (a wide club
     printed below a rank may fill the corner's width)."""
     return box[2] >= corner.shape[1] if geometry.suit_beside else box[3] >= corner.shape[0]
+
+
+def _rank_parted(grey: np.ndarray, rank, window: tuple[int, int, int, int], geometry: IndexGeometry):
+    """The rank's ink (labels, stats, pieces) with its pieces that reach out of ``window`` parted
+    from what blur joined them to, the others kept as they are (a pale stroke broken off a 2, its
+    bar, has no dark core to part from: parted with the rest it would be lost, and the 2 a 7); as it
+    was where parting leaves ink the window does not hold, or shorter than PART_OF_SYMBOL of the
+    rank's region."""
+    labels, stats, pieces = rank
+    out = [i for i in pieces if _overflows(_ink_box(stats, [i]), window)]
+    parted = _parted(grey, labels, out, _region_px(geometry.rank_mm, geometry))
+    if parted is None:
+        return rank
+    kept_labels, kept_stats, kept = parted
+    merged = kept_labels.copy()
+    extra = []
+    for n, i in enumerate(p for p in pieces if p not in out):
+        merged[labels == i] = len(kept_stats) + n
+        extra.append(stats[i])
+    merged_stats = np.vstack([kept_stats, *extra]) if extra else kept_stats
+    merged_pieces = kept + list(range(len(kept_stats), len(kept_stats) + len(extra)))
+    box = _ink_box(merged_stats, merged_pieces)
+    if _overflows(box, window) or box[3] - box[1] < PART_OF_SYMBOL * (geometry.rank_mm[3] - geometry.rank_mm[1]) * CANON_PX_PER_MM:
+        return rank
+    return merged, merged_stats, merged_pieces
 
 
 def _overflows(ink: tuple[int, int, int, int], window: tuple[int, int, int, int]) -> bool:

@@ -7,8 +7,12 @@ outlines are looked for in several binary views of the photo (the darkest channe
 levels, the same cut against the local brightness, and each eroded a little so that cards touching
 at a corner come apart); every view's outlines that are four straight sides enclosing a solid shape
 of a card's proportions are candidates, and where candidates overlap the one that follows its
-outline most closely wins. The sides are fitted to the outline's straight parts (not its rounded
-corners), so each corner is where the card's sides meet.
+outline most closely wins. A candidate must step in brightness across one of its sides at least (a
+light table lit unevenly, cut at one level, leaves straight-sided shapes with no edge), and a shape
+with an edge on one side at most gives way to one an edge bounds. A white card on a light table,
+whose edge a faint cut finds broken, is looked for last, beside the cards found. The sides are
+fitted to the outline's straight parts (not its rounded corners), so each corner is where the
+card's sides meet.
 """
 
 from __future__ import annotations
@@ -82,8 +86,9 @@ def find_cards(photo: np.ndarray) -> list[CardOutline]:
     # or round a detail of one taken for it (a court's picture).
     for outline in _kept(_candidates(_edge_masks(small, ((15, 45),), 2, 2, hulls=True), hsv, grey, brightest)):
         overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
-        if all(_detail_of(outline.corners, k.corners)
-               and cv2.contourArea(k.corners) < DETAIL_SHARE * cv2.contourArea(outline.corners) for k in overlapping):
+        if not _less_edged(outline, overlapping) and all(
+                _detail_of(outline.corners, k.corners) and cv2.contourArea(k.corners) < DETAIL_SHARE * cv2.contourArea(outline.corners)
+                for k in overlapping):
             kept = [k for k in kept if all(k is not o for o in overlapping)] + [outline]
     out = [replace(k, corners=order_corners(k.corners / scale)) for k in kept]
     return sorted(out, key=lambda c: (round(c.center[1] / (0.1 * max(photo.shape[:2]))), c.center[0]))
@@ -95,7 +100,7 @@ def _candidates(masks, hsv: np.ndarray, grey: np.ndarray, brightest: float) -> l
     candidates = []
     for mask, grow in masks:
         for outline, split in _quads(mask, grow, grey.shape):
-            measured, stepped = _edge_sides(grey, outline.corners)
+            measured, stepped = _edge_sides(grey, outline.corners, max(0, 2 * round(grow)))
             # a light table lit unevenly, cut at one level, leaves a shape of four straight sides
             # (the photo's edges and a line across it) with no edge at all
             if _paper_inside(hsv, outline.corners, brightest) and (stepped or not measured):
@@ -115,9 +120,15 @@ def _kept(candidates: list[tuple[CardOutline, bool]]) -> list[CardOutline]:
         overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
         if not overlapping:
             kept.append(outline)
-        elif all(_detail_of(outline.corners, k.corners) for k in overlapping):
+        elif all(_detail_of(outline.corners, k.corners) for k in overlapping) and not _less_edged(outline, overlapping):
             kept = [k for k in kept if all(k is not o for o in overlapping)] + [outline]
     return kept
+
+
+def _less_edged(outline: CardOutline, others: list[CardOutline]) -> bool:
+    """``outline`` has an edge on one side at most, and some of ``others`` on two or more: a shape the
+    light bounds round a card, not a card round a detail of it."""
+    return outline.edges < 2 and any(o.edges >= 2 for o in others)
 
 
 def _paper_masks(image: np.ndarray):
@@ -263,9 +274,10 @@ def _paper_inside(hsv: np.ndarray, corners: np.ndarray, brightest: float) -> boo
     return bool(saturation <= PAPER_MAX_SATURATION and value >= PAPER_MIN_VALUE_SHARE * brightest)
 
 
-def _edge_sides(grey: np.ndarray, corners: np.ndarray) -> tuple[int, int]:
+def _edge_sides(grey: np.ndarray, corners: np.ndarray, slack: int) -> tuple[int, int]:
     """Of the outline's sides (those not along the photo's edge), how many were measured and how
-    many are a step in brightness (MIN_EDGE_STEP): a card's edge against what lies beyond it."""
+    many are a step in brightness (MIN_EDGE_STEP) within ``slack`` px outside it: a card's edge against
+    what lies beyond it (an outline from paper eroded to part touching cards lies inside the edge)."""
     h, w = grey.shape
     centre = corners.mean(axis=0)
     measured = stepped = 0
@@ -275,15 +287,19 @@ def _edge_sides(grey: np.ndarray, corners: np.ndarray) -> tuple[int, int]:
         length = float(np.linalg.norm(b - a))
         inward = np.array([a[1] - b[1], b[0] - a[0]]) / max(length, 1e-9)
         inward = inward if float((centre - a) @ inward) > 0 else -inward
-        points = a + (b - a) * np.linspace(0.15, 0.85, 40)[:, None]
         reach = max(3.0, 0.01 * length)
-        inside, outside = (np.round(points + inward * d).astype(int) for d in (reach, -reach))
-        seen = (np.minimum(inside, outside).min(axis=1) >= 0) & (np.maximum(inside, outside)[:, 0] < w) \
-            & (np.maximum(inside, outside)[:, 1] < h)
-        if seen.sum() >= 10:
-            across = grey[inside[seen, 1], inside[seen, 0]].astype(np.int16) - grey[outside[seen, 1], outside[seen, 0]]
+        steps = []
+        for out in range(0, slack + 1, 2):
+            points = a + (b - a) * np.linspace(0.15, 0.85, 40)[:, None] - inward * out
+            inside, outside = (np.round(points + inward * d).astype(int) for d in (reach, -reach))
+            seen = (np.minimum(inside, outside).min(axis=1) >= 0) & (np.maximum(inside, outside)[:, 0] < w) \
+                & (np.maximum(inside, outside)[:, 1] < h)
+            if seen.sum() >= 10:
+                across = grey[inside[seen, 1], inside[seen, 0]].astype(np.int16) - grey[outside[seen, 1], outside[seen, 0]]
+                steps.append(float(np.median(np.abs(across))))
+        if steps:
             measured += 1
-            stepped += float(np.median(np.abs(across))) >= MIN_EDGE_STEP
+            stepped += max(steps) >= MIN_EDGE_STEP
     return measured, stepped
 
 
