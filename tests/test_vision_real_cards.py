@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from appliance.vision.cards import CANON_PX_PER_MM, CANON_SIZE, flatten
-from appliance.vision.deck import learn
+from appliance.vision.deck import face_from_photo, learn
 from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.photo import find_cards
 from appliance.vision.reader import Thresholds, read_card, read_photo
@@ -146,7 +146,6 @@ def test_faces_photographed_otherwise_teach_the_deck_as_the_shared_photos_do(rea
     read, labelled, _ = scene_reads(learned, name)
     assert read >= 0.9 * labelled, (read, labelled)
     print(f"{name} taught from photos taken {how}: {read} of {labelled} labelled cards read, 0 wrong")
-
 
 
 def light_table(seed: int, shade=(232, 230, 226)) -> np.ndarray:
@@ -307,7 +306,6 @@ def test_a_card_whose_index_is_blurred_is_told_by_its_picture_and_never_named_ag
     assert any(code == "Ac" and "suit unclear" in why for code, why in told), told
 
 
-
 def test_a_rank_joined_by_blur_to_a_pip_beside_it_is_parted_from_it(real_decks):
     """A pip printed close beside the index rank blurs into it on a camera's view: a 6 of deck-b so
     joined to its heart, cut at its window, matched an 8 (0.87 against 0.69) and was named the 8h.
@@ -319,7 +317,7 @@ def test_a_rank_joined_by_blur_to_a_pip_beside_it_is_parted_from_it(real_decks):
     likeness = {}
     for code in ("6s", "5c", "9d", "3h", "8h", "2c"):
         photo = cv2.imread(str(REAL / "deck-b" / "faces" / f"{code}.jpg"))
-        face = flatten(photo, max(find_cards(photo), key=lambda o: cv2.contourArea(o.corners)).corners, ordered=True)
+        face = face_from_photo(photo)
         top, bottom = round(geometry.rank_mm[1] * m), round(geometry.rank_mm[3] * m)
         rows = face[top:bottom, :round(geometry.box_mm[2] * m)]
         ink = np.argwhere(rows.min(axis=2) < 120)

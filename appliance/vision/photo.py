@@ -80,16 +80,12 @@ def find_cards(photo: np.ndarray) -> list[CardOutline]:
     hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
     brightest = float(np.percentile(hsv[..., 2], 99))
     grey = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2GRAY), (5, 5), 0)
-    kept = _kept(_candidates(_paper_masks(small), hsv, grey, brightest))
+    kept = _kept(_candidates(_paper_masks(small, grey), hsv, grey, brightest))
     # A white card on a light table steps only a few grey levels at its edge, which a faint cut finds
     # broken here and there (a wider line closes the gaps): looked for there, beside the cards found
     # or round a detail of one taken for it (a court's picture).
-    for outline in _kept(_candidates(_edge_masks(small, ((15, 45),), 2, 2, hulls=True), hsv, grey, brightest)):
-        overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
-        if not _less_edged(outline, overlapping) and all(
-                _detail_of(outline.corners, k.corners) and cv2.contourArea(k.corners) < DETAIL_SHARE * cv2.contourArea(outline.corners)
-                for k in overlapping):
-            kept = [k for k in kept if all(k is not o for o in overlapping)] + [outline]
+    for outline in _kept(_candidates(_edge_masks(grey, ((15, 45),), 2, 2, hulls=True), hsv, grey, brightest)):
+        kept = _taken(kept, outline, DETAIL_SHARE)
     out = [replace(k, corners=order_corners(k.corners / scale)) for k in kept]
     return sorted(out, key=lambda c: (round(c.center[1] / (0.1 * max(photo.shape[:2]))), c.center[0]))
 
@@ -117,22 +113,30 @@ def _kept(candidates: list[tuple[CardOutline, bool]]) -> list[CardOutline]:
     # ... and a shape with an edge on one side at most (bounded by a light table's shading and a
     # card's shadow: straighter than any card) after one a card's edge bounds
     for outline, _ in sorted(candidates, key=lambda c: (c[1], c[0].cut, c[0].edges < 2, c[0].fit)):
-        overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
-        if not overlapping:
-            kept.append(outline)
-        elif all(_detail_of(outline.corners, k.corners) for k in overlapping) and not _less_edged(outline, overlapping):
-            kept = [k for k in kept if all(k is not o for o in overlapping)] + [outline]
+        kept = _taken(kept, outline)
     return kept
 
 
-def _less_edged(outline: CardOutline, others: list[CardOutline]) -> bool:
-    """``outline`` has an edge on one side at most, and some of ``others`` on two or more: a shape the
-    light bounds round a card, not a card round a detail of it."""
-    return outline.edges < 2 and any(o.edges >= 2 for o in others)
+def _taken(kept: list[CardOutline], outline: CardOutline, detail_share: float | None = None) -> list[CardOutline]:
+    """``kept`` with ``outline`` added where it overlaps none of them, or in place of those it overlaps
+    where each is a detail of it (under ``detail_share`` of its area, where given), unless it has an
+    edge on one side at most and some of them on two or more: a shape the light bounds round a card,
+    not a card round a detail of it."""
+    overlapping = [k for k in kept if _overlap(outline.corners, k.corners)]
+    if not overlapping:
+        return kept + [outline]
+    if outline.edges < 2 and any(k.edges >= 2 for k in overlapping):
+        return kept
+    area = cv2.contourArea(outline.corners)
+    if all(_detail_of(outline.corners, k.corners)
+           and (detail_share is None or cv2.contourArea(k.corners) < detail_share * area) for k in overlapping):
+        return [k for k in kept if all(k is not o for o in overlapping)] + [outline]
+    return kept
 
 
-def _paper_masks(image: np.ndarray):
-    """Binary views in which card stock is white, each with how far it was eroded."""
+def _paper_masks(image: np.ndarray, grey: np.ndarray):
+    """Binary views in which card stock is white, each with how far it was eroded (``grey``: the
+    image's grey, blurred, for its edges)."""
     # Paper is bright in every channel; wood, felt and skin are dark in at least one.
     white = cv2.GaussianBlur(darkest_channel(image), (5, 5), 0)
     # Against the local brightness (a window about a card across): a card in shadow beside a lit
@@ -148,15 +152,14 @@ def _paper_masks(image: np.ndarray):
             yield (cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) if r else mask), r
     # The card's edge as a closed line, filled: a card no brighter than what lies around it
     # (glare on a varnished table, a lit laptop) still has an edge all round.
-    yield from _edge_masks(image, ((30, 90), (60, 180)), 1, -1)
+    yield from _edge_masks(grey, ((30, 90), (60, 180)), 1, -1)
 
 
-def _edge_masks(image: np.ndarray, cuts: tuple[tuple[int, int], ...], width: int, grow: int, hulls: bool = False):
+def _edge_masks(grey: np.ndarray, cuts: tuple[tuple[int, int], ...], width: int, grow: int, hulls: bool = False):
     """The card's edge as a closed line (Canny at each of ``cuts``, drawn ``width`` px wide), filled
     (its outline then about ``width`` px outside the edge: moved in by ``grow``); what the edges
     enclose (a card whose edge meets other edges); and with ``hulls``, the closed lines' convex hulls
-    filled."""
-    grey = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    filled. ``grey``: the photo's grey, blurred."""
     for low, high in cuts:
         edges = cv2.dilate(cv2.Canny(grey, low, high), np.ones((2 * width + 1,) * 2, np.uint8))
         contours, _ = cv2.findContours(edges, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
