@@ -10,6 +10,8 @@ the appliance each design in play.
 from __future__ import annotations
 
 import json
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -280,17 +282,12 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     written to ``pictures``); the deck is learned when every rank and suit still has templates."""
     folder = Path(faces)
     files = _face_files(folder)
-    flat: dict[str, np.ndarray] = {}
-    seen_px: list[float] = []
-    for code, path in files.items():
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise DeckError(f"{path}: not an image OpenCV can read")
-        try:
-            flat[code], px_per_mm = card_in_photo(image)
-            seen_px.append(px_per_mm)
-        except ValueError as err:
-            raise DeckError(f"{path}: {err}") from None
+    # Finding the card in each photo is most of the time: the photos are taken in threads, one a core
+    # (OpenCV lets go of the interpreter's lock while it works).
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        found = list(pool.map(_face_of, files.values()))
+    flat = {code: face for code, (face, _) in zip(files, found)}
+    seen_px = [px_per_mm for _, px_per_mm in found]
     maps = index_maps(flat)
     try:
         geometry = locate_index(maps)
@@ -334,6 +331,17 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     return Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, geometry,
                 str(folder), refused, {c: corners[c] for c in glyphs}, _pictures({c: flat[c] for c in glyphs}, geometry),
                 float(np.median(seen_px)))
+
+
+def _face_of(path: Path) -> tuple[np.ndarray, float]:
+    """The card in one photo to teach from, flattened, and the resolution the photo shows it at."""
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise DeckError(f"{path}: not an image OpenCV can read")
+    try:
+        return card_in_photo(image)
+    except ValueError as err:
+        raise DeckError(f"{path}: {err}") from None
 
 
 def _pictures(faces: dict[str, np.ndarray], geometry: IndexGeometry) -> dict[str, np.ndarray]:
