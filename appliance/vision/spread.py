@@ -317,7 +317,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
             middle_of[centre] = area / (m * m)
         else:
             middle = left / m + ink_mid - ink_left
-            middle_of[middle], centred[middle] = area / (m * m), centre
+            middle_of[middle], centred[middle] = area / (m * m), [right / m - (ink_right - ink_mid), centre]
     faint = {middle for middle, area in middle_of.items() if area < MIN_COLUMN_INK_MM2}
     # Every card lies within the spread, its index within the deck's index box: ink further along
     # than the last card's index is the top card's face (a corner of its printed border, a pip),
@@ -332,8 +332,8 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     paired = [middle for middle in _paired(boxes, top, index, ink_mid, seen_px) if middle <= last]
     candidates = sorted([[p, *(c for c in columned if abs(c - p) < step)] for p in paired]
                         + [[c] for c in columned if all(abs(c - p) >= step for p in paired)])
-    candidates = [[*tries, *(centred[c] for c in tries if c in centred)] for tries in candidates]
-    alternatives = set(centred.values())
+    candidates = [[*tries, *(a for c in tries if c in centred for a in centred[c])] for tries in candidates]
+    alternatives = {a for others in centred.values() for a in others}
     # Index corners start at the spread's end (symbols side by side, an index seen from another
     # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
     # more in that part (pips, a court's picture): further ink is an index only where a rank and a
@@ -381,18 +381,26 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
             middles.append(middle)
             yield card(*place), len(candidates)
         for n, tries in enumerate(candidates):
-            found = None
+            found, best, before = None, -np.inf, middles[-1] if middles else -np.inf
             for middle in tries:
-                if middles and middle - middles[-1] < step:
+                if middle - before < step:
                     continue
                 place = placed(middle)
                 if not deck.shows_index(place[2]):
                     continue
-                if middle in alternatives and _likeness(place[2], deck, seen_px) < FIRST_CARD_MATCH:
-                    continue  # a wide column's middle is a rank's only where it matches the deck closely
-                middles.append(middle)
-                found = card(*place)
-                break
+                # The first place that shows an index; but a wide column is the index joined to ink
+                # beside it on either side (a pip of its own card, or of the card under it seen past its
+                # edge): where its left part matches the deck poorly, its right part or its centre is
+                # taken where either matches it closely, and better.
+                wide = middle in centred or middle in alternatives or found is not None
+                likeness = _likeness(place[2], deck, seen_px) if wide else 1.0
+                if likeness <= best or middle in alternatives and likeness < FIRST_CARD_MATCH:
+                    continue
+                found, best, at = card(*place), likeness, middle
+                if likeness >= FIRST_CARD_MATCH:
+                    break
+            if found is not None:
+                middles.append(at)
             if not middles and tries[0] not in faint:  # no index at the spread's end
                 return
             yield found, len(candidates) - n - 1
