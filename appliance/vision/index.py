@@ -430,6 +430,11 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
             return None
         parts[1] = parted
     windows = [_window(region, geometry) for region in (geometry.rank_mm, geometry.suit_mm)]
+    if _at_far_side(corner.shape[:2], _ink_box(parts[1][1], parts[1][2])):
+        # the suit's ink runs on out of the corner beside or below it: blur joined it to a pip printed
+        # close by, whose edge the corner takes in (on a deck whose learned suit reaches near that pip,
+        # a spade with a sliver of it matched a club)
+        parts[1] = _suit_parted(grey, parts[1], corner.shape[:2], geometry)
     if _overflows(_ink_box(parts[0][1], parts[0][2]), windows[0]):
         # a pip printed close beside the rank, joined to it by blur: cut at the window, what is left
         # of the pip reshapes the rank (a 6 with a piece of its heart matched an 8 better)
@@ -501,18 +506,55 @@ def _rank_parted(grey: np.ndarray, rank, window: tuple[int, int, int, int], geom
     parted = _parted(grey, labels, out, _region_px(geometry.rank_mm, geometry))
     if parted is None:
         return rank
+    merged = _with_others(parted, rank, out)
+    box = _ink_box(merged[1], merged[2])
+    if _overflows(box, window) or box[3] - box[1] < PART_OF_SYMBOL * (geometry.rank_mm[3] - geometry.rank_mm[1]) * CANON_PX_PER_MM:
+        return rank
+    return merged
+
+
+def _with_others(parted, symbol, out: list[int]):
+    """The ``parted`` ink of a ``symbol``'s pieces ``out`` (as ``_parted`` gives it) with the
+    symbol's other pieces as they were: (labels, stats, pieces)."""
     kept_labels, kept_stats, kept = parted
+    labels, stats, pieces = symbol
     merged = kept_labels.copy()
     extra = []
     for n, i in enumerate(p for p in pieces if p not in out):
         merged[labels == i] = len(kept_stats) + n
         extra.append(stats[i])
     merged_stats = np.vstack([kept_stats, *extra]) if extra else kept_stats
-    merged_pieces = kept + list(range(len(kept_stats), len(kept_stats) + len(extra)))
-    box = _ink_box(merged_stats, merged_pieces)
-    if _overflows(box, window) or box[3] - box[1] < PART_OF_SYMBOL * (geometry.rank_mm[3] - geometry.rank_mm[1]) * CANON_PX_PER_MM:
-        return rank
-    return merged, merged_stats, merged_pieces
+    return merged, merged_stats, kept + list(range(len(kept_stats), len(kept_stats) + len(extra)))
+
+
+def _at_far_side(shape: tuple[int, int], box: tuple[int, int, int, int]) -> bool:
+    """The ink in ``box`` (x0, y0, x1, y1 pixels) reaches the right or bottom side of a corner of
+    ``shape`` (its height and width)."""
+    return box[2] >= shape[1] or box[3] >= shape[0]
+
+
+def _suit_parted(grey: np.ndarray, suit, shape: tuple[int, int], geometry: IndexGeometry):
+    """The suit's ink (labels, stats, pieces) with its pieces that reach the corner's right or bottom
+    side (``shape``: its height and width) parted from what blur joined them to, the others kept as
+    they are, where each part parted off (lying mostly outside the suit's region) is cut by that
+    side along at least half its height or width, as the edge of a pip beside the index is; as it
+    was otherwise (a club's lobe may touch the side, at a point)."""
+    labels, stats, pieces = suit
+    out = [i for i in pieces if _at_far_side(shape, _ink_box(stats, [i]))]
+    parted = _parted(grey, labels, out, _region_px(geometry.suit_mm, geometry))
+    if parted is None:
+        return suit
+    parts, part_stats, kept = parted
+    height, width = shape
+    for i in range(1, len(part_stats)):
+        if i in kept or not part_stats[i, cv2.CC_STAT_AREA]:
+            continue
+        part = parts == i
+        beside = np.count_nonzero(part[:, width - 1]) >= part_stats[i, cv2.CC_STAT_HEIGHT] / 2
+        below = np.count_nonzero(part[height - 1]) >= part_stats[i, cv2.CC_STAT_WIDTH] / 2
+        if not (beside or below):
+            return suit
+    return _with_others(parted, suit, out)
 
 
 def _overflows(ink: tuple[int, int, int, int], window: tuple[int, int, int, int]) -> bool:
