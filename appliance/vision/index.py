@@ -547,7 +547,7 @@ def _suit_parted(grey: np.ndarray, suit, shape: tuple[int, int], geometry: Index
     parts, part_stats, kept = parted
     height, width = shape
     for i in range(1, len(part_stats)):
-        if i in kept or not part_stats[i, cv2.CC_STAT_AREA]:
+        if i in kept:
             continue
         part = parts == i
         beside = np.count_nonzero(part[:, width - 1]) >= part_stats[i, cv2.CC_STAT_HEIGHT] / 2

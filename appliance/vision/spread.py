@@ -306,9 +306,10 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
             columns.append([left, right, area])
     # the index is the ink centred where the deck prints it; a column wider than an index is the
     # index joined by what is printed beside it (a pip, a court's picture), and the index is its left
-    # part, or one rank printed wider than the rest (a joker's "JK"), centred as the others are
+    # part; or joined by the card under it seen past its edge, and the index is its right part; or
+    # one rank printed wider than the rest (a joker's "JK"), centred as the others are
     wide = (ink_right - ink_left + 2) * m
-    middle_of, centred = {}, {}
+    middle_of, others_of = {}, {}  # a wide column's left part: its right part and its centre
     for left, right, area in columns:
         if area < FAINT_COLUMN_INK_MM2 * m * m:
             continue
@@ -317,7 +318,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
             middle_of[centre] = area / (m * m)
         else:
             middle = left / m + ink_mid - ink_left
-            middle_of[middle], centred[middle] = area / (m * m), [right / m - (ink_right - ink_mid), centre]
+            middle_of[middle], others_of[middle] = area / (m * m), [right / m - (ink_right - ink_mid), centre]
     faint = {middle for middle, area in middle_of.items() if area < MIN_COLUMN_INK_MM2}
     # Every card lies within the spread, its index within the deck's index box: ink further along
     # than the last card's index is the top card's face (a corner of its printed border, a pip),
@@ -332,8 +333,8 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     paired = [middle for middle in _paired(boxes, top, index, ink_mid, seen_px) if middle <= last]
     candidates = sorted([[p, *(c for c in columned if abs(c - p) < step)] for p in paired]
                         + [[c] for c in columned if all(abs(c - p) >= step for p in paired)])
-    candidates = [[*tries, *(a for c in tries if c in centred for a in centred[c])] for tries in candidates]
-    alternatives = {a for others in centred.values() for a in others}
+    candidates = [[*tries, *(a for c in tries if c in others_of for a in others_of[c])] for tries in candidates]
+    alternatives = {a for others in others_of.values() for a in others}
     # Index corners start at the spread's end (symbols side by side, an index seen from another
     # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
     # more in that part (pips, a court's picture): further ink is an index only where a rank and a
@@ -388,12 +389,11 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
                 place = placed(middle)
                 if not deck.shows_index(place[2]):
                     continue
-                # The first place that shows an index; but a wide column is the index joined to ink
-                # beside it on either side (a pip of its own card, or of the card under it seen past its
-                # edge): where its left part matches the deck poorly, its right part or its centre is
-                # taken where either matches it closely, and better.
-                wide = middle in centred or middle in alternatives or found is not None
-                likeness = _likeness(place[2], deck, seen_px) if wide else 1.0
+                # The first place that shows an index; but where a wide column's left part matches the
+                # deck poorly, a later place that matches it better is taken (its right part or its
+                # centre only where either matches it closely).
+                weighed = middle in others_of or middle in alternatives or found is not None
+                likeness = _likeness(place[2], deck, seen_px) if weighed else 1.0
                 if likeness <= best or middle in alternatives and likeness < FIRST_CARD_MATCH:
                     continue
                 found, best, at = card(*place), likeness, middle
