@@ -309,7 +309,11 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     # part; or joined by the card under it seen past its edge, and the index is its right part; or
     # one rank printed wider than the rest (a joker's "JK"), centred as the others are
     wide = (ink_right - ink_left + 2) * m
-    middle_of, others_of = {}, {}  # a wide column's left part: its right part and its centre
+    # Every card lies within the spread, its index within the deck's index box: ink further along
+    # than the last card's index is the top card's face (a corner of its printed border, a pip),
+    # and pairs there (a pip under a court's frame) stand for no index.
+    last = length - CARD_W_MM + x1 + 3
+    middle_of, others_of = {}, {}  # a wide column's left part: its right part and its centre (short of `last`)
     for left, right, area in columns:
         if area < FAINT_COLUMN_INK_MM2 * m * m:
             continue
@@ -318,12 +322,9 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
             middle_of[centre] = area / (m * m)
         else:
             middle = left / m + ink_mid - ink_left
-            middle_of[middle], others_of[middle] = area / (m * m), [right / m - (ink_right - ink_mid), centre]
+            middle_of[middle] = area / (m * m)
+            others_of[middle] = [other for other in (right / m - (ink_right - ink_mid), centre) if other <= last]
     faint = {middle for middle, area in middle_of.items() if area < MIN_COLUMN_INK_MM2}
-    # Every card lies within the spread, its index within the deck's index box: ink further along
-    # than the last card's index is the top card's face (a corner of its printed border, a pip),
-    # and pairs there (a pip under a court's frame) stand for no index.
-    last = length - CARD_W_MM + x1 + 3
     columned = [middle for middle in middle_of if middle <= last]
     # ... but pips beside each index can join a card's index to the next card's in one column: an
     # index is also where a piece of a suit's size lies as far from a piece of ink (its rank) as
@@ -384,15 +385,15 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
         for n, tries in enumerate(candidates):
             found, best, before = None, -np.inf, middles[-1] if middles else -np.inf
             for middle in tries:
-                if middle - before < step:
+                if middle - before < step or found is not None and middle not in alternatives:
                     continue
                 place = placed(middle)
                 if not deck.shows_index(place[2]):
                     continue
                 # The first place that shows an index; but where a wide column's left part matches the
-                # deck poorly, a later place that matches it better is taken (its right part or its
-                # centre only where either matches it closely).
-                weighed = middle in others_of or middle in alternatives or found is not None
+                # deck poorly, its right part or its centre is taken where either matches it better,
+                # and closely (no other place of the candidate competes with them).
+                weighed = middle in others_of or middle in alternatives
                 likeness = _likeness(place[2], deck, seen_px) if weighed else 1.0
                 if likeness <= best or middle in alternatives and likeness < FIRST_CARD_MATCH:
                     continue
