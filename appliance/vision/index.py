@@ -331,6 +331,12 @@ def _parted(grey: np.ndarray, labels: np.ndarray, pieces: list[int], region_px: 
     count, cores = cv2.connectedComponents((joined & (grey <= core_cut)).astype(np.uint8), connectivity=8)
     if count <= 2:
         return None
+    # a piece with no dark core (a pale stroke broken off) is a part of its own, kept or not as the
+    # others are: the flood from the cores never reaches it
+    for piece in pieces:
+        own = labels == piece
+        if not cores[own].any():
+            cores[own], count = count, count + 1
     parts = _flooded(grey, cores.astype(np.int32), joined, core_cut, float(values.max()))
     stats = np.zeros((count, 5), np.int32)
     x0, y0, x1, y1 = (round(v) for v in region_px)
