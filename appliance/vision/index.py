@@ -460,7 +460,9 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
             return None
         glyphs.append(glyph)
     suit = _suit_window(corner, geometry, dx, dy)
-    return replace(glyphs[0], faint=faint, cut_from=suit), replace(glyphs[1], faint=faint, cut_from=suit)
+    runs_out = _at_far_side(corner.shape[:2], _ink_box(parts[0][1], parts[0][2]))
+    return (replace(glyphs[0], faint=faint, cut_from=suit, runs_out=runs_out),
+            replace(glyphs[1], faint=faint, cut_from=suit))
 
 
 #: A card's outline found in a coarse view lies within about half a millimetre of its edge: a corner

@@ -239,7 +239,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     is seen whole, ``picture`` gives its middle to tell them apart (the reason then says so); where
     only the ``part`` of its middle nearest its index is in view, only a suit. Where the index leaves
     the card unclear, its rank is looked at ``again`` (glare may have washed a stroke out), and the
-    strict test for one corner then holds for two."""
+    strict test for one corner then holds for two; not where a rank runs on out of its corner."""
     lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
@@ -260,7 +260,9 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks) \
         if judged else None
     decision = _decide(looks, deck, t)
-    if again is not None and decision.code is None:
+    # (not where a rank runs on out of its corner: the corner holds only part of it, placed off the
+    # card's index, and the part's pale ink round it taken in, what was left of a 10 matched a K)
+    if again is not None and decision.code is None and not any(g is not None and g[0].runs_out for g in found):
         # only the rank is taken from the second look: the suit stays as first seen
         found_again, looks_again = _looks([(second[0], first[1]) if first is not None and second is not None else first
                                            for first, second in zip(found, again())], deck, t, px_per_mm)
