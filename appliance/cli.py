@@ -248,11 +248,13 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
 
     deck = learn(args.faces, Path(args.out))
     deck.save(Path(args.out))
+    notes = [note for note in (deck.photo_advice, None if "JK" in deck.ranks else "no joker face: a joker reads as unreadable")
+             if note is not None]
     _print({"deck": args.out, "ranks": sorted(deck.ranks), "suits": sorted(deck.suits),
             "templates": sum(map(len, deck.ranks.values())) + sum(map(len, deck.suits.values())),
             "index_mm": deck.index.to_json(), "faces_learned": len(deck.corners),
             "photo_px_per_mm": round(deck.photo_px_per_mm, 1),
-            "refused": deck.refused, **({} if "JK" in deck.ranks else {"note": "no joker face: a joker reads as unreadable"})})
+            "refused": deck.refused, "notes": notes})
     return 0
 
 

@@ -171,6 +171,7 @@ def test_cli_read_and_errors(tmp_path, casino_deck):
     out = subprocess.run([appliance, "deck", "learn", "--faces", str(faces), "--out", str(tmp_path / "deck")],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["notes"] == []  # a joker taught, the faces photographed fine enough
     rendered = render_table(LAYOUT, {"seat4.front": ["Ah", "Jk"]}, DESIGNS["casino"], Scene(), seed=1)
     frame = tmp_path / "f1.png"
     cv2.imwrite(str(frame), rendered.image)

@@ -141,6 +141,10 @@ def test_faces_photographed_otherwise_teach_the_deck_as_the_shared_photos_do(rea
     learned = learn(tmp_path)
     shrunk = 1 / 3 if how == "from three times as far" else 1
     assert learned.photo_px_per_mm == pytest.approx(shrunk * upright.photo_px_per_mm, rel=0.05)
+    # about 4 px/mm from three times as far: fine enough; as coarse as the overhead camera sees a
+    # card on the table, whoever teaches the deck is told to photograph closer
+    assert learned.photo_advice is None
+    assert "at 2.2 px/mm" in replace(learned, photo_px_per_mm=2.2).photo_advice
     # deck-b's photo named Jh shows the Js (see above): refused, as it is from the shared photos
     assert learned.refused.keys() == learned_upright.refused.keys(), learned.refused
     assert np.allclose(learned.index.rank_mm, upright.index.rank_mm, atol=1.0), (learned.index, upright.index)

@@ -101,6 +101,13 @@ class Templates:
         return self._near[key]
 
 
+#: Faces photographed coarser than this teach templates too soft for some designs: deck-b taught
+#: from its photos shrunk to 2.2 px/mm (as the overhead camera sees a card lying on the table) held
+#: most bench tables of its own cards as another deck's and named 2 of 1,960 spread cards wrongly,
+#: where taught from them shrunk to 4 px/mm it read as from the photos as they are.
+CLEAR_PHOTO_PX_PER_MM = 3.0
+
+
 @dataclass
 class Deck:
     ranks: dict[str, list[Glyph]]
@@ -115,6 +122,16 @@ class Deck:
     def __post_init__(self) -> None:
         self.rank_templates = Templates.of(self.ranks)
         self.suit_templates = Templates.of(self.suits)
+
+    @property
+    def photo_advice(self) -> str | None:
+        """What to tell whoever taught the deck where its faces' photos showed the cards too coarse
+        to teach it well (None where they did not, or the deck does not know)."""
+        if self.photo_px_per_mm is None or self.photo_px_per_mm >= CLEAR_PHOTO_PX_PER_MM:
+            return None
+        return (f"the photos show the cards at {self.photo_px_per_mm:.1f} px/mm, under the {CLEAR_PHOTO_PX_PER_MM} "
+                "px/mm a deck is taught well from: its cards may be taken for another deck's or left unread; "
+                "photograph each card closer, filling most of the photo, and teach the deck again")
 
     def shows_index(self, glyphs: tuple[Glyph, Glyph] | None) -> bool:
         """The rank and suit found where this deck prints its index in a corner (``index_glyphs``)
