@@ -15,6 +15,7 @@ import pytest
 
 from appliance.vision.cards import CANON_PX_PER_MM, CANON_SIZE, flatten
 from appliance.vision.deck import face_from_photo, learn
+from appliance.vision.face_picture import likeness
 from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.photo import find_cards
 from appliance.vision.reader import Thresholds, _read_glyphs, read_card, read_photo
@@ -405,3 +406,37 @@ def test_a_rank_that_runs_out_of_its_corner_is_not_looked_at_again(real_decks):
                                     again=lambda: [king])[:3] for runs_out in (False, True)}
     assert reads[False][0] == "Kd", reads  # looked at again
     assert reads[True][0] is None and reads[True][2].startswith("unreadable: rank unclear"), reads
+
+
+def test_a_suit_the_index_leans_to_is_told_by_a_picture_leaning_to_it_too(real_decks):
+    """A card whose index leaves two suits of its rank open is told by its picture alone only where
+    that plainly shows one (LEAD); where the index puts one first and the picture leans to the same
+    one, if less plainly, the two looks agree and tell it. Here deck-b's 4s and 4c: an index suit
+    between the two, leaning one way or the other, and a picture between the taught two, leaning
+    to the spade by less than the picture alone needs."""
+    deck = real_decks["deck-b"][1]
+    geometry, px, t = deck.index, 2.2, Thresholds()
+    seen = {code: camera_view(face_from_photo(cv2.imread(str(REAL / "deck-b" / "faces" / f"{code}.jpg"))), px)
+            for code in ("4s", "4c")}
+    spade, club = (index_glyphs(index_patch(seen[code], geometry), geometry, px) for code in ("4s", "4c"))
+    taught = {code: deck.pictures[code].astype(np.float32) for code in ("4s", "4c")}
+
+    def leaning(share: float):
+        """The index, its suit that share of the way from the club's to the spade's."""
+        suit = replace(spade[1], raw=(share * spade[1].raw.astype(np.float32) + (1 - share) * club[1].raw).astype(np.uint8))
+        return [(spade[0], suit)]
+
+    def unclear(share: float) -> str | None:
+        """Which suit the index leans to, where it leaves the two open."""
+        _, _, reason, _ = _read_glyphs(leaning(share), deck, t, px)
+        return reason.split("(")[1][0] if reason and reason.startswith("unreadable: suit unclear") else None
+
+    to_spade = next(s for s in np.linspace(0.5, 0.7, 21) if unclear(s) == "s")
+    to_club = next(s for s in np.linspace(0.5, 0.3, 21) if unclear(s) == "c")
+    # a picture leaning to the spade by less than LEAD (0.1), by AGREEING_LEAD or more
+    pictures = [(w * taught["4s"] + (1 - w) * taught["4c"]).astype(np.uint8) for w in np.linspace(0.5, 1.0, 51)]
+    picture = next(p for p in pictures if 0.05 <= likeness(p, deck.pictures["4s"]) - likeness(p, deck.pictures["4c"]) < 0.09)
+    agreeing = _read_glyphs(leaning(to_spade), deck, t, px, picture=lambda: picture)
+    assert agreeing[0] == "4s" and agreeing[2].startswith("told by its picture, as the index leans"), agreeing
+    disagreeing = _read_glyphs(leaning(to_club), deck, t, px, picture=lambda: picture)
+    assert disagreeing[0] is None, disagreeing

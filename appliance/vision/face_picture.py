@@ -36,6 +36,12 @@ MIN_CONTRAST = 12.0
 FLOOR = 0.8
 LEAD = 0.1
 RATIO = 0.5
+# Where the index puts one of two suits it leaves open first, the picture leaning the same way by
+# this much tells it: the two looks agree. Over the spread-hand bench frames read with each real
+# deck taught from its photos and from nine altered sets of them (25,480 cards), where the index
+# put the wrong suit first the picture never led it (0.00 at most), and where the right one, the
+# picture led it by 0.02 or more.
+AGREEING_LEAD = 0.04
 
 
 def picture_region(box_mm: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
@@ -150,6 +156,12 @@ def tell(scores: dict[str, float]) -> str | None:
     best = max(scores, key=scores.get)
     return best if all(_closer(scores[best], v) and scores[best] - v >= LEAD for c, v in scores.items() if c != best) \
         else None
+
+
+def agrees(scores: dict[str, float], first: str, second: str) -> bool:
+    """The picture leans to ``first`` of the two cards the index leaves open, as the index does: it
+    matches well, and at least AGREEING_LEAD more than ``second``."""
+    return scores[first] >= FLOOR and scores[first] - scores[second] >= AGREEING_LEAD
 
 
 def contradicts(scores: dict[str, float], code: str) -> bool:

@@ -25,7 +25,7 @@ from .card_edge import on_edges
 from .cards import Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import Deck
 from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
-from .face_picture import card_picture, compare, contradicts, picture_part, picture_part_width, tell
+from .face_picture import agrees, card_picture, compare, contradicts, picture_part, picture_part_width, tell
 from .index import index_glyphs
 from .layout import Layout, Zone
 from .photo import CardOutline, find_cards, image_aspect
@@ -288,8 +288,12 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
             return None, 0.0, (f"unreadable: the index reads {code} but the card's middle does not look like the "
                                f"taught {code} ({scores[code]:.2f}): a card of another deck?"), match
         shown = tell(scores) if scores and code is None else None
-        if shown in rivals and set(rivals) <= set(scores):  # both weighed (neither blank where in view)
+        both = bool(rivals) and bool(scores) and set(rivals) <= set(scores)  # neither blank where in view
+        if both and shown in rivals:
             code, told = shown, f"told by its picture: {why} at the index; {how}"
+        elif both and code is None and rivals[0][0] == rivals[1][0] and agrees(scores, *rivals):
+            # (two suits of a rank: where the index leans to the wrong one, the picture has not)
+            code, told = rivals[0], f"told by its picture, as the index leans: {why} at the index; {how}"
         elif code is None:
             why = f"{why} at the index; {how}"
     if len(alone) > 1 or code is not None and alone and code not in alone:
