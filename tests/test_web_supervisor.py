@@ -173,7 +173,8 @@ def test_the_dispute_view_is_the_round_as_logged(rendered):
     assert [{k: s[k] for k in ("seat", "front", "back", "read", "images")} for s in view["seats"]] == [
         {k: s[k] for k in ("seat", "front", "back", "read", "images")} for s in sorted(seats, key=lambda s: s["seat"])]
     reads = [read for s in [banker["data"], *seats] for read in s["read"]]
-    assert all(("confidence" in r) != ("reason" in r) for r in reads)
+    # a card named with its confidence (and how it was told, where its index alone did not), or none with why
+    assert all(("confidence" in r) == (r["card"] is not None) and (r["card"] is not None or "reason" in r) for r in reads)
     assert view["confirmations"] == [{**{k: r["data"][k] for k in ("zone", "position", "card")}, "seq": r["seq"],
                                       "at": r["ts"], "who": r["who"]}
                                      for r in logged if r["event"] == Events.READ_CONFIRMED]
