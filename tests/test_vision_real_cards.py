@@ -440,3 +440,28 @@ def test_a_suit_the_index_leans_to_is_told_by_a_picture_leaning_to_it_too(real_d
     assert agreeing[0] == "4s" and agreeing[2].startswith("told by its picture, as the index leans"), agreeing
     disagreeing = _read_glyphs(leaning(to_club), deck, t, px, picture=lambda: picture)
     assert disagreeing[0] is None, disagreeing
+
+
+def test_a_whole_card_whose_picture_shows_another_rank_is_not_told_by_the_index_lean(real_decks):
+    """A suit the index leans to is told by a picture leaning to it too, but a whole card's picture
+    that plainly shows another rank the index put forward refuses the card, as it refuses a card the
+    index names: here deck-b's 8 (the index also putting forward a 6) between a spade and a club,
+    leaning to the spade, and a picture between the taught 6s and 8s, nearer the 6s (6s 0.94, 8s
+    0.86, 8c 0.64: the 8s leads the 8c, but the 6s is far closer)."""
+    deck = real_decks["deck-b"][1]
+    geometry, px, t = deck.index, 2.2, Thresholds()
+    seen = {code: camera_view(face_from_photo(cv2.imread(str(REAL / "deck-b" / "faces" / f"{code}.jpg"))), px)
+            for code in ("8s", "8c", "6s")}
+    eight, club, six = (index_glyphs(index_patch(seen[code], geometry), geometry, px) for code in ("8s", "8c", "6s"))
+    rank = replace(eight[0], raw=(0.8 * eight[0].raw.astype(np.float32) + 0.2 * six[0].raw).astype(np.uint8))
+
+    def read(share: float, picture=None):
+        suit = replace(eight[1], raw=(share * eight[1].raw.astype(np.float32) + (1 - share) * club[1].raw).astype(np.uint8))
+        return _read_glyphs([(rank, suit)], deck, t, px, picture=picture)
+
+    share = next(s for s in np.linspace(0.3, 0.7, 41) if (read(s)[2] or "").startswith("unreadable: suit unclear (s"))
+    mixed = (0.625 * deck.pictures["6s"].astype(np.float32) + 0.375 * deck.pictures["8s"]).astype(np.uint8)
+    scores = {code: likeness(mixed, deck.pictures[code]) for code in ("6s", "8s", "8c")}
+    assert scores["6s"] > scores["8s"] >= scores["8c"] + 0.04, scores  # the 8s leads the 8c, the 6s leads all
+    code, _, reason, _ = read(share, picture=lambda: mixed)
+    assert code is None and "6s" in reason, (code, reason)

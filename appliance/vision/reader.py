@@ -291,8 +291,11 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         both = bool(rivals) and bool(scores) and set(rivals) <= set(scores)  # neither blank where in view
         if both and shown in rivals:
             code, told = shown, f"told by its picture: {why} at the index; {how}"
-        elif both and code is None and rivals[0][0] == rivals[1][0] and agrees(scores, *rivals):
-            # (two suits of a rank: where the index leans to the wrong one, the picture has not)
+        elif both and code is None and rivals[0][0] == rivals[1][0] and agrees(scores, *rivals) \
+                and (part or not contradicts(scores, rivals[0])):
+            # (two suits of a rank: where the index leans to the wrong one, the picture has not; a
+            # whole card's picture that plainly shows another rank refuses it, as it refuses a card
+            # its index names, where a part shows the pips nearest the index alike for two ranks)
             code, told = rivals[0], f"told by its picture, as the index leans: {why} at the index; {how}"
         elif code is None:
             why = f"{why} at the index; {how}"
