@@ -322,7 +322,7 @@ def test_a_rank_joined_by_blur_to_a_pip_beside_it_is_parted_from_it(real_decks):
     geometry, m = deck.index, CANON_PX_PER_MM
     likeness = {}
     for code in ("6s", "5c", "9d", "3h", "8h", "2c"):
-        face = face_from_photo(cv2.imread(str(REAL / "deck-b" / "faces" / f"{code}.jpg")))
+        face = deck_b_face(code)
         darkest, right, middle = symbol_ink(face, geometry.rank_mm, geometry.box_mm)
         radius = round(2.0 * m)
         assert right + radius > geometry.extent(geometry.rank_mm)[2] * m  # the disc runs past the rank's window
@@ -348,6 +348,16 @@ def symbol_ink(face: np.ndarray, region_mm, box_mm) -> tuple[tuple[int, ...], in
     return darkest, int(ink[:, 1].max()), top + int(np.median(ink[:, 0]))
 
 
+def deck_b_face(code: str) -> np.ndarray:
+    """deck-b's card ``code`` found in its face photo and flattened."""
+    return face_from_photo(cv2.imread(str(REAL / "deck-b" / "faces" / f"{code}.jpg")))
+
+
+def between(glyph, other, share: float):
+    """A glyph ``share`` of the way from ``other``'s ink to ``glyph``'s (the rest as ``glyph``)."""
+    return replace(glyph, raw=(share * glyph.raw.astype(np.float32) + (1 - share) * other.raw).astype(np.uint8))
+
+
 def camera_view(face: np.ndarray, px_per_mm: float) -> np.ndarray:
     """The face as a camera sees it at ``px_per_mm`` with a pixel of blur, back at the canonical size."""
     w, h = (round(v * px_per_mm / CANON_PX_PER_MM) for v in CANON_SIZE)
@@ -367,7 +377,7 @@ def test_a_suit_joined_by_blur_to_a_pip_past_the_corner_is_parted_from_it(real_d
     geometry, m = replace(taught, suit_extent_mm=(x0, y0, x1 + 2.5, y1)), CANON_PX_PER_MM
     likeness = {}
     for code in ("6s", "Ks", "5s", "8c", "4d", "3h"):
-        face = face_from_photo(cv2.imread(str(REAL / "deck-b" / "faces" / f"{code}.jpg")))
+        face = deck_b_face(code)
         darkest, right, middle = symbol_ink(face, geometry.suit_mm, taught.box_mm)
         radius = round(3.0 * m)
         assert right + 2 * radius > geometry.box_mm[2] * m  # the disc runs past the corner's side
@@ -392,8 +402,7 @@ def test_a_rank_that_runs_out_of_its_corner_is_not_looked_at_again(real_decks):
     which the second look (a whole K) settles unless the rank runs out."""
     deck = real_decks["deck-b"][1]
     geometry, px = deck.index, 2.2
-    seen = {code: camera_view(face_from_photo(cv2.imread(str(REAL / "deck-b" / "faces" / f"{code}.jpg"))), px)
-            for code in ("Td", "Kd")}
+    seen = {code: camera_view(deck_b_face(code), px) for code in ("Td", "Kd")}
     ten, king = (index_glyphs(index_patch(seen[code], geometry), geometry, px) for code in ("Td", "Kd"))
     assert not ten[0].runs_out and not king[0].runs_out
     # the 10's corner cut 2 mm left of the index: the 0 runs on out of its right side
@@ -401,8 +410,8 @@ def test_a_rank_that_runs_out_of_its_corner_is_not_looked_at_again(real_decks):
     shift = round(2.0 * CANON_PX_PER_MM)
     moved = cv2.copyMakeBorder(seen["Td"], 0, 0, shift, 0, cv2.BORDER_REPLICATE)
     assert index_glyphs(np.ascontiguousarray(moved[y0:y1, x0:x1]), geometry, px)[0].runs_out
-    between = replace(ten[0], raw=((ten[0].raw.astype(np.float32) + king[0].raw) / 2).astype(np.uint8))
-    reads = {runs_out: _read_glyphs([(replace(between, runs_out=runs_out), ten[1])], deck, Thresholds(), px,
+    halfway = between(ten[0], king[0], 0.5)
+    reads = {runs_out: _read_glyphs([(replace(halfway, runs_out=runs_out), ten[1])], deck, Thresholds(), px,
                                     again=lambda: [king])[:3] for runs_out in (False, True)}
     assert reads[False][0] == "Kd", reads  # looked at again
     assert reads[True][0] is None and reads[True][2].startswith("unreadable: rank unclear"), reads
@@ -416,15 +425,13 @@ def test_a_suit_the_index_leans_to_is_told_by_a_picture_leaning_to_it_too(real_d
     to the spade by less than the picture alone needs."""
     deck = real_decks["deck-b"][1]
     geometry, px, t = deck.index, 2.2, Thresholds()
-    seen = {code: camera_view(face_from_photo(cv2.imread(str(REAL / "deck-b" / "faces" / f"{code}.jpg"))), px)
-            for code in ("4s", "4c")}
+    seen = {code: camera_view(deck_b_face(code), px) for code in ("4s", "4c")}
     spade, club = (index_glyphs(index_patch(seen[code], geometry), geometry, px) for code in ("4s", "4c"))
     taught = {code: deck.pictures[code].astype(np.float32) for code in ("4s", "4c")}
 
     def leaning(share: float):
         """The index, its suit that share of the way from the club's to the spade's."""
-        suit = replace(spade[1], raw=(share * spade[1].raw.astype(np.float32) + (1 - share) * club[1].raw).astype(np.uint8))
-        return [(spade[0], suit)]
+        return [(spade[0], between(spade[1], club[1], share))]
 
     def unclear(share: float) -> str | None:
         """Which suit the index leans to, where it leaves the two open."""
@@ -450,14 +457,12 @@ def test_a_whole_card_whose_picture_shows_another_rank_is_not_told_by_the_index_
     0.86, 8c 0.64: the 8s leads the 8c, but the 6s is far closer)."""
     deck = real_decks["deck-b"][1]
     geometry, px, t = deck.index, 2.2, Thresholds()
-    seen = {code: camera_view(face_from_photo(cv2.imread(str(REAL / "deck-b" / "faces" / f"{code}.jpg"))), px)
-            for code in ("8s", "8c", "6s")}
+    seen = {code: camera_view(deck_b_face(code), px) for code in ("8s", "8c", "6s")}
     eight, club, six = (index_glyphs(index_patch(seen[code], geometry), geometry, px) for code in ("8s", "8c", "6s"))
-    rank = replace(eight[0], raw=(0.8 * eight[0].raw.astype(np.float32) + 0.2 * six[0].raw).astype(np.uint8))
+    rank = between(eight[0], six[0], 0.8)
 
     def read(share: float, picture=None):
-        suit = replace(eight[1], raw=(share * eight[1].raw.astype(np.float32) + (1 - share) * club[1].raw).astype(np.uint8))
-        return _read_glyphs([(rank, suit)], deck, t, px, picture=picture)
+        return _read_glyphs([(rank, between(eight[1], club[1], share))], deck, t, px, picture=picture)
 
     share = next(s for s in np.linspace(0.3, 0.7, 41) if (read(s)[2] or "").startswith("unreadable: suit unclear (s"))
     mixed = (0.625 * deck.pictures["6s"].astype(np.float32) + 0.375 * deck.pictures["8s"]).astype(np.uint8)
