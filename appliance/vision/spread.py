@@ -188,8 +188,8 @@ def _two_cards(names: tuple[str | None, str | None]) -> bool:
 
 class _Edge:
     """The cards whose index corners lie along one edge of a spread, found one place at a time
-    (``places``: each card found, or None where a place showed no index, and how many places are
-    left), and walked only as far as asked."""
+    (``places``: each card found, or None where a place showed no index, and at most how many
+    more cards it may find), and walked only as far as asked."""
 
     def __init__(self, paired: int, places: Iterator[tuple[SpreadCard | None, int]]):
         self.paired = paired  # places along it where a rank and a suit lie as the deck prints them
@@ -360,6 +360,16 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
         outline = cv2.perspectiveTransform(CARD_MM[None], mm_to_frame @ card_to_mm)[0]
         return SpreadCard([corner], [glyphs], centre[0, 0], outline)
 
+    def most_after(n: int, before: float) -> int:
+        """The most cards the places from candidate ``n`` on may still find past the one at
+        ``before``: one a candidate, each a step past the one before (the most such places the
+        candidates hold is found by taking each as early as it may lie)."""
+        count = 0
+        for middle in sorted(middle for tries in candidates[n:] for middle in tries):
+            if middle - before >= step:
+                count, before = count + 1, middle
+        return min(count, len(candidates) - n)
+
     def places() -> Iterator[tuple[SpreadCard | None, int]]:
         middles: list[float] = []
         if trusted:
@@ -381,7 +391,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
                             and (other not in alternatives or other_likeness >= FIRST_CARD_MATCH):
                         middle, place, best = other, other_place, other_likeness
             middles.append(middle)
-            yield card(*place), len(candidates)
+            yield card(*place), most_after(0, middle)
         for n, tries in enumerate(candidates):
             found, best, before = None, -np.inf, middles[-1] if middles else -np.inf
             for middle in tries:
@@ -404,7 +414,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
                 middles.append(at)
             if not middles and tries[0] not in faint:  # no index at the spread's end
                 return
-            yield found, len(candidates) - n - 1
+            yield found, most_after(n + 1, middles[-1] if middles else -np.inf)
 
     return _Edge(len(paired), places())
 
