@@ -17,7 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .cards import CARD_H_MM, CARD_W_MM, darkest_channel, flatten
+from .cards import CARD_H_MM, CARD_W_MM, _unit, darkest_channel, flatten
 
 PICTURE_PX_PER_MM = 1.0  # pips are 8-20 mm: a coarse picture shows them, and blur hardly changes it
 SHIFT_MM = 3  # how far a card's outline may place its middle off: compared at each 1 mm shift
@@ -115,7 +115,20 @@ def likeness(seen: np.ndarray, picture: np.ndarray) -> float:
     best shift of up to SHIFT_MM each way, the card either way up. A ``seen`` narrower than the
     picture is the part of the middle nearest the card's index (the rest covered, as in a spread):
     it is matched with that part of the picture, or of the picture turned round."""
-    return max(float(cv2.matchTemplate(seen, taught, cv2.TM_CCOEFF_NORMED).max()) for taught in _compared(picture, seen.shape[1]))
+    return likenesses(seen, [picture])[0]
+
+
+def likenesses(seen: np.ndarray, pictures: list[np.ndarray]) -> list[float]:
+    """``likeness`` of the card's middle to each of ``pictures``, all at once: every shift of the
+    middle is one row, every taught picture either way up one column, and one product scores them
+    all (as ``cv2.matchTemplate``'s TM_CCOEFF_NORMED would, a call for each pair, in a third of the time)."""
+    taught = [t for picture in pictures for t in _compared(picture, seen.shape[1])]
+    height, width = taught[0].shape
+    shifts = np.lib.stride_tricks.sliding_window_view(seen.astype(np.float32), (height, width)).reshape(-1, height * width)
+    shifts -= shifts.mean(axis=1, keepdims=True)  # (a copy of its own: rows in place, no large temporaries)
+    shifts /= np.maximum(np.sqrt(np.einsum("ij,ij->i", shifts, shifts)), 1e-6)[:, None]
+    scores = shifts @ _unit(np.stack(taught).astype(np.float32)).T
+    return [float(v) for v in scores.max(axis=0).reshape(len(pictures), 2).max(axis=1)]
 
 
 def compare(seen: np.ndarray, pictures: dict[str, np.ndarray],
@@ -134,7 +147,8 @@ def compare(seen: np.ndarray, pictures: dict[str, np.ndarray],
     # 0.97, its own picture 0.83. A taught part with no ink is no picture of its card: not scored.
     blank = [code for code in candidates if seen.shape[1] < pictures[code].shape[1]
              and not all(map(shows_something, _compared(pictures[code], seen.shape[1])))]
-    scores = {code: likeness(seen, pictures[code]) for code in candidates if code not in blank}
+    scored = [code for code in candidates if code not in blank]
+    scores = dict(zip(scored, likenesses(seen, [pictures[code] for code in scored]))) if scored else {}
     words = []
     if scores:
         words.append("the card's picture matches " + ", ".join(f"{c} {v:.2f}" for c, v in sorted(scores.items(), key=lambda i: -i[1])))
