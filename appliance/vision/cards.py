@@ -160,6 +160,16 @@ def frame_lines(ink: np.ndarray) -> np.ndarray:
     return lines
 
 
+def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats`` of a mask (8-connected): count, labels, stats, centroids.
+    Labelled in 16 bits where every possible piece has a label of its own (the mask is under 2^18
+    pixels): OpenCV measures the pieces of 32-bit labels at half the speed, and the reader labels
+    some thirty corners and strips a zone."""
+    height, width = mask.shape
+    most = ((height + 1) // 2) * ((width + 1) // 2)  # 8-connected pieces lie at least a pixel apart
+    return cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=cv2.CV_16U if most < 2 ** 16 else cv2.CV_32S)
+
+
 def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]] | None:
     """Of a patch (colour, or its darkest channel): the grey image, the ink's connected components
     (labels, stats) and the boxes (top, bottom, left, right, label) of those that may be index
@@ -171,7 +181,7 @@ def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
         return None
     grey, ink = found
     # a printed frame line (a court picture's) that blur joins to a rank would take the rank for a line
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(ink & ~frame_lines(ink), connectivity=8)
+    _, labels, stats, _ = components(ink & ~frame_lines(ink))
     x, y, bw, bh, area = stats[1:].T
     long_side, short_side = np.maximum(bw, bh), np.minimum(bw, bh)
     speck = area < 0.6 * m * m
@@ -200,10 +210,11 @@ def paper_shade(grey: np.ndarray) -> float:
 
 
 def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np.ndarray, pieces: list[int],
-             size: tuple[int, int], window: tuple[int, int, int, int], glared: bool = False) -> Glyph | None:
+             size: tuple[int, int], window: tuple[int, int, int, int], paper: float, glared: bool = False) -> Glyph | None:
     """The symbol made of the ink components ``pieces`` (labels of ``labels``) within ``window``
-    (x0, y0, x1, y1 pixels), at template ``size``. A ``glared`` symbol keeps all the ink of its box,
-    each stroke against the darkest near it (see ``_glared``)."""
+    (x0, y0, x1, y1 pixels), at template ``size``, its ink measured from the corner's ``paper``
+    shade (``paper_shade`` of its ``grey``). A ``glared`` symbol keeps all the ink of its box, each
+    stroke against the darkest near it (see ``_glared``)."""
     x0, y0, x1, y1 = window
     chosen = np.zeros(len(stats), bool)
     chosen[pieces] = True
@@ -215,7 +226,6 @@ def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np
     top, bottom, left, right = y0 + int(rows[0]), y0 + int(rows[-1]) + 1, x0 + int(cols[0]), x0 + int(cols[-1]) + 1
     # ink measured from the paper's own shade: under dim light the paper is far from white, and
     # the halo a soft lens leaves round a symbol would otherwise fatten it (a club into a spade)
-    paper = paper_shade(grey)
     patch = np.maximum(paper - grey[top:bottom, left:right].astype(np.float32), 0)
     patch = _glared(patch) if glared else patch * mask
     ink = corner[top:bottom, left:right][mask].astype(np.float32)

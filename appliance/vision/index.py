@@ -18,8 +18,8 @@ from functools import cached_property
 import cv2
 import numpy as np
 
-from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, dark_ink, darkest_channel,
-                    frame_lines, glyph_of, paper_shade, quantile)
+from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, components, dark_ink,
+                    darkest_channel, frame_lines, glyph_of, paper_shade, quantile)
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 MAP_PX_PER_MM = 2.0
@@ -173,7 +173,7 @@ def _regions(mask: np.ndarray, differs: np.ndarray) -> list[tuple[float, float, 
     """(x0, y0, x1, y1 in mm, area in mm2) of the mask's pieces big enough to be a symbol, whose
     ink differs between the suits (or ranks) somewhere: ink common to
     every card (a stroke all the ranks share, a printed border) tells nothing."""
-    count, labels, stats, _ = cv2.connectedComponentsWithStats(mask.astype(np.uint8), connectivity=8)
+    count, labels, stats, _ = components(mask.astype(np.uint8))
     p = MAP_PX_PER_MM
     out = []
     height, width = mask.shape
@@ -292,13 +292,13 @@ def _symbol_pieces(corner: np.ndarray, geometry: IndexGeometry, own_cut: bool):
         return None
     grey, ink = found
     if not own_cut:
-        shared = cv2.connectedComponentsWithStats(ink & ~frame_lines(ink), connectivity=8)[1:]
+        shared = components(ink & ~frame_lines(ink))[1:]
     parts = []
     for region in (geometry.rank_mm, geometry.suit_mm):
         x0, y0, x1, y1 = _region_px(region, geometry)
         if own_cut:
             own = _symbol_ink(grey, ink, (max(0, round(x0)), max(0, round(y0)), round(x1), round(y1)))
-            labels, stats, centroids = cv2.connectedComponentsWithStats(own & ~frame_lines(own), connectivity=8)[1:]
+            labels, stats, centroids = components(own & ~frame_lines(own))[1:]
         else:
             labels, stats, centroids = shared
         here = [i for i in range(1, len(stats)) if not _line(stats[i])
@@ -452,10 +452,11 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     # spade on a drawn design). At the first look a rank found faint keeps to its own ink too: what
     # lies round it in its box may be another symbol's (a drawn design printing its suit beside a
     # pale rank read 88 of its 104 cards so, against 101)
+    paper = paper_shade(grey)
     for (labels, stats, pieces), window, size, glared in zip(parts, windows, (RANK_SIZE, SUIT_SIZE), (again, False)):
         x0, y0, x1, y1 = window
         glyph = glyph_of(corner, grey, labels, stats, pieces, size, (max(0, x0 + dx), max(0, y0 + dy), x1 + dx, y1 + dy),
-                         glared)
+                         paper, glared)
         if glyph is None:
             return None
         glyphs.append(glyph)
@@ -604,9 +605,10 @@ def _partly(parts, geometry: IndexGeometry) -> bool:
 
 def _ink_box(stats: np.ndarray, pieces: list[int]) -> tuple[int, int, int, int]:
     """The box (x0, y0, x1, y1) round the ink components ``pieces``."""
-    chosen = stats[pieces]
-    x, y = chosen[:, cv2.CC_STAT_LEFT], chosen[:, cv2.CC_STAT_TOP]
-    return int(x.min()), int(y.min()), int((x + chosen[:, cv2.CC_STAT_WIDTH]).max()), int((y + chosen[:, cv2.CC_STAT_HEIGHT]).max())
+    near = stats[pieces, :2]  # (left, top; width and height follow in CC_STAT order)
+    far = near + stats[pieces, 2:4]
+    (x0, y0), (x1, y1) = near.min(axis=0), far.max(axis=0)
+    return int(x0), int(y0), int(x1), int(y1)
 
 
 def _registered(windows, inks, most: int) -> tuple[int, int]:
@@ -619,5 +621,5 @@ def _registered(windows, inks, most: int) -> tuple[int, int]:
         for window, ink in zip(windows, inks):
             low = max(low, ink[axis + 2] - window[axis + 2])  # the window's far edge past the ink's
             high = min(high, ink[axis] - window[axis])  # ... and its near edge before it
-        shift.append(0 if low > high else int(np.clip(0, low, high)))
+        shift.append(0 if low > high else int(min(max(0, low), high)))
     return shift[0], shift[1]

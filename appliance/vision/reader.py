@@ -129,7 +129,7 @@ def _clarity(scores: np.ndarray, floor: float) -> float:
     best, second = np.sort(scores)[::-1][:2]
     if best < floor:
         return 0.0
-    return float(np.clip(1 - (1 - best) / max(1 - second, 1e-6), 0.0, 1.0))
+    return min(max(1 - float(1 - best) / max(float(1 - second), 1e-6), 0.0), 1.0)
 
 
 def _weighted(values: list, weights: list[float]):

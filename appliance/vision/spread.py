@@ -550,11 +550,14 @@ def _edge_rows(band: np.ndarray) -> np.ndarray:
     grey = cv2.GaussianBlur(darkest_channel(band).astype(np.float32), (0, 0), 1.0)
     step = np.diff(grey, axis=0)  # row r: from row r to r + 1
     strongest = step.max(axis=0)
-    rows = np.argmax(step >= EDGE_SHARE * strongest, axis=0)
+    first = np.argmax(step >= EDGE_SHARE * strongest, axis=0)
+    # up that step to its peak: the first row from there where the step grows no more, at most
+    # EDGE_SEARCH_MM on
+    grows = np.zeros(step.shape, bool)
+    grows[:-1] = step[1:] > step[:-1]
+    peaks = ~grows & (np.arange(step.shape[0])[:, None] >= first)
+    rows = np.minimum(np.argmax(peaks, axis=0), first + round(EDGE_SEARCH_MM * CANON_PX_PER_MM))
     cols = np.arange(step.shape[1])
-    for _ in range(round(EDGE_SEARCH_MM * CANON_PX_PER_MM)):  # up that step to its peak
-        nxt = np.minimum(rows + 1, step.shape[0] - 1)
-        rows = np.where(step[nxt, cols] > step[rows, cols], nxt, rows)
     # the peak to a fraction of a pixel
     peak = np.clip(rows, 1, step.shape[0] - 2)
     below, at, above = step[peak - 1, cols], step[peak, cols], step[peak + 1, cols]
