@@ -18,8 +18,8 @@ from functools import cached_property
 import cv2
 import numpy as np
 
-from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, components, dark_ink,
-                    darkest_channel, frame_lines, glyph_of, paper_shade, quantile)
+from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, PAPER_QUANTILE, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, components,
+                    dark_ink, darkest_channel, frame_lines, glyph_of, paper_shade, quantile, quantiles)
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 MAP_PX_PER_MM = 2.0
@@ -483,11 +483,11 @@ def _on_card(corner: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
         return corner
     grey = darkest_channel(corner)
     sample = grey[::2, ::2]  # the paper's and the ink's shades are known closely enough from a quarter
-    paper = paper_shade(sample)
-    near_paper = paper - 0.15 * (paper - quantile(sample, 0.02))
+    ink, paper = quantiles(sample, 0.02, PAPER_QUANTILE)
+    near_paper = paper - 0.15 * (paper - ink)
     limit = round(OFF_CARD_MM * CANON_PX_PER_MM)
-    top = int(np.argmin(np.append(np.median(grey[:limit], axis=1) < near_paper, False))) if box[1] < OFF_CARD_MM else 0
-    left = int(np.argmin(np.append(np.median(grey[:, :limit], axis=0) < near_paper, False))) if box[0] < OFF_CARD_MM else 0
+    top = int(np.argmin(np.append(_median(grey[:limit], axis=1) < near_paper, False))) if box[1] < OFF_CARD_MM else 0
+    left = int(np.argmin(np.append(_median(grey[:, :limit], axis=0) < near_paper, False))) if box[0] < OFF_CARD_MM else 0
     if not top and not left:
         return corner
     on_card = corner.copy()
@@ -495,6 +495,14 @@ def _on_card(corner: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
     on_card[:top] = colour
     on_card[:, :left] = colour
     return on_card
+
+
+def _median(values: np.ndarray, axis: int) -> np.ndarray:
+    """``np.median`` along ``axis``, from one sort (``np.median``'s general machinery costs more
+    than the sort on a corner's few rows)."""
+    ordered = np.sort(values, axis=axis)
+    n = values.shape[axis]
+    return (np.take(ordered, (n - 1) // 2, axis=axis).astype(np.float64) + np.take(ordered, n // 2, axis=axis)) / 2
 
 
 def _runs_out(corner: np.ndarray, box: tuple[int, int, int, int], geometry: IndexGeometry) -> bool:
