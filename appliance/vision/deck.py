@@ -72,17 +72,21 @@ class Templates:
         """The glyph's ink is as tall as some template's, within HEIGHT_SPAN: of a size this deck prints."""
         return bool(np.any(np.abs(np.log(glyph.height_mm) - self.log_heights) <= np.log(HEIGHT_SPAN)))
 
-    def scores(self, glyph: Glyph, px_per_mm: float, span: float) -> np.ndarray:
-        """Each key's best score (in ``keys`` order; -1 for a key with none) over the glyph's one-pixel
-        shifts, among the templates learned at about the card's resolution (``near``); a template of
-        another shape (aspect) or size (height) loses 0.2 for each."""
+    def scores(self, glyphs: list[Glyph], px_per_mm: float, span: float) -> np.ndarray:
+        """For each glyph (a row), each key's best score (in ``keys`` order; -1 for a key with none)
+        over the glyph's one-pixel shifts, among the templates learned at about the card's resolution
+        (``near``); a template of another shape (aspect) or size (height) loses 0.2 for each. A card's
+        glyphs are scored together: one product for all their shifts."""
         near = self.near(px_per_mm, span)
-        scores = (near.images @ glyph.shifted().T).max(axis=1)
-        off_shape = np.abs(np.log(max(glyph.aspect, 1e-3)) - near.log_aspects) > 0.35
-        off_size = np.abs(np.log(glyph.height_mm) - near.log_heights) > np.log(HEIGHT_SPAN)
-        best = np.full(len(self.keys), -1.0)
+        shifts = np.concatenate([glyph.shifted() for glyph in glyphs])
+        scores = (near.images @ shifts.T).reshape(len(near.images), len(glyphs), -1).max(axis=2)
+        aspects = np.log(np.maximum([glyph.aspect for glyph in glyphs], 1e-3))
+        heights = np.log([glyph.height_mm for glyph in glyphs])
+        off_shape = np.abs(aspects[None, :] - near.log_aspects[:, None]) > 0.35
+        off_size = np.abs(heights[None, :] - near.log_heights[:, None]) > np.log(HEIGHT_SPAN)
+        best = np.full((len(self.keys), len(glyphs)), -1.0)
         np.maximum.at(best, near.groups, scores - 0.2 * off_shape - 0.2 * off_size)
-        return best
+        return best.T
 
     def near(self, px_per_mm: float, span: float) -> Templates:
         """The templates learned at a resolution within ``span`` (a factor) of ``px_per_mm``, and of

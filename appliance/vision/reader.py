@@ -103,9 +103,13 @@ class _Look:
     faint: bool  # its symbols were found again at their own ink cut (see index_glyphs)
 
     @classmethod
-    def of(cls, glyphs: tuple[Glyph, Glyph], deck: Deck, px_per_mm: float, span: float) -> _Look:
-        return cls(deck.rank_templates.scores(glyphs[0], px_per_mm, span),
-                   deck.suit_templates.scores(glyphs[1], px_per_mm, span), glyphs[1].redness, glyphs[0].faint)
+    def of(cls, corners: list[tuple[Glyph, Glyph]], deck: Deck, px_per_mm: float, span: float) -> list[_Look]:
+        """Each corner's look, the corners' ranks (and suits) scored together."""
+        if not corners:
+            return []
+        ranks = deck.rank_templates.scores([rank for rank, _ in corners], px_per_mm, span)
+        suits = deck.suit_templates.scores([suit for _, suit in corners], px_per_mm, span)
+        return [cls(r, s, suit.redness, rank.faint) for r, s, (rank, suit) in zip(ranks, suits, corners)]
 
 
 def _colour(redness: float, t: Thresholds) -> set[str] | None:
@@ -310,7 +314,7 @@ def _looks(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds,
            px_per_mm: float) -> tuple[list[tuple[Glyph, Glyph] | None], list[_Look]]:
     """The corners' symbols, None where out of focus, and each in-focus corner's scores."""
     found = [None if g is None or g[0].blur > MAX_BLUR_MM else g for g in found]
-    return found, [_Look.of(g, deck, px_per_mm, t.resolution_span) for g in found if g is not None]
+    return found, _Look.of([g for g in found if g is not None], deck, px_per_mm, t.resolution_span)
 
 
 def _zone_transform(zone: Zone, s: float) -> tuple[np.ndarray, tuple[int, int]]:

@@ -442,8 +442,8 @@ def _likeness(glyphs: tuple[Glyph, Glyph] | None, deck: Deck, px_per_mm: float) 
     two best scores, among the templates learned nearest the card's resolution; 0 for none)."""
     if glyphs is None:
         return 0.0
-    return min(float(deck.rank_templates.scores(glyphs[0], px_per_mm, 1.0).max()),
-               float(deck.suit_templates.scores(glyphs[1], px_per_mm, 1.0).max()))
+    return min(float(deck.rank_templates.scores([glyphs[0]], px_per_mm, 1.0).max()),
+               float(deck.suit_templates.scores([glyphs[1]], px_per_mm, 1.0).max()))
 
 
 def _paired(boxes: list[tuple], top: float, index: IndexGeometry, ink_mid: float, seen_px: float) -> list[float]:
@@ -573,13 +573,13 @@ def _edge_line(edge: np.ndarray) -> tuple[float, float] | None:
     unbroken run of those steps long enough to be one. None when there is none."""
     cols = np.arange(len(edge))
     found = ~np.isnan(edge)
-    rows = np.nan_to_num(edge)
+    rows = np.where(found, edge, 0.0)
     # the edge's runs, split where it jumps
     breaks = np.flatnonzero(~found[1:] | ~found[:-1] | (np.abs(np.diff(rows)) > EDGE_TOLERANCE_PX)) + 1
     runs = [r for r in np.split(cols, breaks) if len(r) >= EDGE_MIN_MM * CANON_PX_PER_MM and found[r].all()]
     if not runs:
         return None
-    own = max(runs, key=lambda r: float(np.median(rows[r])))
+    own = runs[0] if len(runs) == 1 else max(runs, key=lambda r: float(np.median(rows[r])))
     slope, at_first = _line(own, rows[own])
     on_line = found & (np.abs(rows - (at_first + slope * cols)) <= EDGE_TOLERANCE_PX)
     return _line(cols[on_line], rows[on_line])
@@ -588,7 +588,7 @@ def _edge_line(edge: np.ndarray) -> tuple[float, float] | None:
 def _line(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """The least-squares line through the points (slope, and its y at x = 0): ``np.polyfit``'s
     general solver takes ten times as long, and a spread fits some twenty edges."""
-    mx, my = float(x.mean()), float(y.mean())
+    mx, my = float(x.sum() / x.size), float(y.sum() / y.size)  # (as .mean() gives them, at a third of its cost)
     dx = x - mx
     slope = float(dx @ (y - my)) / max(float(dx @ dx), 1e-12)
     return slope, my - slope * mx
