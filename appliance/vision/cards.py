@@ -199,7 +199,14 @@ def quantiles(values: np.ndarray, *qs: float) -> list[float]:
     flat = values.ravel()
     at = [(int(k), min(int(k) + 1, flat.size - 1), k - int(k)) for k in (q * (flat.size - 1) for q in qs)]
     part = np.partition(flat, sorted({i for lo, hi, _ in at for i in (lo, hi)}))
-    return [float(part[lo]) + share * (float(part[hi]) - float(part[lo])) for lo, hi, share in at]
+    return [_between(float(part[lo]), float(part[hi]), share) for lo, hi, share in at]
+
+
+def _between(low: float, high: float, share: float) -> float:
+    """``share`` of the way from ``low`` to ``high``, rounded as numpy's percentile rounds it (from
+    the nearer end)."""
+    step = high - low
+    return low + step * share if share < 0.5 else high - step * (1 - share)
 
 
 def quantile(values: np.ndarray, q: float) -> float:
@@ -273,7 +280,7 @@ def paper_mask(zone_image: np.ndarray, px_per_mm: float) -> np.ndarray:
     # the felt's light as a person sees it (a green felt's brightest channel is far brighter)
     felt_grey = np.concatenate([cv2.cvtColor(zone_image[s], cv2.COLOR_BGR2GRAY).ravel() for s in strips])
     neutral = np.concatenate([hsv[s][..., 1].ravel() for s in strips]) < PAPER_SATURATION
-    darkest, brightest = np.percentile(felt_grey, (10, 90))
+    darkest, brightest = quantiles(felt_grey, 0.1, 0.9)
     felt = brightest if neutral.mean() >= 0.5 else darkest
     # paper's brightest channel (its light: paper is near-neutral) over the felt's
     return cv2.inRange(hsv, (0, 0, min(255, int(felt + PAPER_STEP) + 1)), (180, PAPER_SATURATION - 1, 255))
