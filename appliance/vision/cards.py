@@ -42,22 +42,24 @@ class Glyph:
     @property
     def image(self) -> np.ndarray:
         """Zero mean, unit norm: the dot product of two is their normalised cross-correlation."""
-        return _unit(self.raw.astype(np.float32)[None])[0]
+        return unit_rows(self.raw.astype(np.float32)[None])[0]
 
     def shifted(self) -> np.ndarray:
         """The image moved by up to a pixel each way (nine rows, each zero mean and unit norm): a
         symbol cut from a blurred frame may sit a pixel off where its template does."""
         h, w = self.raw.shape
         padded = cv2.copyMakeBorder(self.raw, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0).astype(np.float32)
-        return _unit(np.stack([padded[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3)]))
+        return unit_rows(np.stack([padded[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3)]))
 
 
-def _unit(images: np.ndarray) -> np.ndarray:
-    """Each image flattened to a row, zero mean and unit norm."""
-    rows = images.reshape(len(images), -1)
-    rows = rows - rows.mean(axis=1, keepdims=True)
-    norms = np.sqrt(np.einsum("ij,ij->i", rows, rows))[:, None]
-    return rows / np.where(norms > 1e-6, norms, 1.0)
+def unit_rows(images: np.ndarray) -> np.ndarray:
+    """Each image flattened to a row of its own, zero mean and unit norm, in float32 (worked in
+    place on that copy: a card's picture shifts make a row each, and temporaries of their size
+    cost more than the arithmetic)."""
+    rows = images.reshape(len(images), -1).astype(np.float32)
+    rows -= rows.mean(axis=1, keepdims=True)
+    rows /= np.maximum(np.sqrt(np.einsum("ij,ij->i", rows, rows)), 1e-6)[:, None]
+    return rows
 
 
 def quad_px_per_mm(quad: np.ndarray) -> float:

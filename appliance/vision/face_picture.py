@@ -17,7 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .cards import CARD_H_MM, CARD_W_MM, _unit, darkest_channel, flatten
+from .cards import CARD_H_MM, CARD_W_MM, darkest_channel, flatten, unit_rows
 
 PICTURE_PX_PER_MM = 1.0  # pips are 8-20 mm: a coarse picture shows them, and blur hardly changes it
 SHIFT_MM = 3  # how far a card's outline may place its middle off: compared at each 1 mm shift
@@ -124,10 +124,8 @@ def likenesses(seen: np.ndarray, pictures: list[np.ndarray]) -> list[float]:
     all (as ``cv2.matchTemplate``'s TM_CCOEFF_NORMED would, a call for each pair, in a third of the time)."""
     taught = [t for picture in pictures for t in _compared(picture, seen.shape[1])]
     height, width = taught[0].shape
-    shifts = np.lib.stride_tricks.sliding_window_view(seen.astype(np.float32), (height, width)).reshape(-1, height * width)
-    shifts -= shifts.mean(axis=1, keepdims=True)  # (a copy of its own: rows in place, no large temporaries)
-    shifts /= np.maximum(np.sqrt(np.einsum("ij,ij->i", shifts, shifts)), 1e-6)[:, None]
-    scores = shifts @ _unit(np.stack(taught).astype(np.float32)).T
+    shifts = np.lib.stride_tricks.sliding_window_view(seen, (height, width)).reshape(-1, height * width)
+    scores = unit_rows(shifts) @ unit_rows(np.stack(taught)).T
     return [float(v) for v in scores.max(axis=0).reshape(len(pictures), 2).max(axis=1)]
 
 
