@@ -81,6 +81,9 @@ def test_a_technician_sets_up_the_table_on_the_screen(tmp_path):
         assert page.is_disabled("#capture") is False
         page.click("#capture")  # the five of spades this time
         page.wait_for_selector("#message:has-text('The deck is learned: every card came out clean')", timeout=180_000)
+        # the overhead camera sees a card coarser than a deck is taught well from, and the page says so
+        message = page.inner_text("#message")
+        assert "under the 3.0 px/mm a deck is taught well from" in message and "appliance deck learn --faces" in message
         assert page.get_attribute("#cards button[data-card='5s']", "class") == "learned"
         assert_fits(page, "the deck learned")
         page.click("#use-deck")

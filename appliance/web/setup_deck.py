@@ -78,6 +78,7 @@ class DeckTeaching:
             missing = [c for c in ORDER[:-1] if c not in self.cards]
             return {"cards": [self.cards[c].to_json(c) for c in ORDER if c in self.cards], "next": self.next_card(),
                     "missing": len(missing), "learned": self.learned is not None, "problem": self.problem,
+                    "advice": self.learned.photo_advice if self.learned is not None else None,
                     "learning": self.learning,
                     "refused": sorted(c for c, t in self.cards.items() if t.status == "refused")}
 
