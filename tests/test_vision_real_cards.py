@@ -320,7 +320,7 @@ def test_a_rank_joined_by_blur_to_a_pip_beside_it_is_parted_from_it(real_decks):
     and the card seen at a camera's resolution, a little soft."""
     deck = real_decks["deck-b"][1]
     geometry, m = deck.index, CANON_PX_PER_MM
-    likeness = {}
+    alike = {}
     for code in ("6s", "5c", "9d", "3h", "8h", "2c"):
         face = deck_b_face(code)
         darkest, right, middle = symbol_ink(face, geometry.rank_mm, geometry.box_mm)
@@ -333,8 +333,8 @@ def test_a_rank_joined_by_blur_to_a_pip_beside_it_is_parted_from_it(real_decks):
                     joined = face.copy()
                     cv2.circle(joined, (right + round(gap_mm * m) + radius, middle + round(dy_mm * m)), radius, darkest, -1)
                     rank = index_glyphs(index_patch(camera_view(joined, px), geometry), geometry, px)[0]
-                    likeness[code, px, gap_mm, dy_mm] = round(float(rank.image.ravel() @ alone.image.ravel()), 2)
-    assert not {k: v for k, v in likeness.items() if v < 0.85}, likeness  # before the parting, 17 of 72 (0.60-0.75)
+                    alike[code, px, gap_mm, dy_mm] = round(float(rank.image.ravel() @ alone.image.ravel()), 2)
+    assert not {k: v for k, v in alike.items() if v < 0.85}, alike  # before the parting, 17 of 72 (0.60-0.75)
 
 
 def symbol_ink(face: np.ndarray, region_mm, box_mm) -> tuple[tuple[int, ...], int, int]:
@@ -375,7 +375,7 @@ def test_a_suit_joined_by_blur_to_a_pip_past_the_corner_is_parted_from_it(real_d
     taught = real_decks["deck-b"][1].index
     x0, y0, x1, y1 = taught.suit_extent_mm
     geometry, m = replace(taught, suit_extent_mm=(x0, y0, x1 + 2.5, y1)), CANON_PX_PER_MM
-    likeness = {}
+    alike = {}
     for code in ("6s", "Ks", "5s", "8c", "4d", "3h"):
         face = deck_b_face(code)
         darkest, right, middle = symbol_ink(face, geometry.suit_mm, taught.box_mm)
@@ -389,8 +389,8 @@ def test_a_suit_joined_by_blur_to_a_pip_past_the_corner_is_parted_from_it(real_d
                     left = right + round(gap_mm * m)
                     cv2.circle(joined, (left + radius, middle + round(dy_mm * m)), radius, darkest, -1)
                     suit = index_glyphs(index_patch(camera_view(joined, px), geometry), geometry, px)[1]
-                    likeness[code, px, gap_mm, dy_mm] = round(float(suit.image.ravel() @ alone.image.ravel()), 2)
-    assert not {k: v for k, v in likeness.items() if v < 0.85}, likeness  # before the parting, 34 of 108 (0.29-0.76)
+                    alike[code, px, gap_mm, dy_mm] = round(float(suit.image.ravel() @ alone.image.ravel()), 2)
+    assert not {k: v for k, v in alike.items() if v < 0.85}, alike  # before the parting, 34 of 108 (0.29-0.76)
 
 
 def test_a_rank_that_runs_out_of_its_corner_is_not_looked_at_again(real_decks):

@@ -211,17 +211,12 @@ def _between(low: float, high: float, share: float) -> float:
     return low + step * share if share < 0.5 else high - step * (1 - share)
 
 
-def quantile(values: np.ndarray, q: float) -> float:
-    """The ``q`` quantile (0..1) of ``values`` (see ``quantiles``)."""
-    return quantiles(values, q)[0]
-
-
 PAPER_QUANTILE = 0.9  # of an index corner's grey levels: its paper (ink covers less of it)
 
 
 def paper_shade(grey: np.ndarray) -> float:
     """The paper's shade in an index corner: the PAPER_QUANTILE of its grey levels."""
-    return quantile(grey, PAPER_QUANTILE)
+    return quantiles(grey, PAPER_QUANTILE)[0]
 
 
 def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np.ndarray, pieces: list[int],

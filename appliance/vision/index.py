@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, PAPER_QUANTILE, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, components,
-                    dark_ink, darkest_channel, frame_lines, glyph_of, paper_shade, quantile, quantiles)
+                    dark_ink, darkest_channel, frame_lines, glyph_of, paper_shade, quantiles)
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 MAP_PX_PER_MM = 2.0
