@@ -44,12 +44,18 @@ class Glyph:
         """Zero mean, unit norm: the dot product of two is their normalised cross-correlation."""
         return unit_rows(self.raw.astype(np.float32)[None])[0]
 
-    def shifted(self) -> np.ndarray:
-        """The image moved by up to a pixel each way (nine rows, each zero mean and unit norm): a
-        symbol cut from a blurred frame may sit a pixel off where its template does."""
-        h, w = self.raw.shape
-        padded = cv2.copyMakeBorder(self.raw, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0).astype(np.float32)
-        return unit_rows(np.stack([padded[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3)]))
+
+def shifted(glyphs: list[Glyph]) -> np.ndarray:
+    """Each glyph's image moved by up to a pixel each way (nine rows a glyph, each zero mean and
+    unit norm): a symbol cut from a blurred frame may sit a pixel off where its template does. The
+    glyphs (of one size: a card's ranks, or its suits) are shifted together, in a few calls for all."""
+    raws = np.stack([glyph.raw for glyph in glyphs])
+    count, h, w = raws.shape
+    padded = np.zeros((count, h + 2, w + 2), np.float32)
+    padded[:, 1:-1, 1:-1] = raws
+    across, down, along = padded.strides
+    moved = np.lib.stride_tricks.as_strided(padded, (count, 3, 3, h, w), (across, down, along, down, along))
+    return unit_rows(moved.reshape(count * 9, h, w))
 
 
 def unit_rows(images: np.ndarray) -> np.ndarray:
@@ -157,6 +163,8 @@ def frame_lines(ink: np.ndarray) -> np.ndarray:
     # kernels are (rows, columns): a vertical run, and the stroke's width across it
     for run, across in (((long, 1), (1, thick)), ((1, long), (thick, 1))):
         runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones(run, np.uint8))
+        if not cv2.countNonZero(runs):
+            continue  # (most corners have no long run across: the strokes' width is not needed)
         wide = cv2.dilate(cv2.erode(ink, np.ones(across, np.uint8)), np.ones((across[0] + 2, across[1] + 2), np.uint8))
         lines |= runs & ~wide
     return lines
@@ -229,11 +237,11 @@ def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np
     chosen = np.zeros(len(stats), bool)
     chosen[pieces] = True
     full = chosen[labels[y0:y1, x0:x1]]
-    rows, cols = np.flatnonzero(full.any(axis=1)), np.flatnonzero(full.any(axis=0))
-    if not len(rows):
+    x, y, w, h = cv2.boundingRect(full.view(np.uint8))
+    if not w:
         return None
-    mask = full[rows[0]:rows[-1] + 1, cols[0]:cols[-1] + 1]
-    top, bottom, left, right = y0 + int(rows[0]), y0 + int(rows[-1]) + 1, x0 + int(cols[0]), x0 + int(cols[-1]) + 1
+    mask = full[y:y + h, x:x + w]
+    top, bottom, left, right = y0 + y, y0 + y + h, x0 + x, x0 + x + w
     # ink measured from the paper's own shade: under dim light the paper is far from white, and
     # the halo a soft lens leaves round a symbol would otherwise fatten it (a club into a spade)
     patch = np.maximum(paper - grey[top:bottom, left:right].astype(np.float32), 0)

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from ..game.cards import CARDS, Card, CardError
-from .cards import CANON_PX_PER_MM, CANON_SIZE, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, flatten, quad_px_per_mm
+from .cards import CANON_PX_PER_MM, CANON_SIZE, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, flatten, quad_px_per_mm, shifted
 from .face_picture import face_picture, picture_shape, shows_something
 from .index import IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps, index_patch, locate_index
 from .photo import find_cards
@@ -78,7 +78,7 @@ class Templates:
         (``near``); a template of another shape (aspect) or size (height) loses 0.2 for each. A card's
         glyphs are scored together: one product for all their shifts."""
         near = self.near(px_per_mm, span)
-        shifts = np.concatenate([glyph.shifted() for glyph in glyphs])
+        shifts = shifted(glyphs)
         scores = (near.images @ shifts.T).reshape(len(near.images), len(glyphs), -1).max(axis=2)
         aspects = np.log(np.maximum([glyph.aspect for glyph in glyphs], 1e-3))
         heights = np.log([glyph.height_mm for glyph in glyphs])
@@ -389,11 +389,11 @@ def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph] | None]]) -> dict[str, s
         sharp = {code: views[0][part] for code, views in glyphs.items()}
         for code, glyph in sharp.items():
             best: dict[str, float] = {}
-            shifted = glyph.shifted()  # as the reader compares: a pixel off either way
+            moved = shifted([glyph])  # as the reader compares: a pixel off either way
             for other, other_glyph in sharp.items():
                 if other != code:
                     k = key(other)
-                    best[k] = max(best.get(k, -1.0), float((shifted @ other_glyph.image).max()))
+                    best[k] = max(best.get(k, -1.0), float((moved @ other_glyph.image).max()))
             own = best.get(key(code))
             rival = max((k for k in best if k != key(code)), key=best.get, default=None)
             if own is not None and rival is not None and best[rival] > own + MISFIT_MARGIN:

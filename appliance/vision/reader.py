@@ -12,6 +12,7 @@ all is judged over many cards (:mod:`.deck_match`): a frame's, or what the calle
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -95,10 +96,11 @@ class FrameRead:
 @dataclass(frozen=True)
 class _Look:
     """One index corner's symbols scored against the deck: each rank's and suit's best score
-    (in the templates' key order) and the suit's ink colour."""
+    (in the templates' key order) and the suit's ink colour. The scores are kept as Python floats:
+    deciding a card weighs a dozen of them a few times, where numpy's calls cost more than the sums."""
 
-    ranks: np.ndarray
-    suits: np.ndarray
+    ranks: list[float]
+    suits: list[float]
     redness: float
     faint: bool  # its symbols were found again at their own ink cut (see index_glyphs)
 
@@ -109,7 +111,7 @@ class _Look:
             return []
         ranks = deck.rank_templates.scores([rank for rank, _ in corners], px_per_mm, span)
         suits = deck.suit_templates.scores([suit for _, suit in corners], px_per_mm, span)
-        return [cls(r, s, suit.redness, rank.faint) for r, s, (rank, suit) in zip(ranks, suits, corners)]
+        return [cls(r, s, suit.redness, rank.faint) for r, s, (rank, suit) in zip(ranks.tolist(), suits.tolist(), corners)]
 
 
 def _colour(redness: float, t: Thresholds) -> set[str] | None:
@@ -121,24 +123,29 @@ def _colour(redness: float, t: Thresholds) -> set[str] | None:
     return None
 
 
-def _best_two(scores: np.ndarray, keys: list[str]) -> tuple[float, str, float, str]:
-    first, second = np.argsort(scores)[::-1][:2]
-    return float(scores[first]), keys[first], float(scores[second]), keys[second]
+def _best_two(scores: list[float], keys: list[str]) -> tuple[float, str, float, str]:
+    """The best score and its key, and the runner-up's (of keys that score alike, the later first)."""
+    first, second = sorted(range(len(scores)), key=scores.__getitem__)[:-3:-1]
+    return scores[first], keys[first], scores[second], keys[second]
 
 
-def _clarity(scores: np.ndarray, floor: float) -> float:
+def _clarity(scores: list[float], floor: float) -> float:
     """How clearly a corner's scores name one key: 0 when the best is under the score floor (it
     matches nothing) or ties the runner-up, 1 when the best is perfect (one minus the distance
     ratio that ``_decide`` tests)."""
-    best, second = np.sort(scores)[::-1][:2]
+    best, second = sorted(scores)[:-3:-1]
     if best < floor:
         return 0.0
-    return min(max(1 - float(1 - best) / max(float(1 - second), 1e-6), 0.0), 1.0)
+    return min(max(1 - (1 - best) / max(1 - second, 1e-6), 0.0), 1.0)
 
 
-def _weighted(values: list, weights: list[float]):
-    total = sum(weights)
-    return sum(w * v for w, v in zip(weights, values)) / total
+def _weighted(values: list[float], weights: list[float]) -> float:
+    return sum(w * v for w, v in zip(weights, values)) / sum(weights)
+
+
+def _weighted_each(scores: list[list[float]], weights: list[float]) -> list[float]:
+    """Each key's score weighted over the corners (``scores``: a list of scores a corner)."""
+    return [_weighted(key_scores, weights) for key_scores in zip(*scores)]
 
 
 class _Decision(NamedTuple):
@@ -162,21 +169,21 @@ def _decide(looks: list[_Look], deck: Deck, t: Thresholds) -> _Decision:
     rank_w = [_clarity(look.ranks, t.score) + 1e-3 for look in looks]
     suit_w = [_clarity(look.suits, t.score) + 1e-3 for look in looks]
     colour = _colour(_weighted([look.redness for look in looks], suit_w), t)
-    ranks = _weighted([look.ranks for look in looks], rank_w)
-    suits = _weighted([look.suits for look in looks], suit_w)
+    ranks = _weighted_each([look.ranks for look in looks], rank_w)
+    suits = _weighted_each([look.suits for look in looks], suit_w)
     # a suit the ink's colour rules out still counts against the best it allows: a black blob whose
     # shape is a diamond's is no clearer a club for it (a joker's star read as a club that way)
-    ruled_out = -np.inf
+    ruled_out = -math.inf
     if colour is not None:
-        allowed = np.array([k in colour for k in deck.suit_templates.keys])
-        ruled_out = float(suits[~allowed].max()) if (~allowed).any() else -np.inf
-        suits = np.where(allowed, suits, -np.inf)
+        keys = deck.suit_templates.keys
+        ruled_out = max((s for k, s in zip(keys, suits) if k not in colour), default=-math.inf)
+        suits = [s if k in colour else -math.inf for k, s in zip(keys, suits)]
     faint = any(look.faint for look in looks)
     r_score, rank, r_next, r_other = _best_two(ranks, deck.rank_templates.keys)
     s_score, suit, s_next, s_other = _best_two(suits, deck.suit_templates.keys)
     rank_clear = r_score >= t.score and (1 - r_score) <= _ratio(rank_w, t, faint) * (1 - r_next)
     suit_clear = s_score >= t.score and (1 - s_score) <= _ratio(suit_w, t, faint) * (1 - max(s_next, ruled_out))
-    both_suits = (suit, s_other) if np.isfinite(s_next) else (suit,)
+    both_suits = (suit, s_other) if math.isfinite(s_next) else (suit,)
     candidates = () if {rank, suit} & JOKER_KEYS else \
         tuple(r + s for r in (rank, r_other) for s in both_suits if not {r, s} & JOKER_KEYS)
     if not rank_clear:
@@ -261,7 +268,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         none = 0.0 if judged and len(found) > 1 else None
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(found) > 1 else ""), none
     # (how well the deck is matched is judged on the first look: DeckMatch's rates were measured on it)
-    match = sum(min(float(look.ranks.max()), float(look.suits.max())) for look in looks) / len(looks) \
+    match = sum(min(max(look.ranks), max(look.suits)) for look in looks) / len(looks) \
         if judged else None
     decision = _decide(looks, deck, t)
     # (not where a rank runs on out of its corner: the corner holds only part of it, placed off the
