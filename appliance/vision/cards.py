@@ -31,7 +31,7 @@ class Glyph:
     px_per_mm: float = CANON_PX_PER_MM  # the resolution the card was seen at (a template's, for matching alike)
     faint: bool = False  # lost at the corner's ink cut and found again at its own: weaker evidence
     runs_out: bool = False  # its ink runs on out of the corner's right or bottom side: part of it is out of view
-    cut_from: np.ndarray | None = field(default=None, repr=False, compare=False)  # its corner's suit, as seen
+    cut_from: np.ndarray | None = field(default=None, repr=False, compare=False)  # its corner's suit, as seen (darkest channel)
 
     @cached_property
     def blur(self) -> float:
@@ -112,12 +112,12 @@ def _resize(patch: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     ph, pw = patch.shape[:2]
     scale = min((w - 2) / pw, (h - 2) / ph)
     nw, nh = max(1, round(pw * scale)), max(1, round(ph * scale))
-    canvas = np.zeros((h, w), np.float32)
     x0, y0 = (w - nw) // 2, (h - nh) // 2
-    canvas[y0:y0 + nh, x0:x0 + nw] = cv2.resize(patch, (nw, nh), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(patch, (nw, nh), interpolation=cv2.INTER_AREA)
+    canvas = cv2.copyMakeBorder(small, y0, h - nh - y0, x0, w - nw - x0, cv2.BORDER_CONSTANT, value=0)
     canvas = cv2.GaussianBlur(canvas, (0, 0), 0.8)
-    peak = float(canvas.max()) or 1.0
-    return np.clip(canvas * (255.0 / peak), 0, 255).astype(np.uint8)
+    peak = cv2.minMaxLoc(canvas)[1] or 1.0
+    return (canvas * (255.0 / peak)).astype(np.uint8)  # (ink is never negative: nothing to clip)
 
 
 def darkest_channel(image: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ import json
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 
 import cv2
@@ -61,7 +62,7 @@ class Templates:
 
     @classmethod
     def of(cls, table: dict[str, list[Glyph]]) -> Templates:
-        keys = sorted(table)
+        keys = sorted(k for k in table if table[k])  # (a key with no templates is never named)
         rows = [g for k in keys for g in table[k]]
         groups = np.repeat(np.arange(len(keys)), [len(table[k]) for k in keys])
         return cls(keys, groups, np.stack([g.image for g in rows]),
@@ -84,9 +85,14 @@ class Templates:
         heights = np.log([glyph.height_mm for glyph in glyphs])
         off_shape = np.abs(aspects[None, :] - near.log_aspects[:, None]) > 0.35
         off_size = np.abs(heights[None, :] - near.log_heights[:, None]) > np.log(HEIGHT_SPAN)
-        best = np.full((len(self.keys), len(glyphs)), -1.0)
-        np.maximum.at(best, near.groups, scores - 0.2 * off_shape - 0.2 * off_size)
-        return best.T
+        # (each key has rows among the near ones, together: its best is the max over its run of rows)
+        best = np.maximum.reduceat(scores - 0.2 * off_shape - 0.2 * off_size, near.starts, axis=0)
+        return np.maximum(best, -1.0).T
+
+    @cached_property
+    def starts(self) -> np.ndarray:
+        """Where each key's run of rows starts (rows are grouped by key, in key order)."""
+        return np.flatnonzero(np.diff(self.groups, prepend=-1))
 
     def near(self, px_per_mm: float, span: float) -> Templates:
         """The templates learned at a resolution within ``span`` (a factor) of ``px_per_mm``, and of

@@ -282,12 +282,12 @@ def index_patch(face: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
     return face[y0:y1, x0:x1]
 
 
-def _symbol_pieces(corner: np.ndarray, geometry: IndexGeometry, own_cut: bool):
-    """The corner's darkest channel and, for the rank and the suit, its ink components (labels,
-    stats) and those whose centre lies in its learned region, the ink cut for each symbol at its
-    own level or (``own_cut`` false) at the corner's; None when washed out."""
+def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
+    """The corner's darkest channel (``grey``) and, for the rank and the suit, its ink components
+    (labels, stats) and those whose centre lies in its learned region, the ink cut for each symbol
+    at its own level or (``own_cut`` false) at the corner's; None when washed out."""
     m = CANON_PX_PER_MM
-    found = dark_ink(corner)
+    found = dark_ink(grey)
     if found is None:
         return None
     grey, ink = found
@@ -412,15 +412,15 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     together where that takes both symbols whole (see ``_registered``). None when either has no ink.
     Looked at ``again`` (the second look at an index glare may have washed), the symbols are cut as
     faint ones, and the rank keeps its pale strokes too (see ``cards.glyph_of``)."""
-    corner = _on_card(corner, geometry)
-    own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM and blur_mm(_suit_window(corner, geometry)) <= OWN_CUT_BLUR_MM
-    found = None if again else _symbol_pieces(corner, geometry, own_cut)
+    corner, grey = _on_card(corner, geometry)
+    own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM and blur_mm(_suit_window(grey, geometry)) <= OWN_CUT_BLUR_MM
+    found = None if again else _symbol_pieces(grey, geometry, own_cut)
     faint = again or found is not None and not own_cut and _partly(found[1], geometry)
     if faint:
         # a pale symbol beside a dark one (a thin 8 over a solid spade) keeps only its darkest
         # strokes at the corner's cut: it is cut at its own level, and marked faint (glare that
         # washed a 2 out leaves a 2 whose thin bar is gone: a 7)
-        found = _symbol_pieces(corner, geometry, True)
+        found = _symbol_pieces(grey, geometry, True)
     if found is None:
         return None
     grey, parts = found
@@ -460,7 +460,7 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
         if glyph is None:
             return None
         glyphs.append(glyph)
-    suit = _suit_window(corner, geometry, dx, dy)
+    suit = _suit_window(grey, geometry, dx, dy)
     runs_out = _at_far_side(corner.shape[:2], _ink_box(parts[0][1], parts[0][2]))
     return (replace(glyphs[0], faint=faint, cut_from=suit, runs_out=runs_out),
             replace(glyphs[1], faint=faint, cut_from=suit))
@@ -471,17 +471,18 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
 OFF_CARD_MM = 1.2
 
 
-def _on_card(corner: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
+def _on_card(corner: np.ndarray, geometry: IndexGeometry) -> tuple[np.ndarray, np.ndarray]:
     """The corner with the cloth beyond the card's top and left edges (rows and columns from the
     corner's edge whose middle shade is not yet near its paper's: the cloth, and the card's edge
     blurred into it), where the outline took some in, painted the paper's colour: green or black
     cloth is darker than a pale red rank, and would set the ink's cut above it, and the edge's blur
     joins an index printed near it (an index 1 mm from the edge lost its rank, or grew a stalk).
-    A corner cut further in than OFF_CARD_MM from both edges is all card."""
+    A corner cut further in than OFF_CARD_MM from both edges is all card. With the corner, its
+    darkest channel (``cards.darkest_channel``), which the reader takes from it next."""
     box = geometry.box_mm
-    if box[0] >= OFF_CARD_MM and box[1] >= OFF_CARD_MM:
-        return corner
     grey = darkest_channel(corner)
+    if box[0] >= OFF_CARD_MM and box[1] >= OFF_CARD_MM:
+        return corner, grey
     sample = grey[::2, ::2]  # the paper's and the ink's shades are known closely enough from a quarter
     ink, paper = quantiles(sample, 0.02, PAPER_QUANTILE)
     near_paper = paper - 0.15 * (paper - ink)
@@ -489,12 +490,12 @@ def _on_card(corner: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
     top = int(np.argmin(np.append(_median(grey[:limit], axis=1) < near_paper, False))) if box[1] < OFF_CARD_MM else 0
     left = int(np.argmin(np.append(_median(grey[:, :limit], axis=0) < near_paper, False))) if box[0] < OFF_CARD_MM else 0
     if not top and not left:
-        return corner
+        return corner, grey
     on_card = corner.copy()
     colour = [paper_shade(corner[::2, ::2, c]) for c in range(corner.shape[2])] if corner.ndim == 3 else paper
     on_card[:top] = colour
     on_card[:, :left] = colour
-    return on_card
+    return on_card, darkest_channel(on_card)
 
 
 def _median(values: np.ndarray, axis: int) -> np.ndarray:
