@@ -61,6 +61,15 @@ def test_a_damaged_deck_file_is_refused_by_name(casino_deck, tmp_path, damage):
         Deck.load(tmp_path)
 
 
+def test_a_deck_file_edited_down_to_no_templates_of_a_rank_is_refused_by_name(casino_deck, tmp_path):
+    casino_deck.save(tmp_path)
+    meta = json.loads((tmp_path / "deck.json").read_text())
+    meta["ranks"]["7"] = []  # the 7s could then only be read as another rank
+    (tmp_path / "deck.json").write_text(json.dumps(meta))
+    with pytest.raises(DeckError, match=r"deck.json: no templates for 7$"):
+        Deck.load(tmp_path)
+
+
 def test_a_deck_missing_a_picture_is_refused_by_name(casino_deck, tmp_path):
     casino_deck.save(tmp_path)
     (tmp_path / "pictures" / "7d.png").unlink()

@@ -211,7 +211,8 @@ class Deck:
                         raise DeckError(f"{path}: template missing or unreadable")
                     glyphs.append(Glyph(raw, float(item["aspect"]), float(item["height_mm"]), float(item["redness"]),
                                           float(item["px_per_mm"])))
-                table[key] = glyphs
+                if glyphs:  # (a key edited down to no templates is missing: refused below)
+                    table[key] = glyphs
             tables[kind] = table
         # a deck taught without a joker reports a joker as unreadable
         missing = sorted({rank_key(str(c)) for c in CARDS if not c.is_joker} - set(tables["ranks"])) + \
