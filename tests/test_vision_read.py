@@ -13,7 +13,7 @@ from appliance.config import shipped_config_dir
 from appliance.game.cards import CARDS
 from appliance.vision.calibrate import calibrate
 from appliance.vision.capture import face_in_teach_zone
-from appliance.vision.deck import Deck, DeckError, learn
+from appliance.vision.deck import Deck, DeckError, Templates, learn
 from appliance.vision.layout import load_layout
 from appliance.vision.reader import read_frame
 from appliance.vision.render import DESIGNS, Scene, card_face, deal_table, render_table
@@ -68,6 +68,13 @@ def test_a_deck_file_edited_down_to_no_templates_of_a_rank_is_refused_by_name(ca
     (tmp_path / "deck.json").write_text(json.dumps(meta))
     with pytest.raises(DeckError, match=r"deck.json: no templates for 7$"):
         Deck.load(tmp_path)
+
+
+def test_templates_refuse_a_key_with_none(casino_deck):
+    """Each key's best score is taken over its run of rows: a key with no rows would shift every key
+    after it onto the next one's scores."""
+    with pytest.raises(ValueError, match=r"^no templates for 7$"):
+        Templates.of({**casino_deck.ranks, "7": []})
 
 
 def test_a_deck_missing_a_picture_is_refused_by_name(casino_deck, tmp_path):

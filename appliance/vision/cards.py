@@ -53,8 +53,7 @@ def shifted(glyphs: list[Glyph]) -> np.ndarray:
     count, h, w = raws.shape
     padded = np.zeros((count, h + 2, w + 2), np.float32)
     padded[:, 1:-1, 1:-1] = raws
-    across, down, along = padded.strides
-    moved = np.lib.stride_tricks.as_strided(padded, (count, 3, 3, h, w), (across, down, along, down, along))
+    moved = np.lib.stride_tricks.sliding_window_view(padded, (h, w), axis=(1, 2))  # count x 3 x 3 x h x w
     return unit_rows(moved.reshape(count * 9, h, w))
 
 

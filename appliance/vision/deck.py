@@ -62,7 +62,9 @@ class Templates:
 
     @classmethod
     def of(cls, table: dict[str, list[Glyph]]) -> Templates:
-        keys = sorted(k for k in table if table[k])  # (a key with no templates is never named)
+        keys = sorted(table)
+        if not all(table.values()):  # (scores takes each key's best over its run of rows)
+            raise ValueError(f"no templates for {', '.join(k for k in keys if not table[k])}")
         rows = [g for k in keys for g in table[k]]
         groups = np.repeat(np.arange(len(keys)), [len(table[k]) for k in keys])
         return cls(keys, groups, np.stack([g.image for g in rows]),

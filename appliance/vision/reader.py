@@ -125,7 +125,7 @@ def _colour(redness: float, t: Thresholds) -> set[str] | None:
 
 def _best_two(scores: list[float], keys: list[str]) -> tuple[float, str, float, str]:
     """The best score and its key, and the runner-up's (of keys that score alike, the later first)."""
-    first, second = sorted(range(len(scores)), key=scores.__getitem__)[:-3:-1]
+    *_, second, first = sorted(range(len(scores)), key=scores.__getitem__)
     return scores[first], keys[first], scores[second], keys[second]
 
 
@@ -133,7 +133,7 @@ def _clarity(scores: list[float], floor: float) -> float:
     """How clearly a corner's scores name one key: 0 when the best is under the score floor (it
     matches nothing) or ties the runner-up, 1 when the best is perfect (one minus the distance
     ratio that ``_decide`` tests)."""
-    best, second = sorted(scores)[:-3:-1]
+    *_, second, best = sorted(scores)
     if best < floor:
         return 0.0
     return min(max(1 - (1 - best) / max(1 - second, 1e-6), 0.0), 1.0)
