@@ -141,6 +141,48 @@ def test_a_connection_that_sends_no_request_is_closed():
         dashboard.stop()
 
 
+def test_a_client_that_sends_on_after_its_refusal_reads_it_and_is_then_cut_off():
+    """A refused upload still reads its 413 (what it sends meanwhile is taken and thrown away, so
+    its connection is not reset under the answer), and one that never stops sending is cut off
+    once the linger is over."""
+    live = LiveTable()
+    with dashboard_serving(lambda site: create_app(live, RULES, site=site), live,
+                           limits=FrontLimits(linger_s=1.0)) as base:
+        port = int(base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(b"POST /login HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Length: 99999999\r\n\r\n" % port)
+            began, sent = time.monotonic(), 0
+            with pytest.raises((BrokenPipeError, ConnectionResetError)):
+                while time.monotonic() - began < 10:
+                    sent += sock.send(b"x" * 65536)
+            cut_after = time.monotonic() - began
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 413") and b"at most 65536" in answer
+        assert sent > 10 * 1024 * 1024 and 1.0 <= cut_after < 3.0
+
+
+def test_connections_past_the_limit_are_closed_at_once_and_the_rest_still_served():
+    live = LiveTable()
+    with dashboard_serving(lambda site: create_app(live, RULES, site=site), live,
+                           limits=FrontLimits(connections=3, head_timeout_s=10.0)) as base:
+        port = int(base.rsplit(":", 1)[1])
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(3)]
+        time.sleep(0.2)  # the front has taken all three
+        began = time.monotonic()
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as fourth:
+            fourth.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port)
+            with pytest.raises(ConnectionResetError):  # dropped, unanswered
+                fourth.recv(100)
+        assert time.monotonic() - began < 1.0
+        for sock in idle:
+            sock.close()
+        time.sleep(0.2)
+        assert answer_to(port, b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port).startswith(
+            b"HTTP/1.1 200")
+
+
 def test_a_forwarded_for_header_from_a_client_is_not_believed(tmp_path):
     live = LiveTable()
     table = Table(RULES, read_toml(RULES.source), AuditLog(tmp_path / "log", b"f" * 64), {}, listeners=[live])

@@ -3,6 +3,7 @@ never a 500, nothing too large reaches the audit log, and the table still plays 
 
 import http.client
 import json
+from contextlib import closing
 
 import pytest
 from dealer_table import BANKER, SEAT2, Dealer
@@ -114,26 +115,27 @@ def test_a_correction_of_the_wrong_shape_is_a_400_naming_the_field(dealer, body,
 
 def test_a_body_over_64_kb_is_refused_before_it_is_read_and_never_logged(dealer, tmp_path):
     """A 10 MB /login id (it once wrote 21 MB to the log): the announced length is refused at once;
-    a body sent in chunks, with no length, is refused too."""
+    a body sent in chunks, with no length, is refused too. A client that goes on sending its body
+    still reads its refusal: the connection is not reset under it."""
     make = lambda site: create_app(dealer.live, dealer.table.rules, dealer.table, dealer=dealer.loop, site=site)  # noqa: E731
+    huge = b'{"supervisor": "' + b"x" * (10 * 1024 * 1024) + b'"}'
     with dashboard_serving(make, dealer.live) as base:
         host, port = base.removeprefix("http://").split(":")
         for path in ("/login", "/api/dealer/bets", "/api/state"):
-            connection = http.client.HTTPConnection(host, int(port), timeout=10)
-            connection.putrequest("POST", path)
-            connection.putheader("Content-Type", "application/json")
-            connection.putheader("Content-Length", str(10 * 1024 * 1024))
-            connection.endheaders()  # the length alone is refused: no byte of the body is waited for
-            try:
+            with closing(http.client.HTTPConnection(host, int(port), timeout=10)) as connection:
+                connection.putrequest("POST", path)
+                connection.putheader("Content-Type", "application/json")
+                connection.putheader("Content-Length", str(len(huge)))
+                connection.endheaders()  # the length alone is refused: no byte of the body is waited for
                 response = connection.getresponse()
                 assert response.status == 413 and "at most 65536" in json.loads(response.read())["error"]
-            finally:
-                connection.close()
-        connection = http.client.HTTPConnection(host, int(port), timeout=10)
-        connection.request("POST", "/login", body=iter([b'{"supervisor": "', b"x" * 100_000, b'"}']),
-                           headers={"Content-Type": "application/json"}, encode_chunked=True)
-        assert connection.getresponse().status == 411
-        connection.close()
+        with closing(http.client.HTTPConnection(host, int(port), timeout=10)) as connection:
+            connection.request("POST", "/login", body=huge, headers={"Content-Type": "application/json"})
+            assert connection.getresponse().status == 413
+        with closing(http.client.HTTPConnection(host, int(port), timeout=10)) as connection:
+            connection.request("POST", "/login", body=iter([huge[:16], huge[16:-2], huge[-2:]]),
+                               headers={"Content-Type": "application/json"}, encode_chunked=True)
+            assert connection.getresponse().status == 411
     assert all(len(json.dumps(r)) < 2000 for r in records(tmp_path / "log"))
 
 

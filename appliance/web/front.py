@@ -69,6 +69,7 @@ class FrontLimits:
     write_timeout_s: float = 10.0  # for one answer to a request
     upstream_timeout_s: float = 30.0
     connections: int = 2000  # open connections at most (viewers and requests); more are closed at once
+    linger_s: float = 2.0  # what a client still sends after its answer is taken, and thrown away, this long
 
 
 @dataclass(frozen=True)
@@ -198,14 +199,12 @@ class Front:
     # --- requests ---------------------------------------------------------------------------------
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self._connections >= self.limits.connections:
+            writer.transport.abort()
+            return
         self._connections += 1
         try:
-            if self._connections > self.limits.connections:
-                return
-            try:
-                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.limits.head_timeout_s)
-            except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ConnectionError):
-                return  # too slow, too long or gone: no answer is owed
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.limits.head_timeout_s)
             try:
                 request = parse_head(head)
             except BadHead as err:
@@ -217,11 +216,12 @@ class Front:
                 await self._state(request, writer)
             else:
                 await self._proxy(request, head, reader, writer, writer.get_extra_info("peername"))
-        except (ConnectionError, TimeoutError, ssl.SSLError, asyncio.CancelledError):
-            pass  # the client went, was too slow, or the dashboard is stopping
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, TimeoutError, ssl.SSLError,
+                asyncio.CancelledError):
+            pass  # the client was too slow, sent too much or too little, went, or the dashboard is stopping
         finally:
+            await _close(reader, writer, self.limits.linger_s)  # still counted while it lingers
             self._connections -= 1
-            await _close(writer)
 
     def _refusal(self, request: "Head") -> tuple[int, str] | None:
         """Flask's ``Host`` and ``Origin`` checks (``app.guard_site``), for what the front answers itself."""
@@ -304,14 +304,25 @@ class Front:
         await asyncio.wait_for(writer.drain(), self.limits.write_timeout_s)
 
 
-async def _close(writer: asyncio.StreamWriter) -> None:
-    """Close gracefully (what was written goes out; TLS says goodbye), or, if that does not finish
-    within two seconds or the dashboard is stopping, drop the connection."""
+async def _close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, linger_s: float) -> None:
+    """Close gracefully: say the answer is complete, then take and throw away what the client still
+    sends, until it closes, for at most ``linger_s``. A socket closed with bytes unread
+    resets the connection, and the reset can wipe the answer from the client's side before it is
+    read: a refused upload would see "connection reset" instead of its 411 or 413. If that does not
+    finish in time or the dashboard is stopping, drop the connection."""
     try:
+        if writer.can_write_eof():  # TLS cannot half-close; its client reads to the Content-Length
+            writer.write_eof()
+        await asyncio.wait_for(_discard(reader), linger_s)
         writer.close()
         await asyncio.wait_for(writer.wait_closed(), 2.0)
     except BaseException:  # noqa: BLE001 - a reset, a timeout, or cancellation at stop: nothing to wait for
         writer.transport.abort()
+
+
+async def _discard(reader: asyncio.StreamReader) -> None:
+    while await reader.read(65536):
+        pass
 
 
 @dataclass
