@@ -15,7 +15,7 @@ import pytest
 
 from appliance.vision.cards import CANON_PX_PER_MM, CANON_SIZE, flatten
 from appliance.vision.deck import face_from_photo, learn
-from appliance.vision.face_picture import likeness
+from appliance.vision.face_picture import NARROWEST_PART_MM, PICTURE_PX_PER_MM, likeness
 from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.photo import find_cards
 from appliance.vision.reader import Thresholds, _read_glyphs, read_card, read_photo
@@ -447,6 +447,32 @@ def test_a_suit_the_index_leans_to_is_told_by_a_picture_leaning_to_it_too(real_d
     assert agreeing[0] == "4s" and agreeing[2].startswith("told by its picture, as the index leans"), agreeing
     disagreeing = _read_glyphs(leaning(to_club), deck, t, px, picture=lambda: picture)
     assert disagreeing[0] is None, disagreeing
+
+
+def test_a_suit_named_closely_under_another_card_is_refused_where_its_part_shows_the_other(real_decks):
+    """A card under another shows one index corner and the part of its picture beside it. A suit
+    named there by less than two agreeing corners would need is checked against that part, and
+    the part compared with that rank's two suits only (the pips beside the index look alike for
+    two ranks): deck-b taught at the camera's resolution named a Qc under another card a Qs, its
+    part matching Qc 0.87, Qs 0.56. Here deck-b's 4s and 4c: an index suit between them, named a
+    spade closely, with the part of each one's taught picture beside its index."""
+    deck = real_decks["deck-b"][1]
+    geometry, px, t = deck.index, 2.2, Thresholds()
+    seen = {code: camera_view(deck_b_face(code), px) for code in ("4s", "4c")}
+    spade, club = (index_glyphs(index_patch(seen[code], geometry), geometry, px) for code in ("4s", "4c"))
+    width = round(2 * NARROWEST_PART_MM * PICTURE_PX_PER_MM)
+    part = {code: deck.pictures[code][:, :width] for code in ("4s", "4c")}
+
+    def read(share: float, shown: str | None):
+        picture = None if shown is None else (lambda: part[shown])
+        return _read_glyphs([(spade[0], between(spade[1], club[1], share))], deck, t, px, picture=picture, part=True)
+
+    closely = next(s for s in np.linspace(0.5, 1.0, 101) if read(s, None)[0] == "4s")
+    assert read(closely, "4s")[:3:2] == ("4s", None)
+    code, _, reason, _ = read(closely, "4c")
+    assert code is None and reason.startswith("unreadable: the index reads 4s but the card's picture matches 4c"), reason
+    assert set(reason.split("matches ")[1].replace(",", "").split()[::2]) == {"4s", "4c"}, reason
+    assert read(1.0, "4c")[0] == "4s"  # a suit named clearly is not second-guessed by the part in view
 
 
 def test_a_whole_card_whose_picture_shows_another_rank_is_not_told_by_the_index_lean(real_decks):
