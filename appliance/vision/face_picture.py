@@ -121,12 +121,25 @@ def likeness(seen: np.ndarray, picture: np.ndarray) -> float:
 def likenesses(seen: np.ndarray, pictures: list[np.ndarray]) -> list[float]:
     """``likeness`` of the card's middle to each of ``pictures``, all at once: every shift of the
     middle is one row, every taught picture either way up one column, and one product scores them
-    all (as ``cv2.matchTemplate``'s TM_CCOEFF_NORMED would, a call for each pair, in a third of the time)."""
+    all (as ``cv2.matchTemplate``'s TM_CCOEFF_NORMED would, a call for each pair, in a fifth of the
+    time). The taught columns have zero mean, so a shift's own mean drops out of the product, and
+    its spread comes from the middle's running sums: the shifts are never made zero-mean rows."""
     taught = [t for picture in pictures for t in _compared(picture, seen.shape[1])]
     height, width = taught[0].shape
     shifts = np.lib.stride_tricks.sliding_window_view(seen, (height, width)).reshape(-1, height * width)
-    scores = unit_rows(shifts) @ unit_rows(np.stack(taught)).T
+    sums, squares = cv2.integral2(seen, sdepth=cv2.CV_64F)
+    deviations = _windowed(squares, height, width) - _windowed(sums, height, width) ** 2 / shifts.shape[1]
+    # (grey levels are whole numbers: a shift not all one level deviates by at least 1 - 1/n squared)
+    spread = np.where(deviations >= 0.5, np.sqrt(np.maximum(deviations, 0.5)), np.inf).astype(np.float32)
+    scores = (shifts.astype(np.float32) @ unit_rows(np.stack(taught)).T) / spread[:, None]
     return [float(v) for v in scores.max(axis=0).reshape(len(pictures), 2).max(axis=1)]
+
+
+def _windowed(integral: np.ndarray, height: int, width: int) -> np.ndarray:
+    """The sum over every ``height`` x ``width`` window of an image, from its integral image, in
+    the order of ``sliding_window_view``'s windows."""
+    return (integral[height:, width:] - integral[:-height, width:] - integral[height:, :-width]
+            + integral[:-height, :-width]).ravel()
 
 
 def compare(seen: np.ndarray, pictures: dict[str, np.ndarray],
