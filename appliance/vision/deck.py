@@ -78,17 +78,21 @@ class Templates:
     def scores(self, glyphs: list[Glyph], px_per_mm: float, span: float) -> np.ndarray:
         """For each glyph (a row), each key's best score (in ``keys`` order; -1 for a key with none)
         over the glyph's one-pixel shifts, among the templates learned at about the card's resolution
-        (``near``); a template of another shape (aspect) or size (height) loses 0.2 for each. A card's
-        glyphs are scored together: one product for all their shifts."""
-        near = self.near(px_per_mm, span)
+        (``near``, then ``best``)."""
+        return self.near(px_per_mm, span).best(glyphs)
+
+    def best(self, glyphs: list[Glyph]) -> np.ndarray:
+        """For each glyph (a row), each key's best score among these templates (see ``scores``); a
+        template of another shape (aspect) or size (height) loses 0.2 for each. The glyphs are scored
+        together: one product for all their shifts."""
         shifts = shifted(glyphs)
-        scores = (near.images @ shifts.T).reshape(len(near.images), len(glyphs), -1).max(axis=2)
+        scores = (self.images @ shifts.T).reshape(len(self.images), len(glyphs), -1).max(axis=2)
         aspects = np.log(np.maximum([glyph.aspect for glyph in glyphs], 1e-3))
         heights = np.log([glyph.height_mm for glyph in glyphs])
-        off_shape = np.abs(aspects[None, :] - near.log_aspects[:, None]) > 0.35
-        off_size = np.abs(heights[None, :] - near.log_heights[:, None]) > np.log(HEIGHT_SPAN)
+        off_shape = np.abs(aspects[None, :] - self.log_aspects[:, None]) > 0.35
+        off_size = np.abs(heights[None, :] - self.log_heights[:, None]) > np.log(HEIGHT_SPAN)
         # (each key has rows among the near ones, together: its best is the max over its run of rows)
-        best = np.maximum.reduceat(scores - 0.2 * off_shape - 0.2 * off_size, near.starts, axis=0)
+        best = np.maximum.reduceat(scores - 0.2 * off_shape - 0.2 * off_size, self.starts, axis=0)
         return np.maximum(best, -1.0).T
 
     @cached_property

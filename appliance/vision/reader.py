@@ -24,7 +24,7 @@ import numpy as np
 from .calibrate import Calibration
 from .card_edge import on_edges
 from .cards import Glyph, card_quads, flatten, index_corners, quad_px_per_mm
-from .deck import Deck
+from .deck import Deck, Templates
 from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
 from .face_picture import agrees, card_picture, compare, contradicts, picture_part, picture_part_width, tell
 from .index import index_glyphs
@@ -107,11 +107,28 @@ class _Look:
     @classmethod
     def of(cls, corners: list[tuple[Glyph, Glyph]], deck: Deck, px_per_mm: float, span: float) -> list[_Look]:
         """Each corner's look, the corners' ranks (and suits) scored together."""
-        if not corners:
-            return []
-        ranks = deck.rank_templates.scores([rank for rank, _ in corners], px_per_mm, span)
-        suits = deck.suit_templates.scores([suit for _, suit in corners], px_per_mm, span)
-        return [cls(r, s, suit.redness, rank.faint) for r, s, (rank, suit) in zip(ranks.tolist(), suits.tolist(), corners)]
+        return cls.of_cards([corners], deck, [px_per_mm], span)[0]
+
+    @classmethod
+    def of_cards(cls, cards: list[list[tuple[Glyph, Glyph]]], deck: Deck, px_per_mm: list[float],
+                 span: float) -> list[list[_Look]]:
+        """Each card's corners' looks (``of``), the cards that are compared with the same templates
+        (seen at about one resolution: a zone's) scored together, in one product: numpy's calls for a
+        card cost more than its arithmetic."""
+        together: dict[tuple[int, int], tuple[Templates, Templates, list[int]]] = {}
+        for i, px in enumerate(px_per_mm):
+            ranks, suits = deck.rank_templates.near(px, span), deck.suit_templates.near(px, span)
+            together.setdefault((id(ranks), id(suits)), (ranks, suits, []))[2].append(i)
+        looks: list[list[_Look]] = [[] for _ in cards]
+        for ranks, suits, members in together.values():
+            corners = [(i, corner) for i in members for corner in cards[i]]
+            if not corners:
+                continue
+            rank_scores = ranks.best([rank for _, (rank, _) in corners]).tolist()
+            suit_scores = suits.best([suit for _, (_, suit) in corners]).tolist()
+            for (i, (rank, suit)), r, s in zip(corners, rank_scores, suit_scores):
+                looks[i].append(cls(r, s, suit.redness, rank.faint))
+        return looks
 
 
 def _colour(redness: float, t: Thresholds) -> set[str] | None:
@@ -228,8 +245,21 @@ def read_card(frame: np.ndarray, quad: np.ndarray, deck: Deck,
               t: Thresholds) -> tuple[str | None, float, str | None, float | None]:
     """The card at ``quad`` (frame pixels), from both its index corners (and its picture, where they
     leave two cards open)."""
-    return _read_index(index_corners(frame, quad, deck.index.box_mm), deck, t, quad_px_per_mm(quad),
-                       lambda: card_picture(frame, quad, deck.index.box_mm))
+    return read_cards(frame, [quad], deck, t)[0]
+
+
+def read_cards(frame: np.ndarray, quads: list[np.ndarray], deck: Deck,
+               t: Thresholds) -> list[tuple[str | None, float, str | None, float | None]]:
+    """``read_card`` for each card at ``quads``, their corners scored together (``_Look.of_cards``)."""
+    box = deck.index.box_mm
+    px_per_mm = [quad_px_per_mm(quad) for quad in quads]
+    corners = [index_corners(frame, quad, box) for quad in quads]
+    found = [[index_glyphs(corner, deck.index, px) for corner in card] for card, px in zip(corners, px_per_mm)]
+    looks = _Look.of_cards([[g for g in _in_focus(card) if g is not None] for card in found], deck, px_per_mm,
+                           t.resolution_span)
+    return [_read_glyphs(glyphs, deck, t, px, lambda quad=quad: card_picture(frame, quad, box), looks=card_looks,
+                         again=lambda card=card, px=px: [index_glyphs(c, deck.index, px, again=True) for c in card])
+            for glyphs, card, quad, px, card_looks in zip(found, corners, quads, px_per_mm, looks)]
 
 
 #: A card seen at less than the lowest resolution the deck was learned at, over this, is not read.
@@ -252,8 +282,8 @@ def _read_index(corners: list[np.ndarray], deck: Deck, t: Thresholds, px_per_mm:
 
 def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds, px_per_mm: float,
                  picture: Callable[[], np.ndarray] | None = None, part: bool = False,
-                 again: Callable[[], list[tuple[Glyph, Glyph] | None]] | None = None
-                 ) -> tuple[str | None, float, str | None, float | None]:
+                 again: Callable[[], list[tuple[Glyph, Glyph] | None]] | None = None,
+                 looks: list[_Look] | None = None) -> tuple[str | None, float, str | None, float | None]:
     """(code, confidence, reason, match) from the rank and suit found in each of a card's index
     corners in view (None where a corner showed none), seen at ``px_per_mm``. With two, their scores
     are weighed by how clearly each corner matched (``_decide``), unless the corners alone name
@@ -262,13 +292,14 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     is seen whole, ``picture`` gives its middle to tell them apart (the reason then says so); where
     only the ``part`` of its middle nearest its index is in view, only a suit. Where the index leaves
     the card unclear, its rank is looked at ``again`` (glare may have washed a stroke out), and the
-    strict test for one corner then holds for two; not where a rank runs on out of its corner."""
+    strict test for one corner then holds for two; not where a rank runs on out of its corner.
+    ``looks`` are the in-focus corners' looks where the caller scored them with other cards'."""
     lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
                            f"{lowest:.1f} px/mm the deck was learned down to"), None
     blurred = [g[0].blur for g in found if g is not None and g[0].blur > MAX_BLUR_MM]
-    found, looks = _looks(found, deck, t, px_per_mm)
+    found, looks = _looks(found, deck, t, px_per_mm) if looks is None else (_in_focus(found), looks)
     judged = px_per_mm >= EVIDENCE_MIN_PX_PER_MM
     if not looks and blurred:
         return None, 0.0, (f"unreadable: out of focus (its index's edges spread {min(blurred):.2f} mm, "
@@ -332,8 +363,13 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
 def _looks(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds,
            px_per_mm: float) -> tuple[list[tuple[Glyph, Glyph] | None], list[_Look]]:
     """The corners' symbols, None where out of focus, and each in-focus corner's scores."""
-    found = [None if g is None or g[0].blur > MAX_BLUR_MM else g for g in found]
+    found = _in_focus(found)
     return found, _Look.of([g for g in found if g is not None], deck, px_per_mm, t.resolution_span)
+
+
+def _in_focus(found: list[tuple[Glyph, Glyph] | None]) -> list[tuple[Glyph, Glyph] | None]:
+    """The corners' symbols, None where a corner showed none or is out of focus (MAX_BLUR_MM)."""
+    return [None if g is None or g[0].blur > MAX_BLUR_MM else g for g in found]
 
 
 def _zone_transform(zone: Zone, s: float) -> tuple[np.ndarray, tuple[int, int]]:
@@ -367,10 +403,8 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
         x, y = cv2.perspectiveTransform(np.asarray(point, np.float64).reshape(1, 1, 2), zone_to_mm)[0, 0]
         return float(x), float(y)
 
-    reads = []
-    for quad in cards:
-        frame_quad = cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0]
-        reads.append(CardRead(*read_card(frame, frame_quad, deck, t), mm(quad.mean(axis=0))))
+    frame_quads = [cv2.perspectiveTransform(quad[None].astype(np.float64), zone_to_frame)[0] for quad in cards]
+    reads = [CardRead(*read, mm(quad.mean(axis=0))) for quad, read in zip(cards, read_cards(frame, frame_quads, deck, t))]
     for quad in spread_pieces(odd, FIND_PX_PER_MM):
         seen_px = spread_px_per_mm(quad, zone_to_frame)
         spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM, deck,
