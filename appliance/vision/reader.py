@@ -255,8 +255,7 @@ def read_cards(frame: np.ndarray, quads: list[np.ndarray], deck: Deck,
     px_per_mm = [quad_px_per_mm(quad) for quad in quads]
     corners = [index_corners(frame, quad, box) for quad in quads]
     found = [[index_glyphs(corner, deck.index, px) for corner in card] for card, px in zip(corners, px_per_mm)]
-    looks = _Look.of_cards([[g for g in _in_focus(card) if g is not None] for card in found], deck, px_per_mm,
-                           t.resolution_span)
+    looks = _Look.of_cards([_focused(card) for card in found], deck, px_per_mm, t.resolution_span)
     return [_read_glyphs(glyphs, deck, t, px, lambda quad=quad: card_picture(frame, quad, box), looks=card_looks,
                          again=lambda card=card, px=px: [index_glyphs(c, deck.index, px, again=True) for c in card])
             for glyphs, card, quad, px, card_looks in zip(found, corners, quads, px_per_mm, looks)]
@@ -363,13 +362,17 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
 def _looks(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds,
            px_per_mm: float) -> tuple[list[tuple[Glyph, Glyph] | None], list[_Look]]:
     """The corners' symbols, None where out of focus, and each in-focus corner's scores."""
-    found = _in_focus(found)
-    return found, _Look.of([g for g in found if g is not None], deck, px_per_mm, t.resolution_span)
+    return _in_focus(found), _Look.of(_focused(found), deck, px_per_mm, t.resolution_span)
 
 
 def _in_focus(found: list[tuple[Glyph, Glyph] | None]) -> list[tuple[Glyph, Glyph] | None]:
     """The corners' symbols, None where a corner showed none or is out of focus (MAX_BLUR_MM)."""
     return [None if g is None or g[0].blur > MAX_BLUR_MM else g for g in found]
+
+
+def _focused(found: list[tuple[Glyph, Glyph] | None]) -> list[tuple[Glyph, Glyph]]:
+    """The symbols of the corners in focus: those that are scored."""
+    return [g for g in _in_focus(found) if g is not None]
 
 
 def _zone_transform(zone: Zone, s: float) -> tuple[np.ndarray, tuple[int, int]]:
@@ -413,7 +416,10 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
                                   None, mm(quad.mean(axis=0))))
             continue
-        for card, over in zip(spread, [*spread[1:], None]):  # a hand spread with overlap: each card's corners in view
+        # a hand spread with overlap: each card's corners in view, the cards' corners scored together
+        looks = _Look.of_cards([_focused(card.glyphs) for card in spread], deck, [seen_px] * len(spread),
+                               t.resolution_span)
+        for card, over, card_looks in zip(spread, [*spread[1:], None], looks):
             if not card.told_apart:
                 reads.append(CardRead(None, 0.0, "unreadable: a deck printing its index in all four corners, spread about "
                                                  "as wide as a card's two top indices lie apart: which index is whose "
@@ -429,8 +435,8 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
                 picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \
                     if picture_part_width(deck.index.box_mm, shown_mm) else None
             again = lambda c=card, px=seen_px: [index_glyphs(corner, deck.index, px, again=True) for corner in c.corners]
-            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None, again),
-                                  mm(card.centre)))
+            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None, again,
+                                                card_looks), mm(card.centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads
 
