@@ -345,6 +345,36 @@ def test_the_bank_walked_from_the_rail_shows_on_the_dealers_screen(browser, tmp_
                      (Events.BANK_OFFERED, "dealer (screen)"), (Events.BANK_TAKEN, "dealer (screen)")]
 
 
+def test_a_state_asked_for_before_a_press_never_overwrites_the_press_answer(browser, tmp_path):
+    """The screen fetches the state on each event, and a press is answered on its own: a state asked for
+    just before a CONFIRM can arrive after the CONFIRM's answer (as it did in CI, where the screen showed the
+    old banker once the bank was taken). The screen keeps the newer of the two."""
+    table = ServedTable(tmp_path, "california")
+    try:
+        table.wager_everyone()
+        table.play_round()
+        table.play_round()
+        assert table.d.loop.press("confirm", "dealer (button)") == ""
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(table.base + "/")
+        page.wait_for_selector("#dealer[data-step=bank]")
+        held = []  # the state as it was before the CONFIRM, its answer held back
+        page.route("**/api/state", lambda route: held.append((route, route.fetch())))
+        page.evaluate("stream.close(); void refresh()")  # the stream's notice of the press comes late
+        while not held:
+            page.wait_for_timeout(20)
+        page.click("[data-button=confirm]")
+        page.wait_for_selector("#dealer[data-step=idle]")
+        for route, before in held:
+            route.fulfill(response=before)
+        page.wait_for_timeout(300)
+        assert page.get_attribute("#dealer", "data-step") == "idle"
+        assert page.inner_text("#wager-summary").endswith("\u00b7 banker S5")
+        page.close()
+    finally:
+        table.close()
+
+
 def test_a_misdeal_declared_on_the_dealers_screen_is_counted_in_the_shift_report(browser, tmp_path):
     """Capitol rule 29: "A misdeal will be declared if one of the following occurs: 1. Joker or Ace is boxed
     or exposed. 2. Two or more cards are boxed or exposed." While a round is dealt the dealer's screen offers

@@ -55,10 +55,11 @@ def test_the_page_and_the_state(served):
     base, live, audit = served
     status, kind, body = get(base + "/")
     assert status == 200 and kind == "text/html" and b"EventSource" in body
-    assert json.loads(get(base + "/api/state")[2]) == {"round": None, "phase": "idle", "held": None, "dealer": {}}
+    assert json.loads(get(base + "/api/state")[2]) == {"round": None, "phase": "idle", "held": None, "dealer": {},
+                                                       "boot": live.boot, "stamp": 0}
     settlement = play(live, audit)
     state = state_when(base, lambda state: state["phase"] == "settled")
-    assert state["round"] == "w1"
+    assert state["round"] == "w1" and state["boot"] == live.boot and state["stamp"] == 6  # a change per record (six)
     assert state["banker"]["front"] == ["As", "Kd"] and state["banker"]["rule"].startswith("Two pair")
     assert state["seats"]["2"]["result"] == settlement["seats"][0]["result"] or \
         state["seats"]["2"]["result"] == settlement["seats"][1]["result"]

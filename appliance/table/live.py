@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import queue
+import secrets
 import threading
 
 from .round import Events
@@ -23,6 +24,9 @@ class LiveTable:
         self.dealer: dict = {}  # what the dealer's loop asks of the dealer now
         self.held: str | None = None
         self._rendered: bytes | None = None  # the state's JSON, rendered once per change
+        # Which state is newer: answers reach a screen out of order (a press's answer beside the stream's
+        # refreshes), and a restarted appliance counts again from 0 under another boot.
+        self.boot, self._changes = secrets.token_hex(4), 0
 
     def __call__(self, record: dict) -> None:
         """A round listener: fold one record into the view, then tell every subscriber."""
@@ -84,14 +88,14 @@ class LiveTable:
                 fault = _fault(event, data)
                 if fault is not None:
                     entry["faults"] = (entry["faults"] + [{"at": record["ts"], "message": fault}])[-20:]  # recent only
-            self._rendered = None
+            self._changed()
             self._announce({"seq": record["seq"], "event": event, "round": data.get("round")})
 
     def prompt(self, prompt: dict) -> None:
         """The dealer loop's prompt (not a record: what the dealer is asked to do next)."""
         with self._lock:
             self.dealer = prompt
-            self._rendered = None
+            self._changed()
             self._announce({"seq": None, "event": "Dealer", "round": prompt.get("round")})
 
     def _announce(self, message: dict) -> None:
@@ -106,8 +110,21 @@ class LiveTable:
         change, then the same bytes for every reader until the next change."""
         with self._lock:
             if self._rendered is None:
-                self._rendered = json.dumps({**self.state, "held": self.held, "dealer": self.dealer}).encode()
+                self._rendered = json.dumps({**self.state, "held": self.held, "dealer": self.dealer,
+                                             **self._stamp()}).encode()
             return self._rendered
+
+    def stamp(self) -> dict:
+        """How new the view is: ``{"boot", "stamp"}``, the stamp counting its changes since boot."""
+        with self._lock:
+            return self._stamp()
+
+    def _stamp(self) -> dict:
+        return {"boot": self.boot, "stamp": self._changes}
+
+    def _changed(self) -> None:
+        self._changes += 1
+        self._rendered = None
 
     def snapshot(self) -> dict:
         """The state as a deep copy the caller may keep."""

@@ -131,7 +131,7 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     if setup is not None and table is not None:
         app.register_blueprint(setup_routes(setup, sessions, static.joinpath("setup.html").read_text(encoding="utf-8")))
     if dealer is not None:
-        app.register_blueprint(dealer_routes(dealer, pairings, static.joinpath("pair.html").read_text(encoding="utf-8")))
+        app.register_blueprint(dealer_routes(dealer, live, pairings, static.joinpath("pair.html").read_text(encoding="utf-8")))
 
     @app.get("/")
     def table_view():

@@ -15,6 +15,7 @@ import secrets
 from flask import Blueprint, Response, g, jsonify, request, session
 
 from ..table.dealer import DealerInputError, DealerLoop, OverrideNeedsPin
+from ..table.live import LiveTable
 from ..table.round import Events
 from ..table.supervisor import PinError
 from .request_body import ID_LIMIT, BodyError, cards, json_object, text, whole
@@ -26,8 +27,15 @@ BETS_LIMIT = 16  # wagers in one request: more than any table has seats
 SCREEN_COOKIE = "screen"
 
 
-def dealer_routes(loop: DealerLoop, pairings: ScreenPairings, pair_page: str) -> Blueprint:
+def dealer_routes(loop: DealerLoop, live: LiveTable, pairings: ScreenPairings, pair_page: str) -> Blueprint:
     bp = Blueprint("dealer", __name__)
+
+    def answered() -> dict:
+        """A press's answer: the prompt, stamped no newer than it is (stamped first, under the table's
+        lock), so that the screen never lets an older state from the stream overwrite it."""
+        with loop.table.lock:
+            stamp = live.stamp()
+            return {"ok": True, "dealer": loop.prompt(), **stamp}
 
     def this_screen() -> str | None:
         """Who drives the dealer's controls from here: a paired screen (named in the log), the
@@ -60,7 +68,7 @@ def dealer_routes(loop: DealerLoop, pairings: ScreenPairings, pair_page: str) ->
                 return jsonify({"error": str(err), "needs": "supervisor_pin"}), 409
             except (DealerInputError, ValueError) as err:
                 return jsonify({"error": str(err)}), 409
-            return jsonify(answer or {"ok": True, "dealer": loop.prompt()})
+            return jsonify(answer or answered())
         return guarded
 
     @bp.get("/api/dealer")
