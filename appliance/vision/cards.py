@@ -146,7 +146,8 @@ def blur_mm(corner: np.ndarray) -> float:
 def dark_ink(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The corner's darkest channel and the ink in it (255); None when washed out or blank."""
     grey = darkest_channel(corner)
-    if float(grey.max()) - float(grey.min()) < 40:
+    darkest, brightest = cv2.minMaxLoc(grey)[:2]
+    if brightest - darkest < 40:
         return None  # washed out (glare) or blank
     # Ink is darker than the paper; Otsu finds the split even under uneven light.
     _, ink = cv2.threshold(cv2.GaussianBlur(grey, (3, 3), 0), 0, 255, cv2.THRESH_BINARY_INV + cv2.THRESH_OTSU)
@@ -161,9 +162,11 @@ def frame_lines(ink: np.ndarray) -> np.ndarray:
     lines = np.zeros_like(ink)
     # kernels are (rows, columns): a vertical run, and the stroke's width across it
     for run, across in (((long, 1), (1, thick)), ((1, long), (thick, 1))):
-        runs = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones(run, np.uint8))
+        kernel = np.ones(run, np.uint8)
+        runs = cv2.erode(ink, kernel)  # an opening's first half: what is left is a long run's
         if not cv2.countNonZero(runs):
-            continue  # (most corners have no long run across: the strokes' width is not needed)
+            continue  # (most corners have no long run across: the rest of the opening is not needed)
+        runs = cv2.dilate(runs, kernel)
         wide = cv2.dilate(cv2.erode(ink, np.ones(across, np.uint8)), np.ones((across[0] + 2, across[1] + 2), np.uint8))
         lines |= runs & ~wide
     return lines
@@ -245,10 +248,15 @@ def glyph_of(corner: np.ndarray, grey: np.ndarray, labels: np.ndarray, stats: np
     # the halo a soft lens leaves round a symbol would otherwise fatten it (a club into a spade)
     patch = np.maximum(paper - grey[top:bottom, left:right].astype(np.float32), 0)
     patch = _glared(patch) if glared else patch * mask
-    ink = corner[top:bottom, left:right][mask].astype(np.float32)
-    red = ink[:, 2] - np.maximum(ink[:, 0], ink[:, 1])
     return Glyph(_resize(patch, size), (right - left) / max(1, bottom - top), (bottom - top) / CANON_PX_PER_MM,
-                 float(red.sum() / red.size))
+                 _redness(corner[top:bottom, left:right], mask))
+
+
+def _redness(patch: np.ndarray, mask: np.ndarray) -> float:
+    """How much redder than its other channels the ink (``mask``) of a colour ``patch`` is, on average."""
+    red = patch[..., 2].astype(np.int16) - np.maximum(patch[..., 0], patch[..., 1])
+    ink = red[mask]
+    return float(np.float32(ink.sum()) / np.float32(ink.size))
 
 
 def _glared(ink: np.ndarray) -> np.ndarray:

@@ -575,8 +575,9 @@ def _edge_line(edge: np.ndarray) -> tuple[float, float] | None:
     found = ~np.isnan(edge)
     rows = np.where(found, edge, 0.0)
     # the edge's runs, split where it jumps
-    breaks = np.flatnonzero(~found[1:] | ~found[:-1] | (np.abs(np.diff(rows)) > EDGE_TOLERANCE_PX)) + 1
-    runs = [r for r in np.split(cols, breaks) if len(r) >= EDGE_MIN_MM * CANON_PX_PER_MM and found[r].all()]
+    breaks = (np.flatnonzero(~found[1:] | ~found[:-1] | (np.abs(np.diff(rows)) > EDGE_TOLERANCE_PX)) + 1).tolist()
+    runs = [cols[start:stop] for start, stop in zip([0, *breaks], [*breaks, len(edge)])
+            if stop - start >= EDGE_MIN_MM * CANON_PX_PER_MM and found[start:stop].all()]
     if not runs:
         return None
     own = runs[0] if len(runs) == 1 else max(runs, key=lambda r: float(np.median(rows[r])))
