@@ -182,6 +182,14 @@ def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarra
     return cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=cv2.CV_16U if most < 2 ** 16 else cv2.CV_32S)
 
 
+def line_pieces(stats: np.ndarray) -> np.ndarray:
+    """Which of the ink pieces (rows of ``components``' stats) are a printed line, or a piece of one:
+    long, and thin or hollow."""
+    m = CANON_PX_PER_MM
+    width, height, area = stats[:, cv2.CC_STAT_WIDTH], stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_AREA]
+    return (np.maximum(width, height) >= 3 * m) & ((np.minimum(width, height) <= 0.6 * m) | (area < 0.15 * width * height))
+
+
 def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[tuple]] | None:
     """Of a patch (colour, or its darkest channel): the grey image, the ink's connected components
     (labels, stats) and the boxes (top, bottom, left, right, label) of those that may be index
@@ -195,10 +203,8 @@ def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     # a printed frame line (a court picture's) that blur joins to a rank would take the rank for a line
     _, labels, stats, _ = components(ink & ~frame_lines(ink))
     x, y, bw, bh, area = stats[1:].T
-    long_side, short_side = np.maximum(bw, bh), np.minimum(bw, bh)
     speck = area < 0.6 * m * m
-    # a printed border line, or a piece of one
-    line = (long_side >= 3 * m) & ((short_side <= 0.6 * m) | (area < 0.15 * bw * bh))
+    line = line_pieces(stats[1:])
     cut = (x == 0) | (y == 0)  # by the patch's edge: not a symbol of the index
     boxes = [(int(y[i]), int(y[i] + bh[i]), int(x[i]), int(x[i] + bw[i]), int(i) + 1)
              for i in np.flatnonzero(~(speck | line | cut))]

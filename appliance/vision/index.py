@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, PAPER_QUANTILE, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, components,
-                    dark_ink, darkest_channel, frame_lines, glyph_of, paper_shade, quantiles)
+                    dark_ink, darkest_channel, frame_lines, glyph_of, line_pieces, paper_shade, quantiles)
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 MAP_PX_PER_MM = 2.0
@@ -301,8 +301,9 @@ def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
             labels, stats, centroids = components(own & ~frame_lines(own))[1:]
         else:
             labels, stats, centroids = shared
-        here = [i for i in range(1, len(stats)) if not _line(stats[i])
-                and x0 <= centroids[i][0] <= x1 and y0 <= centroids[i][1] <= y1]
+        x, y = centroids[:, 0], centroids[:, 1]
+        here = (np.flatnonzero(~line_pieces(stats[1:]) & (x0 <= x[1:]) & (x[1:] <= x1) & (y0 <= y[1:]) & (y[1:] <= y1))
+                + 1).tolist()
         pieces = [i for i in here if stats[i, cv2.CC_STAT_AREA] >= 0.6 * m * m]
         if pieces:
             main = max(pieces, key=lambda i: stats[i, cv2.CC_STAT_AREA])
@@ -375,10 +376,18 @@ def _broken_off(labels: np.ndarray, stats: np.ndarray, main: int, pieces: list[i
     thin stroke prints or is seen paler (a club's stem, a spade's foot), part of the symbol however
     small; a speck or a pip's edge beside it lies farther off."""
     gap = max(1, round(BROKEN_GAP_MM * CANON_PX_PER_MM))
-    x, y, w, h = (int(stats[main, k]) for k in (cv2.CC_STAT_LEFT, cv2.CC_STAT_TOP, cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT))
-    y0, x0 = max(0, y - gap), max(0, x - gap)
-    near = cv2.dilate((labels[y0:y + h + gap, x0:x + w + gap] == main).astype(np.uint8), np.ones((2 * gap + 1,) * 2, np.uint8))
-    return {i for i in pieces if i != main and np.any(near.astype(bool) & (labels[y0:y + h + gap, x0:x + w + gap] == i))} | {main}
+    x, y, w, h = stats[main, :4].tolist()  # (CC_STAT order: left, top, width, height)
+    x0, y0, x1, y1 = max(0, x - gap), max(0, y - gap), x + w + gap, y + h + gap
+    around, near, broken = labels[y0:y1, x0:x1], None, {main}
+    for piece in pieces:
+        px, py, pw, ph = stats[piece, :4].tolist()
+        if piece == main or px >= x1 or py >= y1 or px + pw <= x0 or py + ph <= y0:
+            continue  # (a piece whose box lies beyond the gap round the main piece's box is not near it)
+        if near is None:
+            near = cv2.dilate((around == main).astype(np.uint8), np.ones((2 * gap + 1,) * 2, np.uint8)).view(bool)
+        if np.any(near & (around == piece)):
+            broken.add(piece)
+    return broken
 
 
 def _symbol_ink(grey: np.ndarray, ink: np.ndarray, region_px: tuple[int, int, int, int]) -> np.ndarray:
@@ -395,13 +404,6 @@ def _symbol_ink(grey: np.ndarray, ink: np.ndarray, region_px: tuple[int, int, in
         return ink
     cut = min(max(float(own), corner_cut), (corner_cut + paper) / 2)
     return np.where(smooth <= cut, 255, 0).astype(np.uint8)
-
-
-def _line(stat: np.ndarray) -> bool:
-    """A printed frame line, or a piece of one: long, and thin or hollow."""
-    m = CANON_PX_PER_MM
-    w, h, area = int(stat[cv2.CC_STAT_WIDTH]), int(stat[cv2.CC_STAT_HEIGHT]), int(stat[cv2.CC_STAT_AREA])
-    return max(w, h) >= 3 * m and (min(w, h) <= 0.6 * m or area < 0.15 * w * h)
 
 
 def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float | None = None,
