@@ -13,6 +13,7 @@ instead: that edge then has the most corners, and the same pairing holds.)"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -536,10 +537,10 @@ def _without_cloth(strip: np.ndarray, edge: np.ndarray, top: float) -> np.ndarra
     """The strip's darkest channel (from ``top`` mm) with the cloth above the cards' edge (rows of ``edge``) made
     paper: the cloth is no ink, and an index near a card's edge would join it."""
     m = CANON_PX_PER_MM
-    rows = np.arange(strip.shape[0])[:, None]
     below = np.nan_to_num((edge - EDGE_SEARCH_MM * m) - top * m, nan=-1.0) + 1  # the edge's row in the strip, and a pixel
     out = strip.copy()
-    out[rows < below[None, :]] = 255
+    cloth = out[:max(0, math.ceil(below.max()))]  # (the rows any column's cloth reaches: a strip's top few)
+    cloth[np.arange(len(cloth))[:, None] < below[None, :]] = 255
     return out
 
 
