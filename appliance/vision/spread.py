@@ -399,9 +399,8 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
             # rank, and places the corner millimetres off); on any deck, a wide column's centre.
             ends = [middle for tries in candidates for middle in tries if x0 <= middle <= x1 + 3]
             middle, place = ends[0], placed(ends[0])
-            likeness = _likeness(place[2], deck, seen_px)
             others = ends[1:] if index.suit_beside else [end for end in ends[1:] if end in alternatives]
-            if others and likeness < FIRST_CARD_MATCH:
+            if others and (likeness := _likeness(place[2], deck, seen_px)) < FIRST_CARD_MATCH:
                 best = likeness if deck.shows_index(place[2]) else -np.inf
                 for other in others:
                     other_place = placed(other)
