@@ -257,7 +257,7 @@ def read_cards(frame: np.ndarray, quads: list[np.ndarray], deck: Deck,
     found = [[index_glyphs(corner, deck.index, px) for corner in card] for card, px in zip(corners, px_per_mm)]
     looks = _Look.of_cards([_focused(card) for card in found], deck, px_per_mm, t.resolution_span)
     return [_read_glyphs(glyphs, deck, t, px, lambda quad=quad: card_picture(frame, quad, box), looks=card_looks,
-                         again=lambda card=card, px=px: [index_glyphs(c, deck.index, px, again=True) for c in card])
+                         again=_looked_again(card, deck, px))
             for glyphs, card, quad, px, card_looks in zip(found, corners, quads, px_per_mm, looks)]
 
 
@@ -276,7 +276,14 @@ def _read_index(corners: list[np.ndarray], deck: Deck, t: Thresholds, px_per_mm:
     """(code, confidence, reason, match) of a card from its index corners in view, seen at
     ``px_per_mm`` (see ``_read_glyphs``)."""
     return _read_glyphs([index_glyphs(c, deck.index, px_per_mm) for c in corners], deck, t, px_per_mm, picture,
-                        again=lambda: [index_glyphs(c, deck.index, px_per_mm, again=True) for c in corners])
+                        again=_looked_again(corners, deck, px_per_mm))
+
+
+def _looked_again(corners: list[np.ndarray], deck: Deck,
+                  px_per_mm: float) -> Callable[[], list[tuple[Glyph, Glyph] | None]]:
+    """The corners' symbols looked at again, as glare may have left them (``index_glyphs``'s
+    ``again``), when ``_read_glyphs`` asks."""
+    return lambda: [index_glyphs(corner, deck.index, px_per_mm, again=True) for corner in corners]
 
 
 def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds, px_per_mm: float,
@@ -434,9 +441,9 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
                 shown_mm = float(np.linalg.norm(over.outline[0] - card.outline[0])) / seen_px
                 picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \
                     if picture_part_width(deck.index.box_mm, shown_mm) else None
-            again = lambda c=card, px=seen_px: [index_glyphs(corner, deck.index, px, again=True) for corner in c.corners]
-            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None, again,
-                                                card_looks), mm(card.centre)))
+            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None,
+                                                _looked_again(card.corners, deck, seen_px), card_looks),
+                                  mm(card.centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads
 
