@@ -250,11 +250,15 @@ def cmd_deck_learn(args: argparse.Namespace) -> int:
     deck.save(Path(args.out))
     notes = [note for note in (deck.photo_advice, None if "JK" in deck.ranks else "no joker face: a joker reads as unreadable")
              if note is not None]
-    _print({"deck": args.out, "ranks": sorted(deck.ranks), "suits": sorted(deck.suits),
+    _print({"deck": args.out, "complete": deck.complete, "ranks": sorted(deck.ranks), "suits": sorted(deck.suits),
             "templates": sum(map(len, deck.ranks.values())) + sum(map(len, deck.suits.values())),
             "index_mm": deck.index.to_json(), "faces_learned": len(deck.corners),
             "photo_px_per_mm": round(deck.photo_px_per_mm, 1),
-            "refused": deck.refused, "notes": notes})
+            "refused": deck.refused, "untaught": deck.untaught, "notes": notes})
+    if not deck.complete:  # written and usable, but some cards read as unreadable: say so in the status
+        print(f"appliance deck learn: {args.out}: incomplete: {len(deck.untaught)} card(s) not taught "
+              f"({', '.join(sorted(deck.untaught))}); they read as unreadable", file=sys.stderr)
+        return 3
     return 0
 
 

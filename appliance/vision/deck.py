@@ -20,9 +20,11 @@ import cv2
 import numpy as np
 
 from ..game.cards import CARDS, Card, CardError
-from .cards import CANON_PX_PER_MM, CANON_SIZE, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, flatten, quad_px_per_mm, shifted
+from .cards import (CANON_PX_PER_MM, CANON_SIZE, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, darkest_channel, flatten,
+                    quad_px_per_mm, shifted)
 from .face_picture import face_picture, picture_shape, shows_something
-from .index import IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps, index_patch, locate_index
+from .index import (REGISTER_MM, IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps, index_patch,
+                    locate_index)
 from .photo import find_cards
 
 FORMAT = 5  # 2: symbols cut by the darkest channel; 3: the index's place learned, templates' resolutions; 4: symbols' heights;
@@ -134,10 +136,40 @@ class Deck:
     corners: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # code -> its located index
     pictures: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # code -> its middle (face_picture)
     photo_px_per_mm: float | None = None  # the resolution its faces' photos showed the cards at (median)
+    untaught: dict[str, str] = field(default_factory=dict)  # code -> why the deck cannot name it (see _untaught)
+    # code -> the index corner of an untaught card whose face was found: a card that looks like it is not named
+    witnesses: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.rank_templates = Templates.of(self.ranks)
         self.suit_templates = Templates.of(self.suits)
+
+    @property
+    def complete(self) -> bool:
+        """Every card given a face can be named (a deck taught without a joker face is complete
+        without it: a joker then reads as unreadable)."""
+        return not self.untaught
+
+    def not_taught(self, code: str, corners: list[np.ndarray] | None = None) -> str | None:
+        """Why a card its index names as ``code`` is not named: the deck cannot name that card, or
+        its index ``corners`` (as cut at ``index.box_mm``) look at least as much like an untaught
+        card's as like the named card's own taught corner (a card of a rank no face taught is named
+        as another rank, if at all: its corner tells it). None where the card may be named."""
+        if code in self.untaught:
+            return f"not taught: {code} ({self.untaught[code]})"
+        if not self.witnesses or not corners:
+            return None
+        own = [self.corners[c] for c in (code, *(c for c in self.corners if rank_key(c) == rank_key(code)))
+               if c in self.corners][:1]
+        if not own:
+            return None
+        likeness = {c: max(corner_likeness(seen, taught) for seen in corners) for c, taught in self.witnesses.items()}
+        like = max(likeness, key=likeness.get)
+        own_likeness = max(corner_likeness(seen, own[0]) for seen in corners)
+        if likeness[like] >= own_likeness:
+            return (f"not taught: the index reads {code} but looks more like {like} ({likeness[like]:.2f} against "
+                    f"{own_likeness:.2f}), which this deck was not taught ({self.untaught[like]})")
+        return None
 
     @property
     def photo_advice(self) -> str | None:
@@ -165,15 +197,18 @@ class Deck:
         (folder / "index").mkdir(parents=True, exist_ok=True)
         for code, corner in self.corners.items():  # what was learned from, for a technician to check
             cv2.imwrite(str(folder / "index" / f"{code}.png"), corner)
-        (folder / "pictures").mkdir(parents=True, exist_ok=True)
-        for code, picture in self.pictures.items():
-            if not cv2.imwrite(str(folder / "pictures" / f"{code}.png"), picture):
-                raise DeckError(f"{folder / 'pictures' / code}.png: cannot write the picture")
+        for kind, images in (("pictures", self.pictures), ("untaught", self.witnesses)):
+            (folder / kind).mkdir(parents=True, exist_ok=True)
+            for code, image in images.items():
+                if not cv2.imwrite(str(folder / kind / f"{code}.png"), image):
+                    raise DeckError(f"{folder / kind / code}.png: cannot write the image")
         meta = {
             "format": FORMAT, "canonical_size": CANON_SIZE, "index": self.index.to_json(),
             "rank_size": RANK_SIZE, "suit_size": SUIT_SIZE, "refused": self.refused,
             "photo_px_per_mm": self.photo_px_per_mm,
             "pictures": {code: f"pictures/{code}.png" for code in self.pictures},
+            "learned": sorted(self.corners), "untaught": self.untaught,
+            "witnesses": {code: f"untaught/{code}.png" for code in self.witnesses},
             "ranks": {k: [{"file": f"ranks/{'joker' if k == 'JK' else k}-{n}.png", "aspect": g.aspect,
                            "height_mm": g.height_mm, "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.ranks.items()},
             "suits": {k: [{"file": f"suits/{'joker' if k == '*' else k}-{n}.png", "aspect": g.aspect,
@@ -220,30 +255,69 @@ class Deck:
                 if glyphs:  # (a key edited down to no templates is missing: refused below)
                     table[key] = glyphs
             tables[kind] = table
-        # a deck taught without a joker reports a joker as unreadable
-        missing = sorted({rank_key(str(c)) for c in CARDS if not c.is_joker} - set(tables["ranks"])) + \
-            sorted({suit_key(str(c)) for c in CARDS if not c.is_joker} - set(tables["suits"]))
+        untaught = _untaught_of_json(meta.get("untaught", {}))
+        # a deck taught without a joker reports a joker as unreadable; a card whose rank or suit has no
+        # templates is one the deck was taught without, or the file was edited down
+        missing = sorted({rank_key(str(c)) for c in CARDS if not c.is_joker and str(c) not in untaught} - set(tables["ranks"])) + \
+            sorted({suit_key(str(c)) for c in CARDS if not c.is_joker and str(c) not in untaught} - set(tables["suits"]))
         if missing:
             raise DeckError(f"{meta_path}: no templates for {', '.join(missing)}")
         geometry = IndexGeometry.of_json(meta["index"])
         photo_px = meta.get("photo_px_per_mm")
-        return cls(tables["ranks"], tables["suits"], geometry, str(folder), dict(meta.get("refused", {})),
-                   pictures=_load_pictures(folder, meta["pictures"], picture_shape(geometry.box_mm)),
-                   photo_px_per_mm=None if photo_px is None else float(photo_px))
+        witnesses = _load_images(folder, meta.get("witnesses", {}), "index corner", cv2.IMREAD_COLOR)
+        if set(witnesses) - set(untaught):
+            raise DeckError(f"{meta_path}: index corners kept of cards it was taught: {', '.join(sorted(set(witnesses) - set(untaught)))}")
+        # the taught cards' corners are compared with a card that looks like an untaught one
+        corners = _load_images(folder, {c: f"index/{c}.png" for c in meta.get("learned", [])}, "index corner",
+                               cv2.IMREAD_COLOR) if witnesses else {}
+        return cls(tables["ranks"], tables["suits"], geometry, str(folder), dict(meta.get("refused", {})), corners,
+                   pictures=_load_images(folder, meta["pictures"], "picture", shape=picture_shape(geometry.box_mm)),
+                   photo_px_per_mm=None if photo_px is None else float(photo_px), untaught=untaught, witnesses=witnesses)
 
 
-def _load_pictures(folder: Path, files: dict[str, str], shape: tuple[int, int]) -> dict[str, np.ndarray]:
-    pictures = {}
+def _untaught_of_json(data) -> dict[str, str]:
+    """A deck file's untaught cards (code -> why), their codes checked."""
+    if not isinstance(data, dict) or not all(isinstance(why, str) for why in data.values()):
+        raise ValueError("untaught is not a table of card codes and reasons")
+    return {str(Card.parse(code)): why for code, why in data.items()}
+
+
+def _load_images(folder: Path, files: dict[str, str], what: str, flags: int = cv2.IMREAD_GRAYSCALE,
+                 shape: tuple[int, int] | None = None) -> dict[str, np.ndarray]:
+    """A deck's images of ``what`` (code -> file in ``folder``), each of ``shape`` where given."""
+    images = {}
     for code, file in files.items():
         path = folder / file
-        picture = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE) if path.is_file() else None
-        if picture is None:
-            raise DeckError(f"{path}: picture missing or unreadable")
-        if picture.shape != shape:
-            raise DeckError(f"{path}: a picture of {picture.shape[1]}x{picture.shape[0]} px, where this deck's are "
+        image = cv2.imread(str(path), flags) if path.is_file() else None
+        if image is None:
+            raise DeckError(f"{path}: {what} missing or unreadable")
+        if shape is not None and image.shape != shape:
+            raise DeckError(f"{path}: a {what} of {image.shape[1]}x{image.shape[0]} px, where this deck's are "
                             f"{shape[1]}x{shape[0]}")
-        pictures[code] = picture
-    return pictures
+        images[code] = image
+    return images
+
+
+#: Index corners are compared coarse and blurred: a card in a frame is seen at 2 to 3 px/mm, and
+#: flattened up to REGISTER_MM off its learned place.
+LIKENESS_PX_PER_MM = 2.0
+
+
+def corner_likeness(seen: np.ndarray, taught: np.ndarray) -> float:
+    """How alike two index corners cut at a deck's ``index.box_mm`` are (normalised cross-correlation
+    of their darkest channels, coarse, at the best shift within REGISTER_MM)."""
+    a, b = _coarse(seen), _coarse(taught)
+    pad = round(REGISTER_MM * LIKENESS_PX_PER_MM)
+    if b.std() == 0 or a.std() == 0:
+        return 0.0
+    padded = cv2.copyMakeBorder(a, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    return float(cv2.matchTemplate(padded, b, cv2.TM_CCOEFF_NORMED).max())
+
+
+def _coarse(corner: np.ndarray) -> np.ndarray:
+    scale = LIKENESS_PX_PER_MM / CANON_PX_PER_MM
+    small = cv2.resize(darkest_channel(corner), None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return cv2.GaussianBlur(small.astype(np.float32), (0, 0), 0.7)
 
 
 def face_from_photo(image: np.ndarray) -> np.ndarray:
@@ -279,13 +353,21 @@ def card_in_photo(image: np.ndarray) -> tuple[np.ndarray, float]:
     return flatten(image, best.corners, ordered=True), quad_px_per_mm(best.corners)
 
 
+#: An image cropped to the card's edge (a scan, a maker's artwork) shows whatever lay beyond the
+#: card's rounded corners there, white or black: a corner of 3.2 mm radius takes 1.3 mm of each end
+#: of a band 0.6 mm deep along a 63 mm edge, 4% of the band; a photo of a card on a cloth shows the
+#: cloth along most of it.
+CORNERS_SHARE = 0.15
+
+
 def _paper_to_the_edge(image: np.ndarray) -> bool:
-    """The image is the card itself (a scan, a rendered face): its outermost pixels all round are
-    as light as card stock, where a photo shows the table (a printed border inside is no card edge)."""
+    """The image is the card itself (a scan, a rendered face, a maker's artwork): its outermost
+    pixels all round, but for its corners (CORNERS_SHARE), are as light as card stock, where a photo
+    shows the table (a printed border inside is no card edge)."""
     darkest = image.min(axis=2)
     band = max(1, min(image.shape[:2]) // 100)
     edge = np.concatenate([darkest[:band].ravel(), darkest[-band:].ravel(), darkest[:, :band].ravel(), darkest[:, -band:].ravel()])
-    return float(np.percentile(edge, 5)) >= 0.8 * float(np.percentile(darkest, 90))
+    return float(np.percentile(edge, 100 * CORNERS_SHARE)) >= 0.8 * float(np.percentile(darkest, 90))
 
 
 def _face_files(folder: Path) -> dict[str, Path]:
@@ -311,30 +393,29 @@ def _face_files(folder: Path) -> dict[str, Path]:
 def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     """Templates from a folder holding one photo per card, named by its code (``As.jpg``, and
     ``Jk.png`` for a deck with a joker): the card anywhere in the photo, at any angle. Where the
-    design prints its index is learned from the 52 faces first. A face whose index cannot be cut,
-    or whose rank or suit looks like another's, is refused (named, with why, and its index corner
-    written to ``pictures``); the deck is learned when every rank and suit still has templates."""
+    design prints its index is learned from the 52 faces first. A face whose card cannot be found,
+    whose index cannot be cut, or whose rank or suit looks like another's, is refused (named, with
+    why, and its index corner written to ``pictures``); the deck is learned from the rest, and a card
+    it cannot name is listed as ``untaught`` (see ``Deck.complete``)."""
     folder = Path(faces)
     files = _face_files(folder)
     # Finding the card in each photo is most of the time: the photos are taken in threads, one a core
     # (OpenCV lets go of the interpreter's lock while it works).
     with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        found = list(pool.map(_face_of, files.values()))
-    flat = {code: face for code, (face, _) in zip(files, found)}
-    seen_px = [px_per_mm for _, px_per_mm in found]
-    maps = index_maps(flat)
+        found = dict(zip(files, pool.map(_face_or_why, files.values())))
+    refused = {files[code].name: why for code, why in found.items() if isinstance(why, str)}
+    flat = {code: face for code, (face, _) in _found(found).items()}
     try:
-        geometry = locate_index(maps)
+        geometry = locate_index(maps := index_maps(flat))
     except IndexNotFound as err:
         where = ""
-        if pictures is not None:
+        if pictures is not None and flat:
             pictures.mkdir(parents=True, exist_ok=True)
             cv2.imwrite(str(pictures / "index-maps.png"), maps.picture())
             where = f" (what was seen: {pictures / 'index-maps.png'})"
         raise DeckError(f"{folder}: cannot locate the index: {err}{where}") from None
     geometry = replace(geometry, four_corners=in_four_corners(flat, geometry))
     glyphs: dict[str, list[tuple[Glyph, Glyph]]] = {}
-    refused: dict[str, str] = {}
     corners = {code: index_patch(face, geometry) for code, face in flat.items()}
     for code, face in flat.items():
         views = [(px, index_glyphs(index_patch(seen, geometry), geometry, px)) for px, seen in _as_the_camera_sees(face)]
@@ -342,40 +423,107 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
             refused[files[code].name] = "no rank and suit ink in the index region " + _box(geometry.box_mm)
         else:
             glyphs[code] = [None if v is None else (replace(v[0], px_per_mm=px), replace(v[1], px_per_mm=px)) for px, v in views]
-    for code, why in _misfits(glyphs).items():
+    mislabelled = _misfits(glyphs)
+    for code, why in mislabelled.items():
         refused[files[code].name] = why
         del glyphs[code]
     _drop_stray_views(glyphs)
     if pictures is not None:
-        pictures.mkdir(parents=True, exist_ok=True)
-        for old in pictures.glob("refused-*.png"):  # from an earlier learning
-            old.unlink()
-        for name in refused:
-            cv2.imwrite(str(pictures / f"refused-{Path(name).stem}.png"), corners[Path(name).stem])
+        _write_refused(pictures, {Path(name).stem for name in refused}, corners)
     ranks: dict[str, list[Glyph]] = {}
     suits: dict[str, list[Glyph]] = {}
     for code, views in glyphs.items():
         for rank, suit in filter(None, views):
             ranks.setdefault(rank_key(code), []).append(rank)
             suits.setdefault(suit_key(code), []).append(suit)
-    lacking = sorted({rank_key(c) for c in flat} - set(ranks)) + sorted({suit_key(c) for c in flat} - set(suits))
-    if lacking:
+    if len(ranks) < 2 or len(suits) < 2:
         reasons = "; ".join(f"{name}: {why}" for name, why in sorted(refused.items()))
-        raise DeckError(f"{folder}: no template left for {', '.join(lacking)}: {reasons}")
+        raise DeckError(f"{folder}: too few faces learned to tell cards apart ({len(glyphs)} of {len(files)}): {reasons}")
+    refusals = {Path(name).stem: why for name, why in refused.items()}
+    untaught = _untaught(files, {c: why for c, why in refusals.items() if c not in mislabelled}, ranks, suits)
     return Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, geometry,
                 str(folder), refused, {c: corners[c] for c in glyphs}, _pictures({c: flat[c] for c in glyphs}, geometry),
-                float(np.median(seen_px)))
+                float(np.median([px for _, px in _found(found).values()])), untaught,
+                {c: corners[c] for c in untaught if c in corners})
 
 
 def _face_of(path: Path) -> tuple[np.ndarray, float]:
     """The card in one photo to teach from, flattened, and the resolution the photo shows it at."""
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if image is None:
-        raise DeckError(f"{path}: not an image OpenCV can read")
     try:
-        return card_in_photo(image)
+        return card_in_photo(_read_face_image(path))
     except ValueError as err:
         raise DeckError(f"{path}: {err}") from None
+
+
+#: Files that may carry transparency (a maker's artwork); a JPEG never does, and is read turned as
+#: its camera says (EXIF), which an image read with its alpha is not.
+ALPHA_SUFFIXES = {".png", ".webp", ".tif", ".tiff"}
+
+
+def _read_face_image(path: Path) -> np.ndarray:
+    """A face's file as a colour image: an artwork with transparency cut to its opaque part (the card),
+    what is transparent there made paper-coloured."""
+    flags = cv2.IMREAD_UNCHANGED if path.suffix.lower() in ALPHA_SUFFIXES else cv2.IMREAD_COLOR
+    image = cv2.imread(str(path), flags)
+    if image is None:
+        raise DeckError(f"{path}: not an image OpenCV can read")
+    if image.dtype != np.uint8:  # 16 bits a channel
+        image = (image // 257).astype(np.uint8) if image.dtype == np.uint16 else cv2.convertScaleAbs(image)
+    if image.ndim == 2:  # (OpenCV reads a grey image with alpha as BGRA)
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    return _opaque(image) if image.shape[2] == 4 else image
+
+
+def _opaque(image: np.ndarray) -> np.ndarray:
+    """A BGRA image cut to the box of its opaque pixels (an artwork padded with transparency, or
+    cropped to the card with its rounded corners transparent) and laid on the card's paper colour."""
+    alpha = image[:, :, 3]
+    ys, xs = np.nonzero(alpha >= 128)
+    if not len(xs):
+        raise ValueError("the image is transparent all over: no card in it")
+    card = image[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    opaque = card[:, :, 3] >= 128
+    paper = np.percentile(card[:, :, :3][opaque], 90, axis=0)
+    weight = card[:, :, 3:].astype(np.float32) / 255
+    return np.round(card[:, :, :3] * weight + paper * (1 - weight)).astype(np.uint8)
+
+
+def _face_or_why(path: Path) -> tuple[np.ndarray, float] | str:
+    """``_face_of``, or why the card could not be taken from its photo."""
+    try:
+        return _face_of(path)
+    except DeckError as err:
+        return str(err).removeprefix(f"{path}: ")
+
+
+def _found(found: dict[str, tuple[np.ndarray, float] | str]) -> dict[str, tuple[np.ndarray, float]]:
+    """The faces taken from their photos (``_face_or_why``), without those that could not be."""
+    return {code: face for code, face in found.items() if not isinstance(face, str)}
+
+
+def _write_refused(pictures: Path, codes: set[str], corners: dict[str, np.ndarray]) -> None:
+    """Each refused face's index corner, where its card was found, for a technician to look at."""
+    pictures.mkdir(parents=True, exist_ok=True)
+    for old in pictures.glob("refused-*.png"):  # from an earlier learning
+        old.unlink()
+    for code in sorted(codes & set(corners)):
+        cv2.imwrite(str(pictures / f"refused-{code}.png"), corners[code])
+
+
+def _untaught(files: dict[str, Path], refusals: dict[str, str], ranks: dict, suits: dict) -> dict[str, str]:
+    """The cards given a face that the deck cannot name, each with why: its own face was refused
+    for want of a card or an index (a face refused as a photo of another card says nothing of how
+    its card looks: it is read from its rank's and suit's other faces), or no face of its rank or
+    suit was learned."""
+    out = {}
+    for code in files:
+        if code in refusals:
+            out[code] = f"its face was refused: {refusals[code]}"
+        elif rank_key(code) not in ranks:
+            out[code] = f"no face of the {RANK_NAMES[rank_key(code)]} was learned"
+        elif suit_key(code) not in suits:
+            out[code] = f"no face of the {SUIT_NAMES[suit_key(code)]} was learned"
+    return out
 
 
 def _pictures(faces: dict[str, np.ndarray], geometry: IndexGeometry) -> dict[str, np.ndarray]:

@@ -161,12 +161,34 @@ class IndexMaps:
 
 
 def index_maps(faces: dict[str, np.ndarray]) -> IndexMaps:
-    """The suit and rank maps from upright faces of the 52 cards (keys such as "As")."""
-    ink = np.stack([np.stack([_ink_map(faces[r + s]) for s in SUITS]) for r in RANKS])  # rank, suit, y, x
-    suit = (ink.var(axis=0).mean(axis=0) < STEADY) & (ink.mean(axis=0).max(axis=0) > INKED)
-    rank = (ink.var(axis=1).mean(axis=0) < STEADY) & (ink.mean(axis=1).max(axis=0) > INKED) & ~suit
-    suit_means, rank_means = ink.mean(axis=0), ink.mean(axis=1)
+    """The suit and rank maps from upright faces of the 52 cards (keys such as "As"). A card whose
+    face is missing (not found in its photo) counts for neither its rank nor its suit; a rank (suit)
+    with no face at all is left out."""
+    have = np.array([[r + s in faces for s in SUITS] for r in RANKS])
+    if not have.any():
+        raise IndexNotFound("no face of the 52 cards to learn from")
+    first = _ink_map(faces[next(r + s for r in RANKS for s in SUITS if r + s in faces)])
+    ink = np.zeros((len(RANKS), len(SUITS)) + first.shape, np.float32)  # rank, suit, y, x
+    for i, r in enumerate(RANKS):
+        for j, s in enumerate(SUITS):
+            if have[i, j]:
+                ink[i, j] = _ink_map(faces[r + s])
+    suit_means, suit_vars = _moments(ink, have, axis=0)
+    rank_means, rank_vars = _moments(ink, have, axis=1)
+    suit = (suit_vars.mean(axis=0) < STEADY) & (suit_means.max(axis=0) > INKED)
+    rank = (rank_vars.mean(axis=0) < STEADY) & (rank_means.max(axis=0) > INKED) & ~suit
     return IndexMaps(suit, rank, suit_means.var(axis=0), rank_means.var(axis=0), suit_means.max(axis=0), rank_means)
+
+
+def _moments(ink: np.ndarray, have: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each suit's (``axis`` 0: over its ranks) or rank's (``axis`` 1: over its suits) mean ink and
+    its variance per pixel, of the faces there are (``have``); groups with none are left out."""
+    weights = have.astype(np.float32)[:, :, None, None]
+    count = np.maximum(weights.sum(axis=axis), 1.0)
+    mean = (ink * weights).sum(axis=axis) / count
+    variance = (np.square(ink - np.expand_dims(mean, axis)) * weights).sum(axis=axis) / count
+    kept = have.any(axis=axis)
+    return mean[kept], variance[kept]
 
 
 def _regions(mask: np.ndarray, differs: np.ndarray) -> list[tuple[float, float, float, float, float]]:

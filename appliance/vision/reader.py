@@ -257,7 +257,7 @@ def read_cards(frame: np.ndarray, quads: list[np.ndarray], deck: Deck,
     found = [[index_glyphs(corner, deck.index, px) for corner in card] for card, px in zip(corners, px_per_mm)]
     looks = _Look.of_cards([_focused(card) for card in found], deck, px_per_mm, t.resolution_span)
     return [_read_glyphs(glyphs, deck, t, px, lambda quad=quad: card_picture(frame, quad, box), looks=card_looks,
-                         again=_looked_again(card, deck, px))
+                         again=_looked_again(card, deck, px), corners=list(card))
             for glyphs, card, quad, px, card_looks in zip(found, corners, quads, px_per_mm, looks)]
 
 
@@ -276,7 +276,7 @@ def _read_index(corners: list[np.ndarray], deck: Deck, t: Thresholds, px_per_mm:
     """(code, confidence, reason, match) of a card from its index corners in view, seen at
     ``px_per_mm`` (see ``_read_glyphs``)."""
     return _read_glyphs([index_glyphs(c, deck.index, px_per_mm) for c in corners], deck, t, px_per_mm, picture,
-                        again=_looked_again(corners, deck, px_per_mm))
+                        again=_looked_again(corners, deck, px_per_mm), corners=corners)
 
 
 def _looked_again(corners: list[np.ndarray], deck: Deck,
@@ -289,7 +289,8 @@ def _looked_again(corners: list[np.ndarray], deck: Deck,
 def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds, px_per_mm: float,
                  picture: Callable[[], np.ndarray] | None = None, part: bool = False,
                  again: Callable[[], list[tuple[Glyph, Glyph] | None]] | None = None,
-                 looks: list[_Look] | None = None) -> tuple[str | None, float, str | None, float | None]:
+                 looks: list[_Look] | None = None,
+                 corners: list[np.ndarray] | None = None) -> tuple[str | None, float, str | None, float | None]:
     """(code, confidence, reason, match) from the rank and suit found in each of a card's index
     corners in view (None where a corner showed none), seen at ``px_per_mm``. With two, their scores
     are weighed by how clearly each corner matched (``_decide``), unless the corners alone name
@@ -299,7 +300,9 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     only the ``part`` of its middle nearest its index is in view, only a suit. Where the index leaves
     the card unclear, its rank is looked at ``again`` (glare may have washed a stroke out), and the
     strict test for one corner then holds for two; not where a rank runs on out of its corner.
-    ``looks`` are the in-focus corners' looks where the caller scored them with other cards'."""
+    ``looks`` are the in-focus corners' looks where the caller scored them with other cards'. Given
+    the card's index ``corners`` (a read that names it, not one that only weighs a choice), a card the
+    deck was not taught is not named (``Deck.not_taught``)."""
     lowest = float(np.exp(min(deck.rank_templates.log_px_per_mm.min(), deck.suit_templates.log_px_per_mm.min())))
     if px_per_mm < lowest / LOWEST_SPAN:  # its symbols are a few pixels: no evidence either way
         return None, 0.0, (f"unreadable: the card is seen at {px_per_mm:.1f} px/mm, below the "
@@ -363,6 +366,9 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         return None, 0.0, f"unreadable: the {'two ' if len(looks) == 2 else ''}corners read {' and '.join(sorted(alone | {code} - {None}))}", match
     if code is None:
         return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(found) else " (one corner only)"), match
+    untaught = deck.not_taught(code, corners) if corners is not None else None
+    if untaught is not None:
+        return None, 0.0, f"unreadable: {untaught}", match
     return code, confidence, told, match
 
 
@@ -442,7 +448,7 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
                 picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \
                     if picture_part_width(deck.index.box_mm, shown_mm) else None
             reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None,
-                                                _looked_again(card.corners, deck, seen_px), card_looks),
+                                                _looked_again(card.corners, deck, seen_px), card_looks, card.corners),
                                   mm(card.centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads

@@ -173,8 +173,12 @@ class DeckTeaching:
             self.learned = deck
 
     def _verdict(self, code: str, deck: Deck) -> TaughtCard:
-        face = face_from_photo(cv2.imread(str(self.faces / f"{code}.png"), cv2.IMREAD_COLOR))  # as learn saw it
+        photo = cv2.imread(str(self.faces / f"{code}.png"), cv2.IMREAD_COLOR)
         why = deck.refused.get(f"{code}.png")
+        try:
+            face = face_from_photo(photo)  # as learn saw it
+        except ValueError:  # refused by learn as a photo without a card: the photo itself is shown
+            face = photo
         if why is None:
             glyphs = index_glyphs(index_patch(face, deck.index), deck.index)
             if glyphs is not None:
