@@ -10,14 +10,17 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from dealer_table import BANKER, KEY, SEAT2, Dealer
 from settled_table import CORRECTION as BASE_CORRECTION
 from settled_table import PIN, RULES, SUPERVISOR, settled_table
 
 from appliance.audit.index import Index
 from appliance.audit.log import AuditLog, records
+from appliance.audit.replay import export_csv, replay
 from appliance.config import read_toml
+from appliance.devices.protocol import RngResult
 from appliance.table.live import LiveTable
-from appliance.table.round import Events
+from appliance.table.round import Events, Phase
 from appliance.table.simulation import play_rounds
 from appliance.table.supervisor import hash_pin
 from appliance.table.table import Table
@@ -384,3 +387,90 @@ def test_a_supervisor_lets_the_house_dealers_held_setting_stand_from_the_supervi
         assert (view["banker"]["front"], view["banker"]["set_reason"]) == (front, body["reason"])
     finally:
         table.close()
+
+
+class DealtTable:
+    """The dealer's loop, its screen and a logged-in supervisor on one dashboard (two clients, as two
+    devices), with the history index the shift page reads."""
+
+    def __init__(self, folder: Path):
+        self.dealer, self.log = Dealer(folder / "log"), folder / "log"
+        self.index = Index(folder / "index.sqlite")
+        self.dealer.table.listeners.append(self.index.add)
+        app = create_app(self.dealer.live, RULES, self.dealer.table, secret_key=b"k" * 32, dealer=self.dealer.loop,
+                         index=self.index, audit=self.dealer.audit)
+        self.screen, self.supervisor = app.test_client(), app.test_client()
+        self.screen_token = self.screen.get("/api/dealer").get_json()["csrf"]
+        self.token = self.supervisor.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN}).get_json()["csrf"]
+        self.rounds = 0
+
+    def press(self, button: str):
+        return self.screen.post("/api/dealer/press", json={"button": button},
+                                headers={"X-CSRF-Token": self.screen_token})
+
+    def open_round(self) -> None:
+        """Seat 2 wagers 25; NEXT and the RNG's value: the banker's hand is read next."""
+        self.rounds += 1
+        if self.rounds == 1:
+            self.screen.post("/api/dealer/bets", json={"bets": [{"seat": 2, "wager": "25"}]},
+                             headers={"X-CSRF-Token": self.screen_token})
+        assert self.press("next").status_code == 200
+        self.dealer.loop.start_value("rng", RngResult(self.rounds, 3))
+
+    def confirm(self, zones: dict) -> None:
+        self.dealer.look(zones)
+        answer = self.press("confirm")
+        assert answer.status_code == 200 and not self.dealer.loop.message and self.dealer.table.held is None
+
+    def correct(self, round_id: str, **correction):
+        return self.supervisor.post(f"/api/rounds/{round_id}/correct", json={"pin": PIN, **correction},
+                                    headers={"X-CSRF-Token": self.token})
+
+    def seen(self) -> dict:
+        """What the replay, the export and the shift page say of the log."""
+        every_day = export_csv(self.log, KEY, dt.date(2000, 1, 1), dt.date(2999, 12, 31))
+        return {"replay": replay(self.log, KEY), "export": every_day.text,
+                "shift": self.supervisor.get("/api/shift").get_json()}
+
+
+@pytest.fixture()
+def dealt(tmp_path):
+    table = DealtTable(tmp_path)
+    yield table
+    table.index.close()
+
+
+def test_a_refused_correction_records_nothing_and_the_table_deals_on(dealt):
+    """The banker's As put in seat 2's hand: refused (409) before anything is signed. The log has no
+    correction; the replay, the export and the shift page still see round t-1 settled and paid; NEXT
+    and CONFIRM deal the next round."""
+    dealt.open_round()
+    dealt.confirm({"banker": BANKER})
+    dealt.confirm(SEAT2)
+    before, logged = dealt.seen(), list(records(dealt.log))
+    assert before["replay"]["settled"] == 1 and before["shift"]["rounds_settled"] == 1
+    refused = dealt.correct("t-1", reason="seat 2 held the As", seat=2, front=["As", "Jd"], back=SEAT2["seat2.back"])
+    assert refused.status_code == 409 and "card As appears twice" in refused.get_json()["error"]
+    assert list(records(dealt.log)) == logged
+    assert dealt.seen() == before
+    dealt.open_round()
+    assert dealt.dealer.table.current.round_id == "t-2"
+    dealt.confirm({"banker": BANKER})
+    dealt.confirm(SEAT2)
+    assert dealt.dealer.table.current.phase is Phase.SETTLED
+    assert dealt.seen()["replay"] == {**before["replay"], "rounds": 2, "settled": 2}
+
+
+def test_a_banker_corrected_to_six_cards_is_refused_and_the_seats_still_settle(dealt):
+    """A correction while the seats are read, before any is recorded: a banker's hand of six cards would
+    be signed and then refused by every settlement (CONFIRM wedged). Refused first; a right one is taken."""
+    dealt.open_round()
+    dealt.confirm({"banker": BANKER})
+    logged = list(records(dealt.log))
+    refused = dealt.correct("t-1", reason="the 2c was not his", seat="banker", cards=BANKER[:6])
+    assert refused.status_code == 409 and "holds 6 cards, not seven" in refused.get_json()["error"]
+    assert list(records(dealt.log)) == logged
+    assert dealt.correct("t-1", reason="the 2c was the 2h", seat="banker", cards=[*BANKER[:6], "2h"]).status_code == 200
+    dealt.confirm(SEAT2)
+    assert dealt.dealer.table.current.phase is Phase.SETTLED
+    assert dealt.seen()["replay"]["differences"] == []

@@ -10,6 +10,7 @@ by :func:`apply`, and its settlement derived by :func:`derive` with the game eng
 
 from __future__ import annotations
 
+import copy
 import enum
 import hashlib
 import json
@@ -109,6 +110,11 @@ class HeldForSupervisor(RoundStateError):
     """The layout does not add up (a card seen twice): the round waits for a supervisor."""
 
 
+class CorrectionRefused(RoundStateError):
+    """A supervisor's correction that would leave the round unable to settle (a card in two hands, a hand
+    not of seven cards): refused before anything is recorded."""
+
+
 def rules_fingerprint(rules_mapping: dict) -> str:
     return hashlib.sha256(json.dumps(rules_mapping, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -198,17 +204,21 @@ class TableRound:
                 table_round.phase = TRANSITIONS[table_round.phase][event]
         return table_round
 
-    def _record(self, event: str, data: dict, who: str) -> dict:
+    def _phase_after(self, event: str) -> Phase:
+        """The phase ``event`` leads to, or :class:`RoundStateError` where the phase does not allow it."""
         if event == Events.ROUND_VOIDED:
             if self.phase in (Phase.NEW, Phase.SETTLED, Phase.VOIDED):
                 raise RoundStateError(f"round {self.round_id}: cannot be voided once {self.phase.value}")
-            to = Phase.VOIDED
-        elif event in (Events.READ_CONFIRMED, Events.TABLE_FLAGGED):
-            to = self.phase
-        else:
-            to = TRANSITIONS[self.phase].get(event)
-            if to is None:
-                raise RoundStateError(f"round {self.round_id}: {event} is not allowed while {self.phase.value}")
+            return Phase.VOIDED
+        if event in (Events.READ_CONFIRMED, Events.TABLE_FLAGGED):
+            return self.phase
+        to = TRANSITIONS[self.phase].get(event)
+        if to is None:
+            raise RoundStateError(f"round {self.round_id}: {event} is not allowed while {self.phase.value}")
+        return to
+
+    def _record(self, event: str, data: dict, who: str) -> dict:
+        to = self._phase_after(event)
         record = self.audit.append(event, {"round": self.round_id, **data}, who)  # on disk first
         apply(self.state, event, data)
         self.phase = to
@@ -367,7 +377,10 @@ class TableRound:
     def correct(self, seat: int | str, reason: str, who: str, cards: list[str] | None = None,
                 front: list[str] | None = None, back: list[str] | None = None) -> None:
         """A supervisor's correction of a read: the banker's seven cards (his front and back once a setting
-        is recorded: his own, or the house dealer's as read), or a seat's front and back."""
+        is recorded: his own, or the house dealer's as read), or a seat's front and back. The round as the
+        correction leaves it is checked in full first (:meth:`_check_corrected`): a refused correction
+        records nothing."""
+        self._phase_after(Events.READ_CORRECTED)  # a round not dealt yet, or voided: refused as such first
         if seat == "banker" and self.state.get("banker_set"):
             set_by = self.state["banker_set_by"]
             if front is None or back is None:
@@ -390,7 +403,34 @@ class TableRound:
                 raise RoundStateError(f"round {self.round_id}: seat {seat} has no cards to correct")
             data = {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                     "back": format_cards(parse_cards(back, unique=False))}
+        self._check_corrected(data)
         self._record(Events.READ_CORRECTED, {**data, "reason": reason}, who)
+
+    def _check_corrected(self, data: dict) -> None:
+        """The round as the correction ``data`` would leave it, folded on a copy and checked before anything
+        is recorded: a record cannot be taken back, and a correction the settlement refused after it was
+        signed would stay in the log, applied, leaving the round open and unsettleable (the table wedged,
+        the replay and the export without a round that was paid)."""
+        state = copy.deepcopy(self.state)
+        apply(state, Events.READ_CORRECTED, data)
+        hands = {"banker": state["banker_cards"],
+                 **{f"seat {seat}": [*front, *back] for seat, (front, back) in state["seat_cards"].items()}}
+        corrected = "banker" if data["seat"] == "banker" else f"seat {data['seat']}"
+        if len(hands[corrected]) != 7:  # a hand dealt short or long is a misdeal, not a misread
+            raise CorrectionRefused(f"round {self.round_id}: the corrected hand of {corrected} holds "
+                                    f"{len(hands[corrected])} cards, not seven")
+        seen: dict[str, str] = {}
+        for where, hand in hands.items():
+            for c in hand:
+                if c in seen:
+                    raise CorrectionRefused(f"round {self.round_id}: card {c} appears twice: {seen[c]} and {where} "
+                                            "(correct the other hand first)")
+                seen[c] = where
+        if all(bet["seat"] in state["seat_cards"] for bet in state["bets"]):
+            try:  # every hand is in: the round must settle as corrected, as it will be settled next
+                derive(state, self.rules)
+            except ValueError as err:
+                raise CorrectionRefused(f"round {self.round_id}: the corrected round does not settle: {err}") from None
 
 
 def _house_way_setting(hand, rules: HouseRules) -> dict:
