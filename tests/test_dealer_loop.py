@@ -77,6 +77,25 @@ def test_an_unreadable_card_is_named_by_the_dealer_never_guessed(tmp_path):
     assert banker["data"]["cards"] == BANKER and banker["data"]["read"][3] == {"card": None, "reason": "unreadable"}
 
 
+
+def test_a_named_card_of_a_hand_refused_is_not_recorded(tmp_path):
+    """The dealer names the banker's unreadable card as the As already read in the hand: the hand is held
+    as a card seen twice, and the name is not recorded with it (the shift page counts named cards); named
+    again rightly after the release, it is recorded once."""
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": [*BANKER[:3], None, *BANKER[4:]]})
+    d.loop.name_card("banker", 3, "As")
+    d.loop.press("confirm")
+    assert d.loop.step is Step.HELD and "card As seen twice" in d.table.held
+    assert Events.READ_CONFIRMED not in events(tmp_path / "log")
+    d.table.release("1042", "4821", "the dealer named the wrong card")
+    d.loop.name_card("banker", 3, "9s")
+    d.loop.press("confirm")
+    assert d.loop.step is Step.SEATS
+    confirmed = [r["data"] for r in records(tmp_path / "log") if r["event"] == Events.READ_CONFIRMED]
+    assert confirmed == [{"round": "t-1", "zone": "banker", "position": 3, "card": "9s"}]
+
 def test_a_read_that_keeps_changing_is_never_accepted(tmp_path):
     d = Dealer(tmp_path / "log")
     d.open_round()

@@ -41,7 +41,7 @@ from ..vision.layout import BANKER_SET_ZONES
 from .bank_walk import BankWalk, moved_bank
 from .eye import Eye
 from .recording import SpaceLimits
-from .round import Events, HeldForSupervisor, Phase, RoundStateError
+from .round import Events, HeldForSupervisor, Named, Phase, RoundStateError
 from .stable import StableRead
 from .table import Table
 
@@ -451,16 +451,13 @@ class DealerLoop:
             zones = self._banker_zones()
             if zones == ["banker"]:
                 zone = self._complete("banker", HAND)
-                self._confirm_picks("banker", zone)
                 current.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who,
-                                     set_checked=self.reads_setting)
+                                     set_checked=self.reads_setting, named=_named(("banker", zone)))
             else:
                 front, back = self._hand(*zones, "The banker")
-                self._confirm_picks(zones[0], front)
-                self._confirm_picks(zones[1], back)
                 current.banker_cards(front.cards() + back.cards(), read=[*front.reads, *back.reads],
                                      images=self._images(front) + self._images(back), who=who,
-                                     front=front.cards(), back=back.cards())
+                                     front=front.cards(), back=back.cards(), named=_named(*zip(zones, (front, back))))
             self.zones = {}
         elif step in (Step.SEATS, Step.RESET):
             setting = self._hand(*BANKER_SET_ZONES, "The banker's setting") if self._set_zones() else None
@@ -475,10 +472,9 @@ class DealerLoop:
             if setting is not None:
                 self._accept_setting(setting, who)
             for seat, (front, back) in ready.items():
-                self._confirm_picks(f"seat{seat}.front", front)
-                self._confirm_picks(f"seat{seat}.back", back)
                 current.seat_cards(seat, front.cards(), back.cards(), read=[*front.reads, *back.reads],
-                                   images=self._images(front) + self._images(back), who=who)
+                                   images=self._images(front) + self._images(back), who=who,
+                                   named=_named((f"seat{seat}.front", front), (f"seat{seat}.back", back)))
             current.settle()
             self.zones = {}
         else:
@@ -487,10 +483,9 @@ class DealerLoop:
     def _accept_setting(self, setting: tuple[ZoneRead, ZoneRead], who: str) -> None:
         """The house dealer's setting as read, recorded: accepted, or held for a reset."""
         front, back = setting
-        for name, zone in zip(BANKER_SET_ZONES, setting):
-            self._confirm_picks(name, zone)
         self.table.current.banker_set(front.cards(), back.cards(), read=[*front.reads, *back.reads],
-                                      images=self._images(front) + self._images(back), who=who)
+                                      images=self._images(front) + self._images(back), who=who,
+                                      named=_named(*zip(BANKER_SET_ZONES, setting)))
 
     def let_setting_stand(self, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
         """A supervisor lets the house dealer's held setting stand: it is settled as the cards lie. The
@@ -527,10 +522,6 @@ class DealerLoop:
             raise RoundStateError(f"{spoken(name)}: name the unreadable card(s) first: "
                                   + ", ".join(f"card {i + 1}" for i, c in enumerate(cards) if c is None))
         return zone
-
-    def _confirm_picks(self, name: str, zone: ZoneRead) -> None:
-        for position, (card, who) in sorted(zone.picked.items()):
-            self.table.current.confirm_read(name, position, card, who)
 
     def _images(self, zone: ZoneRead) -> list[str]:
         png = zone.image()
@@ -603,6 +594,12 @@ class DealerLoop:
 
 BACKLINE_LIMIT = 8  # wagers riding on one seat's hand: more than its betting circles
 BY_LIMIT = 40  # characters naming who placed a backline wager
+
+
+def _named(*zones: tuple[str, ZoneRead]) -> list[Named]:
+    """The cards the dealer named in ``zones`` (name, read), for the round to record with the hand."""
+    return [(name, position, card, who)
+            for name, zone in zones for position, (card, who) in sorted(zone.picked.items())]
 
 
 def _checked_bet(i: int, bet) -> dict:

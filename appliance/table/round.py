@@ -14,7 +14,7 @@ import copy
 import enum
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -100,6 +100,10 @@ TRANSITIONS = {
     Phase.SETTLED: {Events.READ_CORRECTED: Phase.PLAYERS},
     Phase.VOIDED: {},
 }
+
+
+#: A card a person named where the camera could not read it: (zone, position, card, who named it).
+Named = tuple[str, int, str, str]
 
 
 class RoundStateError(ValueError):
@@ -253,12 +257,13 @@ class TableRound:
 
     def banker_cards(self, cards: list[str], read: list[dict] | None = None, images: list[str] = (),
                      who: str = "reader", front: list[str] | None = None, back: list[str] | None = None,
-                     set_checked: bool = False) -> dict:
+                     set_checked: bool = False, named: Sequence[Named] = ()) -> dict:
         """The banker's seven cards. Set by the house way (the setting and its rule are recorded), or,
         for a player-banker who sets his own hand, as laid in ``front`` and ``back``: the settlement
         then checks it for a foul and applies the house's penalty (Capitol rule 31: reset by house way).
         ``set_checked``: the house dealer then sets the hand where the camera reads it, and the setting
-        read (:meth:`banker_set`) is what is settled."""
+        read (:meth:`banker_set`) is what is settled. ``named``: the cards people named in the hand
+        (:meth:`confirm_named`)."""
         hand = parse_cards(cards, unique=False)
         self.hold_if_seen({"banker": format_cards(hand)})
         if front is not None or back is not None:
@@ -273,6 +278,7 @@ class TableRound:
                        "rule": None, "set_by": "own"}
         else:
             setting = {**_house_way_setting(hand, self.rules), "set_by": "house-way", "set_checked": set_checked}
+        self.confirm_named(named)
         self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read,
                                            "images": list(images)}, who)
         return setting
@@ -297,18 +303,20 @@ class TableRound:
         return house_way_difference(self.state["banker"], parse_cards(front), parse_cards(back), self.rules)
 
     def banker_set(self, front: list[str], back: list[str], read: list[dict] | None = None, images: list[str] = (),
-                   who: str = "reader") -> HouseWayDifference | None:
+                   who: str = "reader", named: Sequence[Named] = ()) -> HouseWayDifference | None:
         """The house dealer's setting of the banker's hand as the camera read it. The house way's is
         recorded and settled (after a hold, as the reset); any other holds the round for the dealer to
         reset (both settings recorded) and is returned."""
         differs = self.setting_difference(front, back)
         setting = {"front": format_cards(parse_cards(front)), "back": format_cards(parse_cards(back)),
                    "house_way": self.house_way_setting(), "read": read, "images": list(images)}
+        held_again = self.phase is Phase.SET_HELD and self.state["set_held"] == {"front": setting["front"],
+                                                                                  "back": setting["back"]}
+        if differs is not None and held_again:
+            raise RoundStateError(f"round {self.round_id}: the banker's hand is still not set by the house "
+                                  f"way ({differs.house_way}): reset it")
+        self.confirm_named(named)
         if differs is not None:
-            if self.phase is Phase.SET_HELD and self.state["set_held"] == {"front": setting["front"],
-                                                                             "back": setting["back"]}:
-                raise RoundStateError(f"round {self.round_id}: the banker's hand is still not set by the house "
-                                      f"way ({differs.house_way}): reset it")
             self._record(Events.BANKER_SET_HELD, {**setting, "differs": str(differs)}, who)
             return differs
         self._record(Events.BANKER_SET, {**setting, "set_by": "house-way",
@@ -331,12 +339,13 @@ class TableRound:
                                          "reason": reason.strip()}, who)
 
     def seat_cards(self, seat: int, front: list[str], back: list[str], read: list[dict] | None = None,
-                   images: list[str] = (), who: str = "reader") -> None:
+                   images: list[str] = (), who: str = "reader", named: Sequence[Named] = ()) -> None:
         if seat not in {b["seat"] for b in self.state.get("bets", [])}:
             raise RoundStateError(f"round {self.round_id}: seat {seat} has no wager this round")
         if self.state.get("set_checked") and not self.state.get("banker_set"):
             raise RoundStateError(f"round {self.round_id}: the banker's setting is not read yet")
         self.hold_if_seen({f"seat {seat}": format_cards(parse_cards([*front, *back], unique=False))})
+        self.confirm_named(named)
         self._record(Events.SEAT_CARDS, {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                                          "back": format_cards(parse_cards(back, unique=False)), "read": read,
                                          "images": list(images)}, who)
@@ -344,6 +353,13 @@ class TableRound:
     def confirm_read(self, zone: str, position: int, card: str, who: str) -> None:
         """A card the reader could not read, confirmed or entered by a person (never by the appliance)."""
         self._record(Events.READ_CONFIRMED, {"zone": zone, "position": position, "card": card}, who)
+
+    def confirm_named(self, named: Sequence[Named]) -> None:
+        """The cards people named in a hand, recorded just before the hand and only once it has passed every
+        check: a hand refused (a card seen twice, a setting to reset) must leave no named card in the log,
+        where the shift page would count it and its CONFIRM again would count it twice."""
+        for zone, position, card, who in named:
+            self.confirm_read(zone, position, card, who)
 
     def hold_if_seen(self, cards: dict[str, list[str]]) -> None:
         """A card already in this round's hands, or twice among ``cards`` (where -> cards about to be
