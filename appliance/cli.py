@@ -352,6 +352,7 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     from .audit.index import Index
     from .audit.keys import key_path
     from .audit.log import AuditLog
+    from .audit.writer_lock import hold_for_writing
     from .table.recording import SpaceLimits
     from .table.simulation import play_rounds
 
@@ -359,6 +360,7 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     # A simulation on the shipped configuration: its key may sit beside its log folder.
     key_file = key_path(args.key_file, None, audit_dir.parent / f"{audit_dir.name}.key")
     rules = load_house(args.house)
+    hold_for_writing(audit_dir)  # before anything is written: the key, a partial record cut, the index
     start = time.perf_counter()
     space = SpaceLimits(max(args.refuse_free_mb, SpaceLimits.warn_mb), args.refuse_free_mb)
     day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
@@ -483,6 +485,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .audit.keys import ENV as KEY_ENV
     from .audit.keys import key_path
     from .audit.log import AuditLog
+    from .audit.writer_lock import hold_for_writing
     from .config import load_devices, supervisors_as_saved
     from .heartbeats import Probe, http_probe
     from .service import notify, start_watchdog
@@ -509,6 +512,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         devices = dataclasses.replace(devices, vision=dataclasses.replace(devices.vision, deck=taught))
     if args.production:
         refuse_simulated_parts(args, devices)
+    # One appliance per data folder, before anything is written or printed (a demonstration's PIN):
+    # a second one on the same log would fork its chain.
+    data.mkdir(mode=0o750, parents=True, exist_ok=True)
+    hold_for_writing(data / "audit")
     supervisors = supervisors_as_saved(config_dir)
     simulate = args.simulate or devices.start_source == "simulated"
     if simulate and not supervisors():
@@ -521,7 +528,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     # configuration keeps one beside its data.
     beside_data = simulate and config_dir is None and not args.key_file and not os.environ.get(KEY_ENV)
     key_file = key_path(args.key_file, config_dir, data / "audit.key" if beside_data else None)
-    data.mkdir(mode=0o750, parents=True, exist_ok=True)
     rules_mapping = read_toml(Path(rules.source))
     key, shipper = shipping(args, data / "audit", key_file, devices.floor)
     audit = AuditLog(data / "audit", key, day=GamingDay.from_house(rules_mapping, rules.source))
