@@ -20,12 +20,13 @@ import cv2
 import numpy as np
 
 from ..game.cards import CARDS, Card, CardError
-from .cards import (CANON_PX_PER_MM, CANON_SIZE, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, darkest_channel, flatten,
+from .cards import (CANON_PX_PER_MM, CANON_SIZE, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, flatten,
                     quad_px_per_mm, shifted)
 from .face_picture import face_picture, picture_shape, shows_something
-from .index import (REGISTER_MM, IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps, index_patch,
+from .index import (IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps, index_patch,
                     locate_index)
 from .photo import find_cards
+from .whole_corner import JOKER, KeptCorners
 
 FORMAT = 5  # 2: symbols cut by the darkest channel; 3: the index's place learned, templates' resolutions; 4: symbols' heights;
 # 5: each card's picture between its index corners
@@ -139,6 +140,7 @@ class Deck:
     untaught: dict[str, str] = field(default_factory=dict)  # code -> why the deck cannot name it (see _untaught)
     # code -> the index corner of an untaught card whose face was found: a card that looks like it is not named
     witnesses: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    joker_corner: np.ndarray | None = field(default=None, repr=False)  # a joker taught by its whole corner
 
     def __post_init__(self) -> None:
         self.rank_templates = Templates.of(self.ranks)
@@ -150,26 +152,24 @@ class Deck:
         without it: a joker then reads as unreadable)."""
         return not self.untaught
 
+    @cached_property
+    def kept_corners(self) -> KeptCorners:
+        """The corners this deck keeps, to compare a card's whole corner with (:mod:`.whole_corner`)."""
+        return KeptCorners(self.corners, self.witnesses, self.joker_corner)
+
     def not_taught(self, code: str, corners: list[np.ndarray] | None = None) -> str | None:
-        """Why a card its index names as ``code`` is not named: the deck cannot name that card, or
-        its index ``corners`` (as cut at ``index.box_mm``) look at least as much like an untaught
-        card's as like the named card's own taught corner (a card of a rank no face taught is named
+        """Why a card its symbols name as ``code`` is not named: the deck cannot name that card, or its
+        index ``corners`` (as cut at ``index.box_mm``) look at least as much like an untaught card's
+        (or a joker's taught by its corner) as like its own (a card of a rank no face taught is named
         as another rank, if at all: its corner tells it). None where the card may be named."""
         if code in self.untaught:
             return f"not taught: {code} ({self.untaught[code]})"
-        if not self.witnesses or not corners:
+        rival = self.kept_corners.rival(code, corners) if corners else None
+        if rival is None:
             return None
-        own = [self.corners[c] for c in (code, *(c for c in self.corners if rank_key(c) == rank_key(code)))
-               if c in self.corners][:1]
-        if not own:
-            return None
-        likeness = {c: max(corner_likeness(seen, taught) for seen in corners) for c, taught in self.witnesses.items()}
-        like = max(likeness, key=likeness.get)
-        own_likeness = max(corner_likeness(seen, own[0]) for seen in corners)
-        if likeness[like] >= own_likeness:
-            return (f"not taught: the index reads {code} but looks more like {like} ({likeness[like]:.2f} against "
-                    f"{own_likeness:.2f}), which this deck was not taught ({self.untaught[like]})")
-        return None
+        like, score, own = rival
+        why = f"which this deck was not taught ({self.untaught[like]})" if like in self.untaught else "the joker"
+        return f"not taught: the index reads {code} but looks more like {like} ({score:.2f} against {own:.2f}), {why}"
 
     @property
     def photo_advice(self) -> str | None:
@@ -209,11 +209,14 @@ class Deck:
             "pictures": {code: f"pictures/{code}.png" for code in self.pictures},
             "learned": sorted(self.corners), "untaught": self.untaught,
             "witnesses": {code: f"untaught/{code}.png" for code in self.witnesses},
+            "joker_corner": None if self.joker_corner is None else "joker.png",
             "ranks": {k: [{"file": f"ranks/{'joker' if k == 'JK' else k}-{n}.png", "aspect": g.aspect,
                            "height_mm": g.height_mm, "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.ranks.items()},
             "suits": {k: [{"file": f"suits/{'joker' if k == '*' else k}-{n}.png", "aspect": g.aspect,
                            "height_mm": g.height_mm, "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.suits.items()},
         }
+        if self.joker_corner is not None and not cv2.imwrite(str(folder / "joker.png"), self.joker_corner):
+            raise DeckError(f"{folder / 'joker.png'}: cannot write the image")
         (folder / "deck.json").write_text(json.dumps(meta, indent=1))
 
     @classmethod
@@ -267,12 +270,15 @@ class Deck:
         witnesses = _load_images(folder, meta.get("witnesses", {}), "index corner", cv2.IMREAD_COLOR)
         if set(witnesses) - set(untaught):
             raise DeckError(f"{meta_path}: index corners kept of cards it was taught: {', '.join(sorted(set(witnesses) - set(untaught)))}")
-        # the taught cards' corners are compared with a card that looks like an untaught one
+        joker = meta.get("joker_corner")
+        joker = None if joker is None else _load_images(folder, {JOKER: joker}, "index corner", cv2.IMREAD_COLOR)[JOKER]
+        # the taught cards' corners are compared with a card that looks like an untaught one, or the joker
         corners = _load_images(folder, {c: f"index/{c}.png" for c in meta.get("learned", [])}, "index corner",
-                               cv2.IMREAD_COLOR) if witnesses else {}
+                               cv2.IMREAD_COLOR) if witnesses or joker is not None else {}
         return cls(tables["ranks"], tables["suits"], geometry, str(folder), dict(meta.get("refused", {})), corners,
                    pictures=_load_images(folder, meta["pictures"], "picture", shape=picture_shape(geometry.box_mm)),
-                   photo_px_per_mm=None if photo_px is None else float(photo_px), untaught=untaught, witnesses=witnesses)
+                   photo_px_per_mm=None if photo_px is None else float(photo_px), untaught=untaught, witnesses=witnesses,
+                   joker_corner=joker)
 
 
 def _untaught_of_json(data) -> dict[str, str]:
@@ -296,28 +302,6 @@ def _load_images(folder: Path, files: dict[str, str], what: str, flags: int = cv
                             f"{shape[1]}x{shape[0]}")
         images[code] = image
     return images
-
-
-#: Index corners are compared coarse and blurred: a card in a frame is seen at 2 to 3 px/mm, and
-#: flattened up to REGISTER_MM off its learned place.
-LIKENESS_PX_PER_MM = 2.0
-
-
-def corner_likeness(seen: np.ndarray, taught: np.ndarray) -> float:
-    """How alike two index corners cut at a deck's ``index.box_mm`` are (normalised cross-correlation
-    of their darkest channels, coarse, at the best shift within REGISTER_MM)."""
-    a, b = _coarse(seen), _coarse(taught)
-    pad = round(REGISTER_MM * LIKENESS_PX_PER_MM)
-    if b.std() == 0 or a.std() == 0:
-        return 0.0
-    padded = cv2.copyMakeBorder(a, pad, pad, pad, pad, cv2.BORDER_REPLICATE)
-    return float(cv2.matchTemplate(padded, b, cv2.TM_CCOEFF_NORMED).max())
-
-
-def _coarse(corner: np.ndarray) -> np.ndarray:
-    scale = LIKENESS_PX_PER_MM / CANON_PX_PER_MM
-    small = cv2.resize(darkest_channel(corner), None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    return cv2.GaussianBlur(small.astype(np.float32), (0, 0), 0.7)
 
 
 def face_from_photo(image: np.ndarray) -> np.ndarray:
@@ -345,12 +329,30 @@ def card_in_photo(image: np.ndarray) -> tuple[np.ndarray, float]:
     # An image that is the card itself (light to its edges) may show a printed frame or a pip as
     # an outline; a photo of a card on a light cloth shows a card of a card's share of the photo.
     on_light_cloth = best is not None and LIGHT_CLOTH_CARD_SHARE <= cv2.contourArea(best.corners) / (h * w) <= 0.75
-    if 0.64 <= min(w, h) / max(w, h) <= 0.80 and _paper_to_the_edge(image) and not on_light_cloth:
+    # An image of a card's own shape, light to its edges, is the card whatever it shows inside: a
+    # court's framed picture fills more of it than LIGHT_CLOTH_CARD_SHARE.
+    card_shaped = _card_shaped(min(w, h) / max(w, h))
+    if 0.64 <= min(w, h) / max(w, h) <= 0.80 and _paper_to_the_edge(image) and (card_shaped or not on_light_cloth):
         image = image if h > w else cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE)
         return cv2.resize(image, CANON_SIZE, interpolation=cv2.INTER_AREA), min(w, h) / CARD_W_MM
     if best is None:
         raise ValueError("no whole card found in the photo")
     return flatten(image, best.corners, ordered=True), quad_px_per_mm(best.corners)
+
+
+#: The shapes (width / height) of a poker (63 x 88 mm) and a bridge card (57 x 89 mm): an artwork or a
+#: scan cropped to the card has one within CROPPED_SHAPE (a crop by hand); a camera's photo is 3:4
+#: (0.75) or 9:16 (0.56), 5% and more away.
+CARD_SHAPES, CROPPED_SHAPE = (CARD_W_MM / CARD_H_MM, 57 / 89), 0.03
+
+
+def _card_shaped(aspect: float) -> bool:
+    """``aspect`` (the shorter side over the longer) is a card's, as cropped to its edge.
+
+    >>> _card_shaped(1024 / 1430), _card_shaped(3 / 4)
+    (True, False)
+    """
+    return any(abs(aspect / shape - 1) <= CROPPED_SHAPE for shape in CARD_SHAPES)
 
 
 #: An image cropped to the card's edge (a scan, a maker's artwork) shows whatever lay beyond the
@@ -427,6 +429,7 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     for code, why in mislabelled.items():
         refused[files[code].name] = why
         del glyphs[code]
+    joker = _joker_corner(flat, glyphs, corners, geometry, refused, files)
     _drop_stray_views(glyphs)
     if pictures is not None:
         _write_refused(pictures, {Path(name).stem for name in refused}, corners)
@@ -440,11 +443,51 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
         reasons = "; ".join(f"{name}: {why}" for name, why in sorted(refused.items()))
         raise DeckError(f"{folder}: too few faces learned to tell cards apart ({len(glyphs)} of {len(files)}): {reasons}")
     refusals = {Path(name).stem: why for name, why in refused.items()}
-    untaught = _untaught(files, {c: why for c, why in refusals.items() if c not in mislabelled}, ranks, suits)
+    untaught = _untaught(files, {c: why for c, why in refusals.items() if c not in mislabelled}, ranks, suits,
+                         {JOKER} if joker is not None else set())
     return Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, geometry,
                 str(folder), refused, {c: corners[c] for c in glyphs}, _pictures({c: flat[c] for c in glyphs}, geometry),
                 float(np.median([px for _, px in _found(found).values()])), untaught,
-                {c: corners[c] for c in untaught if c in corners})
+                {c: corners[c] for c in untaught if c in corners}, joker)
+
+
+def _joker_corner(flat: dict[str, np.ndarray], glyphs: dict, corners: dict[str, np.ndarray], geometry: IndexGeometry,
+                  refused: dict[str, str], files: dict[str, Path]) -> np.ndarray | None:
+    """The joker's whole index corner, where the joker is taught by it (:mod:`.whole_corner`): it
+    prints no rank and suit (the word JOKER, a star, a picture), or symbols that look like another
+    card's (the J of JOKER, in the ranks' font, would leave every jack unclear); and its corner, as
+    the camera sees it, is clearly none of the other faces'. Its refusal is dropped then, or says
+    why not. None where the joker is taught by its symbols, or not at all."""
+    if JOKER not in flat or JOKER in glyphs and not _clashes(glyphs):
+        return None
+    glyphs.pop(JOKER, None)
+    kept = KeptCorners({c: corners[c] for c in glyphs}, {}, corners[JOKER])
+    for px, view in _as_the_camera_sees(flat[JOKER]):
+        if kept.joker_named([index_patch(view, geometry)]) is None:
+            scores = kept.scores([index_patch(view, geometry)])
+            like = max((c for c in scores if c != JOKER), key=scores.__getitem__)
+            refused[files[JOKER].name] = (f"its index corner, seen at {px:.1f} px/mm, is not clearly the joker's "
+                                          f"({scores[JOKER]:.2f}; {like} {scores[like]:.2f})")
+            return None
+    refused.pop(files[JOKER].name, None)
+    return corners[JOKER]
+
+
+def _clashes(glyphs: dict) -> bool:
+    """The joker's rank or suit symbol (learned sharp) matches another card's at JOKER_CLASH or
+    better: another card's symbol would then match the joker's about as well as its own."""
+    joker = glyphs[JOKER][0]
+    for part in (0, 1):
+        moved = shifted([joker[part]])
+        if any(float((moved @ views[0][part].image).max()) >= JOKER_CLASH for code, views in glyphs.items() if code != JOKER):
+            return True
+    return False
+
+
+#: A card's symbols match its own deck's at 0.94 and more (deck_match.POOR_MATCH); the reader names
+#: one whose distance (1 - score) is at most 0.7 of the runner-up's: a joker's symbol matching
+#: another card's this closely would leave that card unclear.
+JOKER_CLASH = 0.9
 
 
 def _face_of(path: Path) -> tuple[np.ndarray, float]:
@@ -466,7 +509,7 @@ def _read_face_image(path: Path) -> np.ndarray:
     flags = cv2.IMREAD_UNCHANGED if path.suffix.lower() in ALPHA_SUFFIXES else cv2.IMREAD_COLOR
     image = cv2.imread(str(path), flags)
     if image is None:
-        raise DeckError(f"{path}: not an image OpenCV can read")
+        raise ValueError("not an image OpenCV can read")
     if image.dtype != np.uint8:  # 16 bits a channel
         image = (image // 257).astype(np.uint8) if image.dtype == np.uint16 else cv2.convertScaleAbs(image)
     if image.ndim == 2:  # (OpenCV reads a grey image with alpha as BGRA)
@@ -510,13 +553,16 @@ def _write_refused(pictures: Path, codes: set[str], corners: dict[str, np.ndarra
         cv2.imwrite(str(pictures / f"refused-{code}.png"), corners[code])
 
 
-def _untaught(files: dict[str, Path], refusals: dict[str, str], ranks: dict, suits: dict) -> dict[str, str]:
+def _untaught(files: dict[str, Path], refusals: dict[str, str], ranks: dict, suits: dict,
+              by_corner: set[str]) -> dict[str, str]:
     """The cards given a face that the deck cannot name, each with why: its own face was refused
     for want of a card or an index (a face refused as a photo of another card says nothing of how
     its card looks: it is read from its rank's and suit's other faces), or no face of its rank or
-    suit was learned."""
+    suit was learned; but for a card taught ``by_corner`` (the joker, :mod:`.whole_corner`)."""
     out = {}
     for code in files:
+        if code in by_corner:
+            continue
         if code in refusals:
             out[code] = f"its face was refused: {refusals[code]}"
         elif rank_key(code) not in ranks:

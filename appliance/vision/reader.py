@@ -31,6 +31,7 @@ from .index import index_glyphs
 from .layout import Layout, Zone
 from .photo import CardOutline, find_cards, image_aspect
 from .spread import spread_corners, spread_pieces, spread_px_per_mm
+from .whole_corner import JOKER
 
 ZONE_PX_PER_MM = 3.0  # the zone image the audit log keeps
 # Cards are found in a coarser view of the zone, sampled without interpolation (an outline needs
@@ -314,6 +315,9 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         return None, 0.0, (f"unreadable: out of focus (its index's edges spread {min(blurred):.2f} mm, "
                            f"over the {MAX_BLUR_MM} mm a symbol is told at)"), None
     if not looks:
+        told = _whole_corner(deck, corners) if corners else None
+        if told is not None:  # (a joker, or an untaught card: no evidence of another deck either way)
+            return (*told, None)
         # both corners of a card in view, and neither shows a rank and a suit where the taught deck
         # prints them: the card does not look like the taught deck at all (another maker's index
         # lies elsewhere), which many such cards tell (one glare spot does not)
@@ -365,11 +369,33 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     if len(alone) > 1 or code is not None and alone and code not in alone:
         return None, 0.0, f"unreadable: the {'two ' if len(looks) == 2 else ''}corners read {' and '.join(sorted(alone | {code} - {None}))}", match
     if code is None:
+        told = _whole_corner(deck, corners) if corners else None
+        if told is not None:
+            return (*told, match)
         return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(found) else " (one corner only)"), match
     untaught = deck.not_taught(code, corners) if corners is not None else None
     if untaught is not None:
         return None, 0.0, f"unreadable: {untaught}", match
     return code, confidence, told, match
+
+
+def _whole_corner(deck: Deck, corners: list[np.ndarray]) -> tuple[str | None, float, str] | None:
+    """A card its symbols leave unnamed, told by its whole index corner (:mod:`.whole_corner`): the
+    joker where the deck taught it so and the corners are clearly its (code, confidence, how), or the
+    untaught card they look most like (unreadable, and why); None where neither."""
+    kept = deck.kept_corners
+    if kept.joker is None and not kept.untaught:
+        return None
+    joker = kept.joker_named(corners)
+    if joker is not None:
+        return JOKER, joker[0], f"told by its whole corner: the joker ({joker[0]:.2f}; next {joker[1]} {joker[2]:.2f})"
+    if not kept.untaught:
+        return None
+    scores = kept.scores(corners)
+    like = max(scores, key=scores.__getitem__)
+    if like not in kept.untaught:
+        return None
+    return None, 0.0, f"unreadable: not taught: its index corner looks most like {like} ({scores[like]:.2f}): {deck.untaught[like]}"
 
 
 def _looks(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds,
