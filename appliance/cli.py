@@ -19,7 +19,9 @@ import time
 from collections.abc import Sequence
 
 from pathlib import Path
+from typing import NoReturn
 
+from .arguments import existing_folder, existing_path, new_path, not_negative, port, positive, share, whole_number
 from .config import DEFAULT_HOUSE, load_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
@@ -128,8 +130,6 @@ def _seat_number(text: str) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    if args.hands < 1 or args.workers < 1:
-        raise UsageError("--hands and --workers must be at least 1")
     rules = load_house(args.house)
     if args.house_way and args.house_way not in HOUSE_WAYS:
         raise UsageError(f"unknown house way {args.house_way!r}: expected one of {', '.join(HOUSE_WAYS)}")
@@ -627,17 +627,6 @@ def cmd_tls_selfsigned(args: argparse.Namespace) -> int:
     return 0
 
 
-def share(text: str) -> float:
-    """A share of rounds, 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a share between 0 and 1")
-    return value
-
-
 def add_mislay_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mislay", type=share, default=0.0, metavar="SHARE",
                    help="in simulation, the share of house-banked rounds (0-1) in which the dealer first sets the "
@@ -645,8 +634,21 @@ def add_mislay_option(p: argparse.ArgumentParser) -> None:
                         "(default 0: always the house way)")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's own errors on one line too, as every error of the command line (the usage is in --help)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
+def add_frame_size_options(p: argparse.ArgumentParser) -> None:
+    """The synthetic camera's frame: under 640x360 its markers are too small to find."""
+    p.add_argument("--width", type=whole_number(640, 8192), default=4608, help="the frame's width in px (640-8192)")
+    p.add_argument("--height", type=whole_number(360, 8192), default=2592, help="the frame's height in px (360-8192)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
+    parser = Parser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("houseway", help="set seven cards by the house way (stdin: one hand per line)")
@@ -676,18 +678,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate", help="heads-up hands, both sides set by the house way")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--house-way", help="override the house's house way")
-    p.add_argument("--hands", type=int, required=True)
+    p.add_argument("--hands", type=whole_number(1), required=True)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--workers", type=whole_number(1), default=1)
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("run", help="start the appliance: round engine, audit log and dashboard")
-    p.add_argument("--config", help="a configuration folder (default: the shipped config)")
-    p.add_argument("--data", help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
+    p.add_argument("--config", type=existing_folder, help="a configuration folder (default: the shipped config)")
+    p.add_argument("--data", type=new_path, help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
     p.add_argument("--key-file", help="the audit key (default: $APPLIANCE_KEY_FILE, else audit.key in --config; "
                    "a simulation on the shipped config keeps one in the data folder)")
     p.add_argument("--host", default="127.0.0.1", help="the dashboard's address (off loopback: HTTPS)")
-    p.add_argument("--port", type=int, default=8080)
+    p.add_argument("--port", type=port, default=8080, help="the dashboard's port (0: any free one)")
     p.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                    help="a name or address the floor network reaches the dashboard by (repeatable)")
     p.add_argument("--tls-cert", help="PEM certificate (default: <config>/tls/dashboard.crt if present)")
@@ -699,7 +701,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--production", action="store_true",
                    help="a dealing table (the service): refuse to start on a simulated start source, camera or GPIO rail")
     p.add_argument("--render", action="store_true", help="in simulation, read every hand from the synthetic camera")
-    p.add_argument("--pace", type=float, default=1.5, help="seconds between the steps of a simulated round")
+    p.add_argument("--pace", type=positive, default=1.5, help="seconds between the steps of a simulated round")
     p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
     p.add_argument("--seed", type=int, default=1)
     add_mislay_option(p)
@@ -717,23 +719,23 @@ def build_parser() -> argparse.ArgumentParser:
                                                                                       required=True)
     p = tls.add_parser("selfsigned", help="make a self-signed certificate and key in <config>/tls; prints the "
                                           "SHA-256 fingerprint to pin")
-    p.add_argument("--config", required=True, help="the configuration folder (e.g. /etc/paigow-appliance)")
+    p.add_argument("--config", type=existing_folder, required=True,
+                   help="the configuration folder (e.g. /etc/paigow-appliance)")
     p.add_argument("--name", action="append", default=[], help="a DNS name or address of the appliance (repeatable)")
-    p.add_argument("--days", type=int, default=825)
+    p.add_argument("--days", type=whole_number(1, 3650), default=825, help="days the certificate is valid (1-3650)")
     p.add_argument("--force", action="store_true", help="replace an existing certificate and key")
     p.set_defaults(func=cmd_tls_selfsigned)
 
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
-    p.add_argument("--rounds", type=int, required=True)
-    p.add_argument("--audit", required=True, help="the audit log folder")
+    p.add_argument("--rounds", type=whole_number(1), required=True)
+    p.add_argument("--audit", type=new_path, required=True, help="the audit log folder")
     p.add_argument("--key-file", help="the HMAC key (default: $APPLIANCE_KEY_FILE, else <audit>.key beside the "
                    "folder, created only while there is no log)")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--render", action="store_true", help="read every hand with the simulated camera and the reader")
-    p.add_argument("--width", type=int, default=4608)
-    p.add_argument("--height", type=int, default=2592)
-    p.add_argument("--refuse-free-mb", type=float, default=20,
+    add_frame_size_options(p)
+    p.add_argument("--refuse-free-mb", type=not_negative, default=20,
                    help="open no round while the audit disk has less free space than this (MB)")
     add_mislay_option(p)
     add_shipping_options(p)
@@ -744,20 +746,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = devices.add_parser("listen", help="print each validated result as a JSON line (rejections on stderr)")
     p.add_argument("device", choices=["rng", "dice"])
     p.add_argument("--port", required=True, help="a device path or a pyserial URL (loop://, socket://host:port)")
-    p.add_argument("--count", type=int, default=0, help="stop after N results (default: run until interrupted)")
-    p.add_argument("--baud", type=int, default=9600)
-    p.add_argument("--roll-every", type=float, default=0, help="send ROLL every S seconds")
-    p.add_argument("--timeout", type=float, default=0, help="give up after S seconds (with --count)")
+    p.add_argument("--count", type=whole_number(0), default=0, help="stop after N results (default: run until interrupted)")
+    p.add_argument("--baud", type=whole_number(1), default=9600)
+    p.add_argument("--roll-every", type=not_negative, default=0, help="send ROLL every S seconds")
+    p.add_argument("--timeout", type=not_negative, default=0, help="give up after S seconds (with --count)")
     p.set_defaults(func=cmd_devices_listen)
 
     p = devices.add_parser("simulate", help="a device on a pseudo-terminal: prints its path, then serves")
     p.add_argument("device", choices=["rng", "dice"])
-    p.add_argument("--every", type=float, help="send a result every S seconds (also on ROLL and on Enter)")
-    p.add_argument("--heartbeat", type=float, default=1.0)
-    p.add_argument("--bad-checksum", type=float, default=0.0, help="probability of a wrong checksum")
-    p.add_argument("--noise", type=float, default=0.0, help="probability of noise bytes before a line")
+    p.add_argument("--every", type=positive, help="send a result every S seconds (also on ROLL and on Enter)")
+    p.add_argument("--heartbeat", type=positive, default=1.0)
+    p.add_argument("--bad-checksum", type=share, default=0.0, help="probability of a wrong checksum")
+    p.add_argument("--noise", type=share, default=0.0, help="probability of noise bytes before a line")
     p.add_argument("--silent", action="store_true", help="send nothing (an unplugged or dead device)")
-    p.add_argument("--link", help="also make this path a link to the port, as udev does")
+    p.add_argument("--link", type=new_path, help="also make this path a link to the port, as udev does")
     p.add_argument("--seed", type=int, help="reproducible values (default: the OS generator)")
     p.set_defaults(func=cmd_devices_simulate)
 
@@ -765,8 +767,8 @@ def build_parser() -> argparse.ArgumentParser:
         dest="vision_command", required=True)
     p = vision.add_parser("markers", help="print the layout's markers at true size (A4 PNG pages)")
     p.add_argument("--layout", help="layout TOML (default: the shipped config/layout.toml)")
-    p.add_argument("--out", required=True, help="folder for markers-N.png")
-    p.add_argument("--dpi", type=int, default=300)
+    p.add_argument("--out", type=new_path, required=True, help="folder for markers-N.png")
+    p.add_argument("--dpi", type=whole_number(72, 1200), default=300, help="the pages' resolution (72-1200)")
     p.set_defaults(func=cmd_vision_markers)
     p = vision.add_parser("calibrate", help="find the markers in frames and fit the homography")
     p.add_argument("--layout")
@@ -774,11 +776,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_vision_calibrate)
     p = vision.add_parser("render", help="draw a synthetic dealt table (the simulated camera)")
     p.add_argument("--layout")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", type=new_path, required=True, help="the frame to write (.png, .jpg, ...)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--design", default="classic")
-    p.add_argument("--width", type=int, default=4608)
-    p.add_argument("--height", type=int, default=2592)
+    add_frame_size_options(p)
     p.add_argument("--clean", action="store_true", help="no tilt, light, glare, noise, blur or JPEG")
     p.add_argument("--spread", action="store_true", help="each hand spread with overlap, every index corner in view")
     p.set_defaults(func=cmd_vision_render)
@@ -796,11 +797,11 @@ def build_parser() -> argparse.ArgumentParser:
         dest="deck_command", required=True)
     p = deck.add_parser("learn", help="rank and suit templates from one photo per card (any camera, angle, background)")
     p.add_argument("--faces", required=True, help="folder of faces named by card code: As.png ... Jk.png")
-    p.add_argument("--out", required=True, help="the deck directory to write")
+    p.add_argument("--out", type=new_path, required=True, help="the deck directory to write")
     p.set_defaults(func=cmd_deck_learn)
     p = deck.add_parser("capture", help="faces from frames of one card at a time in the teach zone")
     p.add_argument("--layout")
-    p.add_argument("--out", required=True, help="folder for the faces (then: appliance deck learn --faces)")
+    p.add_argument("--out", type=new_path, required=True, help="folder for the faces (then: appliance deck learn --faces)")
     p.add_argument("--codes", help="the cards in the order they were laid (default: As Ks ... 2c Jk)")
     p.add_argument("frames", nargs="+")
     p.set_defaults(func=cmd_deck_capture)
@@ -808,33 +809,33 @@ def build_parser() -> argparse.ArgumentParser:
     audit = sub.add_parser("audit", help="the tamper-evident audit log").add_subparsers(
         dest="audit_command", required=True)
     p = audit.add_parser("verify", help="check every chain and signature; names the first bad record")
-    p.add_argument("path", help="the log folder (or one day's file)")
+    p.add_argument("path", type=existing_path, help="the log folder (or one day's file)")
     p.add_argument("--key-file", required=True, help="the HMAC key, kept outside the log")
     p.add_argument("--seal", help="a shift seal (its text, or a file holding it): the log must still hold "
                    "every record up to it, unchanged")
     p.set_defaults(func=cmd_audit_verify)
     p = audit.add_parser("replay", help="settle every logged round again from its raw records; report differences")
-    p.add_argument("path")
+    p.add_argument("path", type=existing_folder, help="the log folder")
     p.add_argument("--key-file", required=True)
     p.add_argument("--round", help="only this round id")
     p.set_defaults(func=cmd_audit_replay)
     p = audit.add_parser("export", help="settled rounds of gaming days (--from/--to) as CSV, with their shift seals")
-    p.add_argument("path")
+    p.add_argument("path", type=existing_folder, help="the log folder")
     p.add_argument("--key-file", required=True)
     p.add_argument("--from", dest="date_from", required=True)
     p.add_argument("--to", dest="date_to", required=True)
     p.set_defaults(func=cmd_audit_export)
     p = audit.add_parser("index", help="rebuild the SQLite history index from the log")
-    p.add_argument("path")
-    p.add_argument("--db", required=True)
+    p.add_argument("path", type=existing_folder, help="the log folder")
+    p.add_argument("--db", type=new_path, required=True)
     p.set_defaults(func=cmd_audit_index)
     p = audit.add_parser("recall", help="the last rounds with their reads, device values and settlement")
-    p.add_argument("path")
+    p.add_argument("path", type=existing_folder, help="the log folder")
     p.add_argument("--key-file", required=True)
-    p.add_argument("--last", type=int, default=10)
+    p.add_argument("--last", type=whole_number(1), default=10, help="how many rounds (at least 1)")
     p.set_defaults(func=cmd_audit_recall)
     p = audit.add_parser("keygen", help="create the HMAC key file (mode 600); never overwrites")
-    p.add_argument("path")
+    p.add_argument("path", type=new_path, help="the key file to make")
     p.set_defaults(func=cmd_audit_keygen)
     add_floor_commands(sub)
     return parser

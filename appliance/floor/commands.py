@@ -8,6 +8,8 @@ import datetime as dt
 import json
 from pathlib import Path
 
+from ..arguments import existing_folder, new_path, not_negative, port
+
 
 def add_shipping_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--floor", help="the floor service's URL: ship this table's records there")
@@ -101,14 +103,14 @@ def add_floor_commands(sub) -> None:
     p = commands.add_parser("serve", help="the floor service: ingest API, pit view, JSON API and reports")
     p.add_argument("--db", default="", help=db_help)
     p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8090)
+    p.add_argument("--port", type=port, default=8090, help="the floor service's port (0: any free one)")
     p.add_argument("--day-starts-at", default="06:00", help="the start of the gaming day (and of the day shift)")
     p.set_defaults(func=cmd_serve)
 
     p = commands.add_parser("enroll", help="register a table; write the credentials file it ships with (mode 600)")
     p.add_argument("table", metavar="TABLE_ID")
     p.add_argument("--db", default="", help=db_help)
-    p.add_argument("--out", required=True, help="the credentials file to write (never overwritten)")
+    p.add_argument("--out", type=new_path, required=True, help="the credentials file to write (never overwritten)")
     p.add_argument("--audit-key", help="escrow this existing audit key (a table that already has a log); "
                                        "default: a new key, written to the table's key file on first use")
     p.set_defaults(func=cmd_enroll)
@@ -119,8 +121,8 @@ def add_floor_commands(sub) -> None:
     p.set_defaults(func=cmd_prune)
 
     p = commands.add_parser("ship", help="ship what a log holds that the floor does not; exit 0 when all is acknowledged")
-    p.add_argument("--audit", required=True, help="the table's audit log folder")
+    p.add_argument("--audit", type=existing_folder, required=True, help="the table's audit log folder")
     p.add_argument("--floor", required=True, help="the floor service's URL")
     p.add_argument("--floor-credentials", required=True)
-    p.add_argument("--wait", type=float, default=30.0, help="keep trying an unreachable floor this many seconds")
+    p.add_argument("--wait", type=not_negative, default=30.0, help="keep trying an unreachable floor this many seconds")
     p.set_defaults(func=cmd_ship)
