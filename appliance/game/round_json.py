@@ -106,6 +106,8 @@ def _hand(t: Table) -> Hand:
                 raise t.error(key, f"expected a list of card codes, got {codes!r}")
             cards = []
             for i, code in enumerate(codes):
+                if not isinstance(code, str):  # card() takes an index too: 14 would be a card
+                    raise t.error(f"{key}[{i}]", f"expected a card code such as \"Ah\", got {code!r}")
                 try:
                     cards.append(card(code))
                 except CardError as err:

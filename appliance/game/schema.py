@@ -122,7 +122,7 @@ class Table:
 
     def table(self, key: str, optional: bool = False) -> Table | None:
         value = self.raw(key, None if optional else _MISSING)
-        if value is None:
+        if value is None and optional:
             return None
         return Table(value, self.source, self.where(key), self.error_class)
 
