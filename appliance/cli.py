@@ -841,6 +841,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def one_line(err: Exception) -> str:
+    """An error's message on one line (a library's own may run over several)."""
+    return "; ".join(line.strip() for line in str(err).splitlines() if line.strip()) or type(err).__name__
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -857,7 +862,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                           getattr(args, "supervisor_command", None),
                                           getattr(args, "floor_command", None),
                                           getattr(args, "tls_command", None))))
-        print(f"appliance {command}: {err}", file=sys.stderr)
+        print(f"appliance {command}: {one_line(err)}", file=sys.stderr)
         return 2
 
 

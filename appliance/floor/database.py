@@ -17,6 +17,8 @@ def connect(dsn: str, **options) -> psycopg.Connection:
     except psycopg.OperationalError as err:
         reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise DatabaseUnavailable(f"cannot reach the floor's database: {reason}") from None
+    except psycopg.ProgrammingError as err:  # libpq cannot read the DSN itself
+        raise DatabaseUnavailable(f"--db {dsn!r}: not a libpq connection string: {str(err).strip()}") from None
 
 
 class Database:
