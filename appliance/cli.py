@@ -155,6 +155,8 @@ def cmd_devices_listen(args: argparse.Namespace) -> int:
     def on_status(status, why) -> None:
         print(json.dumps({"status": status.value, "reason": why}), file=sys.stderr, flush=True)
 
+    if "://" not in args.port and not Path(args.port).exists():  # pyserial would retry a missing port for ever
+        raise UsageError(f"--port {args.port}: no such device (is it plugged in?)")
     settings = SerialSettings(DeviceKind(args.device), args.port, baudrate=args.baud)
     with StartSeatDevice(settings, on_result, on_reject, on_status) as device:
         try:
@@ -233,6 +235,8 @@ def cmd_vision_render(args: argparse.Namespace) -> int:
     layout = _layout(args.layout)
     if args.design not in DESIGNS:
         raise UsageError(f"unknown design {args.design!r}: expected one of {', '.join(DESIGNS)}")
+    if not cv2.haveImageWriter(args.out):
+        raise UsageError(f"--out {args.out}: OpenCV writes no image of that kind: name it .png or .jpg")
     rng = random.Random(args.seed)
     scene = Scene.random(rng, layout, size=(args.width, args.height), degrade=not args.clean,
                          rotation="slight" if args.clean else "any", spread=args.spread)
@@ -417,6 +421,8 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
         start, end = dt.date.fromisoformat(args.date_from), dt.date.fromisoformat(args.date_to)
     except ValueError as err:
         raise UsageError(f"--from/--to: {err} (use YYYY-MM-DD)") from None
+    if start > end:
+        raise UsageError(f"--from {start} is after --to {end}: no gaming day lies between them")
     sys.stdout.write(export_csv(args.path, load_key(args.key_file), start, end).text)
     return 0
 
