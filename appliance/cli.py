@@ -25,7 +25,7 @@ from .arguments import existing_folder, existing_path, new_path, not_negative, p
 from .config import DEFAULT_HOUSE, load_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
-from .floor.commands import add_floor_commands, add_shipping_options, shipping
+from .floor.commands import add_floor_commands, add_shipping_options, floor_url, shipping
 from .game.cards import format_cards, parse_cards
 from .game.fortune import best_paying
 from .game.money import fmt
@@ -364,11 +364,12 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     # A simulation on the shipped configuration: its key may sit beside its log folder.
     key_file = key_path(args.key_file, None, audit_dir.parent / f"{audit_dir.name}.key")
     rules = load_house(args.house)
+    make_key = may_make_key(args, key_file)
     hold_for_writing(audit_dir)  # before anything is written: the key, a partial record cut, the index
     start = time.perf_counter()
     space = SpaceLimits(max(args.refuse_free_mb, SpaceLimits.warn_mb), args.refuse_free_mb)
     day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
-    key, shipper = shipping(args, audit_dir, key_file)
+    key, shipper = shipping(args, audit_dir, key_file, make_key=make_key)
     audit = AuditLog(audit_dir, key, day=day)
     if shipper:
         shipper.recording = lambda: audit.stopped is None
@@ -388,6 +389,18 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
         out["floor"] = _last_shipment(shipper)
     _print(out)
     return 0
+
+
+def may_make_key(args: argparse.Namespace, key_file: Path, configured=None) -> bool:
+    """Whether a missing audit key may be made: not where it is named (a floor's credentials still write
+    theirs there). A named key that is missing is refused here, before the log's folder is made or locked."""
+    from .audit.keys import named, require_key
+
+    if not named(args.key_file):
+        return True
+    if not floor_url(args, configured):
+        require_key(key_file)
+    return False
 
 
 def _last_shipment(shipper) -> dict:
@@ -518,24 +531,30 @@ def cmd_run(args: argparse.Namespace) -> int:
         devices = dataclasses.replace(devices, vision=dataclasses.replace(devices.vision, deck=taught))
     if args.production:
         refuse_simulated_parts(args, devices)
-    # One appliance per data folder, before anything is written or printed (a demonstration's PIN):
-    # a second one on the same log would fork its chain.
-    data.mkdir(mode=0o750, parents=True, exist_ok=True)
-    hold_for_writing(data / "audit")
     supervisors = supervisors_as_saved(config_dir)
     simulate = args.simulate or devices.start_source == "simulated"
+    demo_pin = None
     if simulate and not supervisors():
-        # A demonstration needs a supervisor: one for this run only, its PIN shown here and nowhere else.
-        pin = f"{secrets.randbelow(10**6):06d}"
-        demo = {"demo": new_pin(pin)}
+        # A demonstration needs a supervisor: one for this run only, its PIN shown (once the run has its log and
+        # key) on stderr and nowhere else.
+        demo_pin = f"{secrets.randbelow(10**6):06d}"
+        demo = {"demo": new_pin(demo_pin)}
         supervisors = lambda: demo  # noqa: E731
-        print(f"simulation: supervisor id demo, PIN {pin} (this run only)", file=sys.stderr, flush=True)
     # The audit key lives outside the data (see audit/keys.py); only a simulation on the shipped
     # configuration keeps one beside its data.
     beside_data = simulate and config_dir is None and not args.key_file and not os.environ.get(KEY_ENV)
     key_file = key_path(args.key_file, config_dir, data / "audit.key" if beside_data else None)
+    make_key = may_make_key(args, key_file, devices.floor)
+    if not data.parent.is_dir():
+        raise UsageError(f"the data folder {data}: no folder {data.parent}")
+    # One appliance per data folder, before anything is written or printed (a demonstration's PIN):
+    # a second one on the same log would fork its chain.
+    data.mkdir(mode=0o750, exist_ok=True)
+    hold_for_writing(data / "audit")
     rules_mapping = read_toml(Path(rules.source))
-    key, shipper = shipping(args, data / "audit", key_file, devices.floor)
+    key, shipper = shipping(args, data / "audit", key_file, devices.floor, make_key=make_key)
+    if demo_pin:
+        print(f"simulation: supervisor id demo, PIN {demo_pin} (this run only)", file=sys.stderr, flush=True)
     audit = AuditLog(data / "audit", key, day=GamingDay.from_house(rules_mapping, rules.source))
     if shipper:
         shipper.recording = lambda: audit.stopped is None  # the pit shows "recording stopped"

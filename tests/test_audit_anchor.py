@@ -280,7 +280,12 @@ def test_the_key_is_looked_for_outside_the_data(tmp_path, monkeypatch):
     monkeypatch.delenv("APPLIANCE_KEY_FILE")
     with pytest.raises(AuditKeyError, match="no audit key: give --key-file"):
         key_path(None, None)
-    assert len(audit_key(tmp_path / "new" / "audit.key", tmp_path / "no-log")) == 64
+    assert len(audit_key(tmp_path / "audit.key", tmp_path / "no-log")) == 64
+    with pytest.raises(AuditKeyError, match="no folder"):  # a mistyped folder is not made
+        audit_key(tmp_path / "new" / "audit.key", tmp_path / "no-log")
+    with pytest.raises(AuditKeyError, match="create one with: appliance audit keygen"):  # a named key is never made
+        audit_key(tmp_path / "named.key", tmp_path / "no-log", make=False)
+    assert not (tmp_path / "new").exists() and not (tmp_path / "named.key").exists()
     filled(tmp_path / "log", 1)
     with pytest.raises(AuditKeyError, match="already holds records"):
         audit_key(tmp_path / "other.key", tmp_path / "log")

@@ -16,19 +16,25 @@ def add_shipping_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--floor-credentials", help="this table's credentials file (appliance floor enroll)")
 
 
-def shipping(args, audit_dir: Path, key_file: Path, configured=None):
+def floor_url(args, configured=None) -> str | None:
+    """The floor this table ships to: the command line's --floor, else devices.toml's [floor], else none."""
+    return args.floor or (configured.url if configured else None)
+
+
+def shipping(args, audit_dir: Path, key_file: Path, configured=None, make_key: bool = True):
     """The table's audit key and a started background shipper (or the key alone and None without a floor).
-    The command line's --floor wins over devices.toml's [floor]."""
+    The command line's --floor wins over devices.toml's [floor]. Without a floor a missing key is made only
+    when ``make_key``; with one, the key file is written from the floor's credentials (docs/floor.md)."""
     from ..audit.keys import audit_key
     from .enroll import Credentials, table_key
     from .shipper import Shipper
 
-    url = args.floor or (configured.url if configured else None)
+    url = floor_url(args, configured)
     creds = args.floor_credentials or (configured.credentials if configured else None)
     if bool(url) != bool(creds):
         raise ValueError("--floor and --floor-credentials go together")
     if not url:
-        return audit_key(key_file, audit_dir), None
+        return audit_key(key_file, audit_dir, make=make_key), None
     credentials = Credentials.read(creds)
     key = table_key(key_file, credentials, audit_dir)
     return key, Shipper(audit_dir, url, credentials)
