@@ -178,6 +178,7 @@ def test_run_holds_a_forged_log_at_start_up(tmp_path):
     import urllib.request
 
     data = tmp_path / "data"
+    data.mkdir()
     out = subprocess.run([APPLIANCE, "simulate-table", "--rounds", "3", "--audit", str(data / "audit")],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -186,7 +187,8 @@ def test_run_holds_a_forged_log_at_start_up(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([APPLIANCE, "run", "--simulate", "--rounds", "1", "--pace", "0.05", "--port", str(port),
+    proc = subprocess.Popen([APPLIANCE, "run", "--simulate", "--rounds", "1", "--keep-serving", "--pace", "0.05",
+                             "--port", str(port),
                              "--data", str(data)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         deadline, state = time.monotonic() + 60, {}

@@ -220,7 +220,12 @@ def test_zone_images_are_kept_by_their_hash_and_checked(tmp_path):
     assert not result.ok and "does not match its SHA-256" in result.problem and result.line >= 1
 
 
-def test_simulate_table_creates_the_key_folder(tmp_path):
+def test_simulate_table_makes_its_key_beside_the_log_but_no_missing_folder(tmp_path):
+    out = subprocess.run([APPLIANCE, "simulate-table", "--rounds", "2", "--audit", "data/audit"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and f"no folder {tmp_path / 'data'}" in out.stderr
+    assert list(tmp_path.iterdir()) == []  # a mistyped path is refused, not made
+    (tmp_path / "data").mkdir()
     out = subprocess.run([APPLIANCE, "simulate-table", "--rounds", "2", "--audit", "data/audit"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
