@@ -531,6 +531,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         devices = dataclasses.replace(devices, vision=dataclasses.replace(devices.vision, deck=taught))
     if args.production:
         refuse_simulated_parts(args, devices)
+    if args.rounds and not (args.simulate or devices.start_source == "simulated"):
+        raise UsageError("--rounds: only a simulation plays rounds by itself (add --simulate)")
     supervisors = supervisors_as_saved(config_dir)
     simulate = args.simulate or devices.start_source == "simulated"
     demo_pin = None
@@ -574,7 +576,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         table.notices.append(f"Simulation: the audit key is kept in the data folder ({key_file}); on a table it "
                              "lives in the configuration folder")
     station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
-                      rounds=args.rounds or None, on_prompt=live.prompt, index=index, ready_to_record=feed.flush,
+                      rounds=args.rounds, on_prompt=live.prompt, index=index, ready_to_record=feed.flush,
                       mislay=args.mislay)
     # Records lost from the log's end, or a log that fails verification: no round until a supervisor has seen it.
     table.hold_for_audit(audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
@@ -606,8 +608,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     notify("READY=1")
     start_watchdog(healthy=station.hearts.healthy, stop=stop)
     try:
-        while not stop.wait(1.0):
-            pass
+        while not stop.wait(0.2):
+            if station.played is not None and station.played.is_set() and not args.keep_serving:
+                break  # --rounds played: the appliance stops as if told to
     except KeyboardInterrupt:
         pass
     finally:
@@ -727,7 +730,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a dealing table (the service): refuse to start on a simulated start source, camera or GPIO rail")
     p.add_argument("--render", action="store_true", help="in simulation, read every hand from the synthetic camera")
     p.add_argument("--pace", type=positive, default=1.5, help="seconds between the steps of a simulated round")
-    p.add_argument("--rounds", type=int, default=0, help="in simulation, stop after N rounds (default: play on)")
+    p.add_argument("--rounds", type=whole_number(1), help="in simulation, play N rounds, then stop (default: play on)")
+    p.add_argument("--keep-serving", action="store_true",
+                   help="with --rounds: after the last round, keep serving the dashboard (the round settled on it) "
+                        "until stopped")
     p.add_argument("--seed", type=int, default=1)
     add_mislay_option(p)
     add_shipping_options(p)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import threading
 import time
 from pathlib import Path
 
@@ -73,6 +74,7 @@ class Station:
         self.camera: Camera | None = None  # a real camera, closed when the station stops
         self.start_device: StartSeatDevice | None = None  # the serial RNG or shaker, if the start values come from one
         self.hearts = Heartbeats(devices.stale_after)  # what the watchdog's pings rest on
+        self.played: threading.Event | None = None  # a simulation's ``rounds``, once played
         status = self._status_logger()
         health = HealthTracker("start-seat", devices.health_window, devices.health_alpha, on_warning=lambda w: table.note(
             Events.DEVICE_HEALTH, {"device": "start-seat", "source": w.source, "message": w.message(),
@@ -109,8 +111,9 @@ class Station:
 
             # the settled round stays on the screen while the dealer pays it, as at a table, and a held
             # setting while the dealer is slow to reset it (a supervisor may let it stand meanwhile)
-            self.workers.append(SimulatedDealer(self.loop, press, lay, seed, pace, rounds, paying=4, mislay=mislay,
-                                                reset_moves=8))
+            dealer = SimulatedDealer(self.loop, press, lay, seed, pace, rounds, paying=4, mislay=mislay, reset_moves=8)
+            self.workers.append(dealer)
+            self.played = dealer.played
             void_interrupted(table.audit)  # the simulation clears a power cut itself
         open_rounds = interrupted(table.audit.folder)
         # The bank's rotation looks back across a restart: the rounds settled before it, from the index.

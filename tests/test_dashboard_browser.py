@@ -27,7 +27,8 @@ def free_port() -> int:
 def settled_table(tmp_path_factory):
     port = free_port()
     data = tmp_path_factory.mktemp("data")
-    proc = subprocess.Popen([shutil.which("appliance"), "run", "--simulate", "--rounds", "1", "--pace", "0.05",
+    proc = subprocess.Popen([shutil.which("appliance"), "run", "--simulate", "--rounds", "1", "--keep-serving",
+                             "--pace", "0.05",
                              "--port", str(port), "--data", str(data)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:

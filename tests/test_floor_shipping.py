@@ -130,8 +130,8 @@ def test_appliance_run_ships_its_records_as_it_plays(floor_dsn, tmp_path):
     enrolled(floor_dsn, "T9", tmp_path)
     data = tmp_path / "data"
     with floor_service(floor_dsn) as url:
-        proc = subprocess.Popen([sys.executable, "-m", "appliance", "run", "--simulate", "--rounds", "1", "--pace",
-                                 "0.05", "--port", str(free_port()), "--data", str(data), "--floor", url,
+        proc = subprocess.Popen([sys.executable, "-m", "appliance", "run", "--simulate", "--rounds", "1",
+                                 "--keep-serving", "--pace", "0.05", "--port", str(free_port()), "--data", str(data), "--floor", url,
                                  "--floor-credentials", str(tmp_path / "T9.credentials")],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:

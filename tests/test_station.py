@@ -199,7 +199,7 @@ def test_the_bank_rotation_goes_on_across_a_real_restart(tmp_path):
             s.bind(("127.0.0.1", 0))
             port = s.getsockname()[1]
         proc = subprocess.Popen([shutil.which("appliance"), "run", "--simulate", "--house", "capitol", "--rounds", "3",
-                                 "--pace", "0.05", "--port", str(port), "--data", str(data)],
+                                 "--keep-serving", "--pace", "0.05", "--port", str(port), "--data", str(data)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             def settled() -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 from collections.abc import Callable
 from decimal import Decimal
 from itertools import combinations
@@ -219,6 +220,7 @@ class SimulatedDealer(Worker):
         self.mislay, self.reset_moves = mislay, reset_moves
         self._paid = self._held_for = 0
         self.opened = 0
+        self.played = threading.Event()  # set once the ``rounds`` asked for are played and settled
         self._since: tuple | None = None  # (round, step, the camera's look count) when the dealer began to wait
         rules = loop.table.rules
         self._ev = rules.evaluator()
@@ -238,6 +240,7 @@ class SimulatedDealer(Worker):
         step, current = loop.step, loop.table.current
         if step is Step.IDLE:
             if self.rounds is not None and self.opened >= self.rounds:
+                self.played.set()
                 return
             if self.opened and self._paid < self.paying:
                 self._paid += 1
