@@ -1,0 +1,175 @@
+"""Every subcommand given bad input, as a new user would: exit status 2, one line on stderr naming the
+problem, no traceback, and nothing made (no file or folder in the working directory, none of the paths
+named). Each case runs the real command line in a fresh directory; nothing starts a server or a device."""
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+SEVEN = ["As", "Kd", "9c", "9s", "5h", "5d", "2c"]
+ROUND = {"house": "general", "banker": {"seat": "dealer", "cards": ["Ah", "Kh", "Qh", "Jh", "9c", "8c", "2d"]},
+         "action_seat": 1, "seats": [{"seat": 1, "wager": "25.00", "front": ["3h", "2s"],
+                                      "back": ["7c", "7s", "4h", "4d", "Jc"]}]}
+
+
+def round_with(change) -> str:
+    data = json.loads(json.dumps(ROUND))
+    change(data)
+    return json.dumps(data)
+
+
+# (argv, stdin, a part of the one line on stderr)
+CASES = [
+    ([], None, "the following arguments are required: command"),
+    (["deal"], None, "invalid choice: 'deal'"),
+    (["houseway", "As", "Kd"], None, "the house way sets exactly 7 cards, got 2"),
+    (["houseway", "--house-way", "nope", *SEVEN], None, "unknown house way 'nope'"),
+    (["houseway", "--house", "Bellagio", *SEVEN], None, "unknown house 'Bellagio'"),
+    (["evaluate", "Zz"], None, "unknown card 'Zz'"),
+    (["evaluate", "As", "Kd", "2c"], None, "evaluate takes 2, 5 or 7 cards, got 3"),
+    (["settle", "-"], round_with(lambda r: r.__setitem__("banker", None)), "banker: expected a table"),
+    (["settle", "-"], round_with(lambda r: r["seats"][0].__setitem__("front", [14, 13])),
+     'seats[0].front[0]: expected a card code such as "Ah", got 14'),
+    (["settle", "-"], round_with(lambda r: r["banker"].__setitem__("cards", [0, 1, 2, 3, 4, 5, 6])),
+     'banker.cards[0]: expected a card code such as "Ah", got 0'),
+    (["settle", "-"], "{not json", "stdin: not JSON"),
+    (["settle", "missing.json"], None, "missing.json"),
+    (["start-seat", "--banker", "dealer", "--value", "0"], None, "RNG value 0 is out of range 1-7"),
+    (["start-seat", "--banker", "nine", "--value", "3"], None, "--banker: expected \"dealer\" or a seat number"),
+    (["start-seat", "--banker", "dealer"], None, "one of the arguments --value --dice is required"),
+    (["simulate", "--hands", "0"], None, "--hands: expected a whole number of at least 1, got '0'"),
+    (["simulate", "--hands", "10", "--workers", "-1"], None, "--workers: expected a whole number of at least 1"),
+    # run: every one fails before a server, a device or the data folder is started or made
+    (["run", "--port", "70000"], None, "--port: expected a whole number from 0 to 65535, got '70000'"),
+    (["run", "--port", "-1"], None, "--port: expected a whole number from 0 to 65535, got '-1'"),
+    (["run", "--rounds", "0"], None, "--rounds: expected a whole number of at least 1, got '0'"),
+    (["run", "--pace", "0"], None, "--pace: expected a number above 0, got '0'"),
+    (["run", "--mislay", "1.5"], None, "--mislay: '1.5' is not a share between 0 and 1"),
+    (["run", "--data", "missing/data"], None, "--data: missing/data: no folder"),
+    (["run", "--config", "missing"], None, "--config: missing: no such folder"),
+    (["run", "--port", "0", "--key-file", "wrong.key"], None,
+     "wrong.key: no audit key; create one with: appliance audit keygen wrong.key"),
+    (["supervisor", "add", "12", "--config", "missing"], None, "missing: no such configuration folder"),
+    (["supervisor", "add", "12", "--config", "."], "12\n", "a new supervisor PIN is 6 to 8 digits"),
+    (["tls", "selfsigned", "--config", ".", "--days", "999999999"], None,
+     "--days: expected a whole number from 1 to 3650, got '999999999'"),
+    (["tls", "selfsigned", "--config", ".", "--days", "0"], None, "--days: expected a whole number from 1 to 3650"),
+    (["tls", "selfsigned", "--config", "missing"], None, "--config: missing: no such folder"),
+    (["simulate-table", "--rounds", "0", "--audit", "log"], None, "--rounds: expected a whole number of at least 1"),
+    (["simulate-table", "--rounds", "1", "--audit", "log", "--width", "0", "--height", "0", "--render"], None,
+     "--width: expected a whole number from 640 to 8192, got '0'"),
+    (["simulate-table", "--rounds", "1", "--audit", "missing/log"], None, "--audit: missing/log: no folder"),
+    (["simulate-table", "--rounds", "1", "--audit", "log", "--key-file", "missing/k.key"], None,
+     "missing/k.key: no audit key; create one with: appliance audit keygen missing/k.key"),
+    (["simulate-table", "--rounds", "1", "--audit", "log", "--key-file", "k.key"], None,
+     "k.key: no audit key; create one with"),
+    (["simulate-table", "--rounds", "1", "--audit", "log", "--refuse-free-mb", "-1"], None,
+     "--refuse-free-mb: expected a number of at least 0, got '-1'"),
+    (["devices", "listen", "rng", "--port", "/dev/nonexistent"], None,
+     "--port /dev/nonexistent: no such device"),
+    (["devices", "listen", "rng", "--port", "loop://", "--count", "-1"], None,
+     "--count: expected a whole number of at least 0, got '-1'"),
+    (["devices", "listen", "coin", "--port", "loop://"], None, "invalid choice: 'coin'"),
+    (["devices", "simulate", "rng", "--every", "0"], None, "--every: expected a number above 0, got '0'"),
+    (["devices", "simulate", "dice", "--noise", "2"], None, "--noise: '2' is not a share between 0 and 1"),
+    (["devices", "simulate", "rng", "--link", "missing/rng"], None, "--link: missing/rng: no folder"),
+    (["vision", "markers", "--out", "m", "--dpi", "0"], None, "--dpi: expected a whole number from 72 to 1200"),
+    (["vision", "markers", "--out", "m", "--dpi", "100000"], None, "--dpi: expected a whole number from 72 to 1200"),
+    (["vision", "markers", "--out", "missing/m"], None, "--out: missing/m: no folder"),
+    (["vision", "calibrate", "--layout", "missing.toml", "frame.png"], None, "missing.toml: no such layout file"),
+    (["vision", "render", "--out", "x.txt"], None, "--out x.txt: OpenCV writes no image of that kind"),
+    (["vision", "render", "--out", "missing/x.png"], None, "--out: missing/x.png: no folder"),
+    (["vision", "render", "--out", "x.png", "--design", "plain"], None, "unknown design 'plain'"),
+    (["vision", "render", "--out", "x.png", "--height", "0"], None, "--height: expected a whole number from 360"),
+    (["vision", "read", "--deck", "missing", "frame.png"], None, "missing/deck.json: no deck here"),
+    (["vision", "find", "--deck", "missing", "photo.jpg"], None, "missing/deck.json: no deck here"),
+    (["deck", "learn", "--faces", "missing", "--out", "deck"], None, "missing: no such folder of card faces"),
+    (["deck", "learn", "--faces", ".", "--out", "missing/deck"], None, "--out: missing/deck: no folder"),
+    (["deck", "capture", "--out", "missing/faces", "frame.png"], None, "--out: missing/faces: no folder"),
+    (["deck", "capture", "--out", "faces", "--codes", "Zz", "frame.png"], None, "unknown card 'Zz'"),
+    (["audit", "verify", "missing", "--key-file", "k.key"], None, "argument path: missing: no such file or folder"),
+    (["audit", "verify", ".", "--key-file", "k.key"], None, "k.key: no audit key"),
+    (["audit", "replay", "missing", "--key-file", "k.key"], None, "argument path: missing: no such folder"),
+    (["audit", "replay", ".", "--key-file", "k.key"], None, "k.key: no audit key"),
+    (["audit", "export", ".", "--key-file", "k.key", "--from", "2026-02-01", "--to", "2026-01-01"], None,
+     "--from 2026-02-01 is after --to 2026-01-01"),
+    (["audit", "export", ".", "--key-file", "k.key", "--from", "2026-13-01", "--to", "2026-01-01"], None,
+     "--from/--to: month must be in 1..12"),
+    (["audit", "index", "missing", "--db", "index.sqlite"], None, "argument path: missing: no such folder"),
+    (["audit", "index", ".", "--db", "missing/index.sqlite"], None, "--db: missing/index.sqlite: no folder"),
+    (["audit", "recall", ".", "--key-file", "k.key", "--last", "0"], None,
+     "--last: expected a whole number of at least 1, got '0'"),
+    (["audit", "recall", ".", "--key-file", "k.key", "--last", "-1"], None, "--last: expected a whole number"),
+    (["audit", "keygen", "missing/k.key"], None, "missing/k.key: no folder"),
+    (["floor", "migrate", "--db", "garbage"], None, "--db 'garbage': not a libpq connection string"),
+    (["floor", "serve", "--port", "70000"], None, "--port: expected a whole number from 0 to 65535"),
+    (["floor", "serve", "--db", "garbage"], None, "--db 'garbage': not a libpq connection string"),
+    (["floor", "enroll", "T1", "--out", "missing/T1.credentials"], None, "--out: missing/T1.credentials: no folder"),
+    (["floor", "enroll", "T1", "--db", "garbage", "--out", "T1.credentials"], None,
+     "--db 'garbage': not a libpq connection string"),
+    (["floor", "prune", "--db", "garbage", "--keep-days", "0"], None, "--keep-days: 0; at least 1"),
+    (["floor", "ship", "--audit", "missing", "--floor", "http://127.0.0.1:9", "--floor-credentials", "T1.credentials"],
+     None, "--audit: missing: no such folder"),
+    (["floor", "ship", "--audit", ".", "--floor", "http://127.0.0.1:9", "--floor-credentials", "T1.credentials"],
+     None, "T1.credentials: no floor credentials here"),
+    (["floor", "ship", "--audit", ".", "--floor", "http://127.0.0.1:9", "--floor-credentials", "c", "--wait", "-1"],
+     None, "--wait: expected a number of at least 0, got '-1'"),
+]
+
+
+def appliance(argv, cwd, stdin=None, timeout=60):
+    return subprocess.run([sys.executable, "-m", "appliance", *argv], input=stdin, capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout)
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("argv, stdin, message", CASES, ids=[" ".join(argv) or "(none)" for argv, _, _ in CASES])
+def test_bad_input_is_one_line_exit_2_and_makes_nothing(tmp_path, argv, stdin, message):
+    named = [arg for arg in argv if not arg.startswith("-") and not (tmp_path / arg).exists()]
+    out = appliance(argv, tmp_path, stdin)
+    assert out.returncode == 2, (out.returncode, out.stderr)
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].strip(), out.stderr
+    assert "Traceback" not in out.stderr
+    assert lines[0].startswith("appliance") and message in lines[0], lines[0]
+    assert out.stdout == ""
+    assert listing(tmp_path) == []
+    assert [arg for arg in named if (tmp_path / arg).exists()] == []  # absolute paths too (/dev/nonexistent)
+
+
+def subcommands(parser: argparse.ArgumentParser, prefix=()) -> list[tuple[str, ...]]:
+    """Every runnable command line's words, walked from the parser (a new subcommand shows up here)."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += subcommands(sub, (*prefix, name)) or [(*prefix, name)]
+    return found
+
+
+def test_every_subcommand_has_a_bad_input():
+    from appliance.cli import build_parser
+
+    covered = {tuple(argv[:len(words)]) for argv, _, _ in CASES for words in subcommands(build_parser())}
+    missing = [" ".join(words) for words in subcommands(build_parser()) if words not in covered]
+    assert missing == []
+
+
+def test_run_rounds_plays_them_and_exits(tmp_path):
+    """--rounds 1 used to play one round and then serve the dashboard for ever."""
+    started = time.monotonic()
+    out = appliance(["run", "--simulate", "--rounds", "1", "--pace", "0.05", "--port", "0", "--data", "data"],
+                    tmp_path, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.splitlines()[0])["simulate"] is True
+    settled = [line for day in (tmp_path / "data" / "audit").glob("*.jsonl") for line in day.read_text().splitlines()
+               if '"RoundSettled"' in line]
+    assert len(settled) == 1 and time.monotonic() - started < 60
