@@ -33,6 +33,7 @@ def wait_for_records(audit: Path, proc: subprocess.Popen, timeout: float = 60) -
 
 def test_a_second_appliance_on_one_data_folder_is_refused_and_writes_nothing(tmp_path):
     data = tmp_path / "data"
+    data.mkdir()  # simulate-table makes its log folder, not the folder above it
     audit = data / "audit"
     with subprocess.Popen([APPLIANCE, "simulate-table", "--rounds", "100000", "--audit", str(audit), "--seed", "3"],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as first:
