@@ -273,3 +273,45 @@ def test_records_lost_from_a_tables_log_are_a_gap_the_floor_accepts_and_alerts(f
     assert held[: len(kept)] == kept and len(held) == len(kept) + 2
     [alert] = [a for a in get(f"{url}/api/floor/alerts") if a["kind"] == "log-gap"]
     assert lost in alert["message"] and f"the floor holds {3 if shipped_first else 0} of them" in alert["message"]
+
+
+def post_batch(url: str, credentials: Credentials, records: list[dict]) -> dict:
+    """A batch as anyone holding the table's token may send it, the fields beside each line chosen freely."""
+    request = urllib.request.Request(f"{url}/api/floor/ingest", data=json.dumps({"records": records}).encode(),
+                                     method="POST", headers={"X-Floor-Table": credentials.table, "Content-Type":
+                                                             "application/json",
+                                                             "Authorization": f"Bearer {credentials.token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_the_day_a_record_is_booked_to_is_its_signed_one_not_the_day_sent_beside_it(floor, tmp_path):
+    """The old floor booked each record to the unsigned gaming_day sent beside it: a token moved takings."""
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=3)
+    lines = log_lines(audit_dir)
+    signed_day = json.loads(lines[-1])["gaming_day"]
+    answer = post_batch(url, credentials, [{"line": line, "gaming_day": "2020-01-01"} for line in lines])
+    assert answer["accepted"] == len(lines) and answer["refused"] is None
+    with psycopg.connect(dsn) as conn:
+        days = {str(d) for (d,) in conn.execute("SELECT DISTINCT gaming_day FROM floor_records")}
+        rounds = {str(d) for (d,) in conn.execute("SELECT DISTINCT gaming_day FROM floor_rounds")}
+    assert days == rounds == {json.loads(line)["gaming_day"] for line in lines} == {signed_day}
+    assert get(f"{url}/api/floor/alerts")[0]["kind"] == "day-differs"  # someone sent another day: the pit is told
+    report = urllib.request.urlopen(f"{url}/api/floor/report/{signed_day}.csv", timeout=10).read().decode()
+    moved = urllib.request.urlopen(f"{url}/api/floor/report/2020-01-01.csv", timeout=10).read().decode()
+    assert report.splitlines()[1].startswith("T1,3,") and len(moved.splitlines()) == 2  # only the floor's row
+
+
+def test_a_record_without_a_signed_gaming_day_is_refused(floor, tmp_path):
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    key = table_key(tmp_path / "T1.key", credentials, tmp_path / "audit")
+    record = {"seq": 1, "ts": "2026-12-01T10:00:00.000000+00:00", "event": "DeviceStatus", "who": "appliance",
+              "data": {"device": "rng"}, "prev": "0" * 64}
+    record["hmac"] = sign(key, record)
+    answer = post_batch(url, credentials, [{"line": canonical(record).decode(), "gaming_day": "2026-12-01"}])
+    assert answer["accepted"] == 0 and answer["refused"]["kind"] == "not-a-record"
+    assert "gaming day" in answer["refused"]["problem"]
+

@@ -34,7 +34,9 @@ class Refusal:
 @dataclass(frozen=True)
 class Incoming:
     line: bytes
-    gaming_day: str
+    # The day the shipper sent beside the line: unsigned, so never booked to (anyone holding the table's
+    # token could move takings between days with it); compared with the signed day only, to alert.
+    sent_day: str | None = None
 
 
 @dataclass
@@ -81,6 +83,20 @@ def parse(line: bytes) -> dict | None:
     except ValueError:
         return None
     return record
+
+
+def signed_day(record: dict) -> str | None:
+    """The gaming day the record was signed with (``YYYY-MM-DD``, the house's day as the table computed it
+    from the record's time): the only day the floor books it to.
+
+    >>> signed_day({"gaming_day": "2026-11-28"}), signed_day({"gaming_day": "20261128"}), signed_day({})
+    ('2026-11-28', None, None)
+    """
+    day = record.get("gaming_day")
+    try:
+        return day if isinstance(day, str) and dt.date.fromisoformat(day).isoformat() == day else None
+    except ValueError:
+        return None
 
 
 def _refuse(conn, table: str, line: bytes, refusal: Refusal) -> Refusal:
@@ -140,7 +156,12 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
                     head.seq + 1, "not-a-record", f"table {table}: the record after sequence {head.seq} "
                     "is not an audit record in canonical form"))
                 break
-            seq = record["seq"]
+            seq, day = record["seq"], signed_day(record)
+            if day is None:  # every log that verifies signs its records' day: a line without one is no record
+                result.refused = _refuse(conn, table, incoming.line, Refusal(
+                    seq, "not-a-record", f"table {table}: record {seq} carries no signed gaming day (YYYY-MM-DD): "
+                                         "the floor books a record only to the day it was signed with"))
+                break
             if seq <= head.seq:
                 if _anchored_differs(conn, table, seq, incoming.line):
                     result.refused = _refuse(conn, table, incoming.line, Refusal(
@@ -157,7 +178,10 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
             if refusal:
                 result.refused = _refuse(conn, table, incoming.line, refusal)
                 break
-            rows.append((table, seq, record["ts"], incoming.gaming_day, record["event"], record["who"],
+            if incoming.sent_day is not None and incoming.sent_day != day:
+                raise_alert(conn, table, "day-differs", f"table {table}: record {seq} was sent as of gaming day "
+                            f"{incoming.sent_day} but is signed as of {day}: booked to {day}")
+            rows.append((table, seq, record["ts"], day, record["event"], record["who"],
                          record["data"].get("round"), line_hash(incoming.line), incoming.line.decode("utf-8")))
             images += [d for d in record["data"].get("images", []) if isinstance(d, str)]
             if gap:

@@ -41,11 +41,13 @@ def parse_batch(body) -> tuple[list[Incoming], dict | None]:
     for number, item in enumerate(body["records"]):
         if not isinstance(item, dict) or not isinstance(item.get("line"), str):
             raise BadRequest(f"records[{number}]: expected {{\"line\": str, \"gaming_day\": \"YYYY-MM-DD\"}}")
+        # The day beside the line is optional and never booked to (the record's own, signed, is): shippers
+        # of before still send it, and one that disagrees with the record is alerted on.
         try:
-            day = dt.date.fromisoformat(item.get("gaming_day", ""))
+            day = dt.date.fromisoformat(item["gaming_day"]).isoformat() if "gaming_day" in item else None
         except (TypeError, ValueError):
             raise BadRequest(f"records[{number}].gaming_day: not a date (YYYY-MM-DD)") from None
-        batch.append(Incoming(item["line"].encode("utf-8"), day.isoformat()))
+        batch.append(Incoming(item["line"].encode("utf-8"), day))
     says = body.get("table_head")
     return batch, says if isinstance(says, dict) else None
 
