@@ -315,3 +315,21 @@ def test_a_record_without_a_signed_gaming_day_is_refused(floor, tmp_path):
     assert answer["accepted"] == 0 and answer["refused"]["kind"] == "not-a-record"
     assert "gaming day" in answer["refused"]["problem"]
 
+
+def test_days_booked_before_by_the_day_sent_are_booked_again_by_the_signed_day(floor, tmp_path):
+    from appliance.floor.migrate import migrate
+
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=2)
+    ship(audit_dir, url, credentials)
+    signed_day = json.loads(log_lines(audit_dir)[-1])["gaming_day"]
+    with psycopg.connect(dsn) as conn:  # as the old floor booked a batch sent with another day
+        conn.execute("UPDATE floor_records SET gaming_day = '2020-01-01'")
+        conn.execute("UPDATE floor_rounds SET gaming_day = '2020-01-01'")
+        conn.execute("DELETE FROM floor_migrations WHERE version = 5")
+    assert migrate(dsn).applied == [5]
+    with psycopg.connect(dsn) as conn:
+        days = {str(d) for (d,) in conn.execute("SELECT gaming_day FROM floor_records UNION "
+                                                "SELECT gaming_day FROM floor_rounds")}
+    assert days == {signed_day}
