@@ -71,6 +71,7 @@ def test_an_old_head_fails_verification(tmp_path):
     log = filled(tmp_path, 3)
     old = (tmp_path / "HEAD.json").read_bytes()
     log.append("RoundSettled", {"round": "r4"})
+    log.append("RoundSettled", {"round": "r5"})  # one record behind is what a power cut leaves: two is not
     (tmp_path / "HEAD.json").write_bytes(old)
     result = verify(tmp_path, KEY)
     assert not result.ok and "older than the log" in result.problem
@@ -289,3 +290,32 @@ def test_the_key_is_looked_for_outside_the_data(tmp_path, monkeypatch):
     filled(tmp_path / "log", 1)
     with pytest.raises(AuditKeyError, match="already holds records"):
         audit_key(tmp_path / "other.key", tmp_path / "log")
+
+
+def test_verify_right_after_a_power_cut_passes_with_a_note(tmp_path):
+    """The old verify failed a log whose head the power cut left one record behind: a crash, not tampering."""
+    log = filled(tmp_path, 3)
+    behind = (tmp_path / "HEAD.json").read_bytes()
+    log.append("RoundSettled", {"round": "r4"})
+    (tmp_path / "HEAD.json").write_bytes(behind)  # the power went between the record and its head
+    result = verify(tmp_path, KEY)
+    assert result.ok and "power cut" in result.note and result.to_json()["note"] == result.note
+    out = subprocess.run([APPLIANCE, "audit", "verify", str(tmp_path), "--key-file", str(write_key(tmp_path))],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and "power cut" in json.loads(out.stdout)["note"], out.stderr
+
+
+def test_a_head_ahead_of_the_log_two_behind_or_missing_still_fails_verify(tmp_path):
+    log = filled(tmp_path, 3)
+    two_behind = (tmp_path / "HEAD.json").read_bytes()
+    log.append("RoundSettled", {"round": "r4"})
+    ahead = (tmp_path / "HEAD.json").read_bytes()
+    log.append("RoundSettled", {"round": "r5"})
+    (tmp_path / "HEAD.json").write_bytes(two_behind)
+    assert not verify(tmp_path, KEY).ok
+    cut_last(tmp_path, 2)
+    (tmp_path / "HEAD.json").write_bytes(ahead)  # the head names a record the log no longer holds
+    result = verify(tmp_path, KEY)
+    assert not result.ok and "records missing at the end" in result.problem and result.note is None
+    (tmp_path / "HEAD.json").unlink()
+    assert not verify(tmp_path, KEY).ok

@@ -7,7 +7,8 @@ record under a key kept outside the log. Editing, deleting, inserting or reorder
 record, renaming a day file or cutting a file breaks the chain, a signature or a gaming day,
 and :func:`verify` names the first bad record by file and line. ``HEAD.json`` holds the last
 record's seq and hash, signed: a log cut at the end no longer matches it, and a log without
-it does not verify. A head put back together with a cut log is caught by a shift seal
+it does not verify (a head one record behind, naming the record before the last, is what a power
+cut between the two writes leaves: it verifies, with a note). A head put back together with a cut log is caught by a shift seal
 (:mod:`.seal`), which leaves the box.
 
 An append is whole or absent: every byte is checked written, the file and its head are
@@ -515,9 +516,12 @@ class Verification:
     problem: str | None = None
     gap_only: bool = False  # the one failure is a gap found and recorded at start-up
     end: tuple[int, str] = (0, GENESIS)  # the last record checked: seq, line hash
+    note: str | None = None  # something found that is not a failure (a head left behind by a power cut)
 
     def to_json(self) -> dict:
         out = {"ok": self.ok, "records": self.records, "files": list(self.files)}
+        if self.note is not None:
+            out["note"] = self.note
         if not self.ok:
             out.update(file=self.file, line=self.line, problem=self.problem)
         return out
@@ -558,15 +562,18 @@ def verify(folder: str | Path, key: bytes, seal: dict | None = None, start: Star
         problem = walk.seal_problem(seal)
         if problem:
             return Verification(False, walk.count, names, walk.last_file or "(no record)", None, problem)
+    note = None
     if whole:
-        problem = walk.head_problem(read_head(base, key))
+        head = read_head(base, key)
+        note = walk.head_behind_by_a_power_cut(head)
+        problem = None if note else walk.head_problem(head)
         if problem:
             return Verification(False, walk.count, names, HEAD, None, problem)
     end = (walk.seq, walk.prev)
     if walk.gaps:
         file, number, text = walk.gaps[0]
-        return Verification(False, walk.count, names, file, number, text, gap_only=True, end=end)
-    return Verification(True, walk.count, names, end=end)
+        return Verification(False, walk.count, names, file, number, text, gap_only=True, end=end, note=note)
+    return Verification(True, walk.count, names, end=end, note=note)
 
 
 class _Walk:
@@ -575,6 +582,7 @@ class _Walk:
     def __init__(self, key: bytes, base: Path, start: Start, seal_seq: int | None):
         self.key, self.base, self.seal_seq = key, base, seal_seq
         self.prev, self.seq, self.count = start.prev, start.seq, start.count
+        self.before_last: str | None = None  # the line hash of the record before the last one checked
         self.last_file: str | None = None
         self.gaps: list[tuple[str, int, str]] = []
         self._gap_at: dict[int, int] = {}  # a gap record's seq -> its place in gaps
@@ -603,6 +611,7 @@ class _Walk:
             if problem:
                 return problem
         self._note(record, line)
+        self.before_last = self.prev
         self.prev, self.seq, self.count, self.last_file = line_hash(line.raw), record["seq"], self.count + 1, line.file
         if self.seq == self.seal_seq:
             self.sealed_hash = self.prev
@@ -634,6 +643,16 @@ class _Walk:
         if self.sealed_hash != seal["hash"]:
             return f"record {seal['seq']} is not the one sealed at {seal['ts']} (the log was changed or rewritten)"
         return None
+
+    def head_behind_by_a_power_cut(self, head: dict | str | None) -> str | None:
+        """A head naming the record before the last, whole and verified: the state a power cut between a
+        record's write and its head's leaves (the next start repairs it), not a sign of tampering."""
+        if not isinstance(head, dict) or self.before_last is None:
+            return None
+        if head["seq"] != self.seq - 1 or head["hash"] != self.before_last:
+            return None
+        return (f"{HEAD} names record {head['seq']}, the one before the log's last ({self.seq}), which verifies: "
+                "the state a power cut leaves between a record and its head; the next start brings the head up")
 
     def head_problem(self, head: dict | str | None) -> str | None:
         if head is None:
