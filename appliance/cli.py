@@ -355,7 +355,7 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     from .audit.gaming_day import GamingDay
     from .audit.index import Index
     from .audit.keys import key_path
-    from .audit.log import AuditLog
+    from .audit.log import AuditLog, RecordingStopped
     from .audit.writer_lock import hold_for_writing
     from .table.recording import SpaceLimits
     from .table.simulation import play_rounds
@@ -370,10 +370,13 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     space = SpaceLimits(max(args.refuse_free_mb, SpaceLimits.warn_mb), args.refuse_free_mb)
     day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
     key, shipper = shipping(args, audit_dir, key_file, make_key=make_key)
-    audit = AuditLog(audit_dir, key, day=day)
+    index_file = audit_dir.parent / f"{audit_dir.name}.index.sqlite"
+    audit = AuditLog(audit_dir, key, day=day, index=index_file)
+    if audit.stopped is not None and audit.stopped.lasting:  # the index would be rebuilt from the short log
+        raise RecordingStopped(audit.stopped.reason)
     if shipper:
         shipper.recording = lambda: audit.stopped is None
-    index = Index(audit_dir.parent / f"{audit_dir.name}.index.sqlite")  # round ids go on from it
+    index = Index(index_file)  # round ids go on from it
     thread, stop = shipper.start() if shipper else (None, None)
     try:
         totals = play_rounds(rules, audit, args.rounds, seed=args.seed, render=args.render,
@@ -557,7 +560,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     key, shipper = shipping(args, data / "audit", key_file, devices.floor, make_key=make_key)
     if demo_pin:
         print(f"simulation: supervisor id demo, PIN {demo_pin} (this run only)", file=sys.stderr, flush=True)
-    audit = AuditLog(data / "audit", key, day=GamingDay.from_house(rules_mapping, rules.source))
+    audit = AuditLog(data / "audit", key, day=GamingDay.from_house(rules_mapping, rules.source),
+                     index=data / "index.sqlite")
     if shipper:
         shipper.recording = lambda: audit.stopped is None  # the pit shows "recording stopped"
     check = check_at_startup(audit)  # verify what was not verified before trusting the log
@@ -566,8 +570,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     os.chmod(data / "index.sqlite", 0o640)
     # The log is the truth; the index catches up with what was written since it last saw the log
     # (the first start after an upgrade builds it once), so a start does not grow with history.
-    catch_up(index, data / "audit", on_batch=lambda done: notify(  # the first build may be long: not a hang
-        f"EXTEND_TIMEOUT_USEC=60000000\nSTATUS=indexing the audit history: {done} records"))
+    if audit.stopped is None or not audit.stopped.lasting:  # else the index, evidence of a longer log, is kept
+        catch_up(index, data / "audit", on_batch=lambda done: notify(  # the first build may be long: not a hang
+            f"EXTEND_TIMEOUT_USEC=60000000\nSTATUS=indexing the audit history: {done} records"))
     feed = IndexFeed(index.add, audit)  # an index that cannot be written stops recording too
     table = Table(rules, rules_mapping, audit, supervisors, listeners=[live, feed])
     if house_notice:
@@ -592,9 +597,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(json.dumps({"dashboard": dashboard.url + "/", "data": str(data), "tls": tls is not None,
                       "simulate": simulate, "house": rules.key, "key_file": str(key_file), "verified": check.verification.records,
                       "held": table.held}), flush=True)
-    table.log(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
-                                         "dashboard": f"{args.host}:{dashboard.site.port}", "tls": tls is not None,
-                                         "insecure_http": dashboard.site.insecure_http}, "appliance")
+    table.note(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
+                                          "dashboard": f"{args.host}:{dashboard.site.port}", "tls": tls is not None,
+                                          "insecure_http": dashboard.site.insecure_http}, "appliance")
     probe_host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(
         args.host, f"[{args.host}]" if ":" in args.host else args.host)  # the server answers itself on loopback
     web_probe = Probe("web", http_probe(f"{'https' if tls else 'http'}://{probe_host}:{dashboard.site.port}/healthz",

@@ -206,16 +206,19 @@ class Stoppage:
     since: str  # the wall-clock time it began
     began: float  # monotonic, for how long it lasted
     event: str  # the record that could not be written
+    lasting: bool = False  # no retry clears it: only a start on a log put back (a longer log is known)
 
 
 class AuditLog:
     """Appends records to the gaming day's file; safe to call from several threads.
 
-    ``write`` is the seam a test puts a failing disk behind (``os.write``'s signature)."""
+    ``write`` is the seam a test puts a failing disk behind (``os.write``'s signature). ``index`` is the
+    history index kept beside the log: with the seals and the checkpoint, it tells a start whether the
+    log once went further than it does now (:mod:`.longer_log`)."""
 
     def __init__(self, folder: str | Path, key: bytes, day: GamingDay = GamingDay(),
                  clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc),
-                 write: Callable[[int, Any], int] = os.write):
+                 write: Callable[[int, Any], int] = os.write, index: Path | None = None):
         self.folder = Path(folder)
         self.folder.mkdir(mode=0o750, parents=True, exist_ok=True)
         self.key, self.day = key, day
@@ -231,6 +234,8 @@ class AuditLog:
         self.last_seal: dict | None = latest_seal(self.folder)
         for event, data in self._open():
             self._pending.append((event, data))
+        if self._hold_for_a_longer_log(index):
+            return  # nothing is written, not even what start-up found: the log stays as it was found
         try:
             self._flush_pending()
         except RecordingStopped:
@@ -270,6 +275,20 @@ class AuditLog:
         if gap:
             notes.append((AUDIT_GAP, gap))
         return notes
+
+    def _hold_for_a_longer_log(self, index: Path | None) -> bool:
+        """Stop for good if anything on the box knows a record past the log's end (beyond what the head
+        already accounts for as a gap, which is recorded and acknowledged): going on would give sequence
+        numbers and round ids a second time."""
+        from .longer_log import longer_log, witnesses  # built on this module
+
+        gap = next((data for event, data in self._pending if event == AUDIT_GAP), {})
+        reason = longer_log(witnesses(self.folder, self.key, index), max(self.seq, gap.get("to_seq") or 0))
+        if reason is None:
+            return False
+        self.stopped = Stoppage(reason, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                                time.monotonic(), "start-up", lasting=True)
+        return True
 
     def _cut_partial(self, path: Path) -> dict | None:
         # Every day file is looked at on every start: its last byte tells whether anything was cut,
@@ -342,6 +361,8 @@ class AuditLog:
         """Try to record again after a stop: the record saying how long recording stopped, or None
         if it was not stopped. Raises :class:`RecordingStopped` while the disk still refuses."""
         with self._lock:
+            if self.stopped is not None and self.stopped.lasting:
+                raise RecordingStopped(self.stopped.reason)
             return self._resume() if self.stopped is not None else None
 
     def stop(self, reason: str, event: str) -> None:
@@ -477,6 +498,8 @@ class AuditLog:
     def store_file(self, path: Path, content: bytes, event: str) -> None:
         """A file beside the log (a zone image, a seal): written whole, or recording stops."""
         with self._lock:
+            if self.stopped is not None and self.stopped.lasting:  # the checkpoint and seals are evidence now
+                raise RecordingStopped(self.stopped.reason)
             try:
                 path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
                 self._write_file(path, content)
