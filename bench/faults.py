@@ -3,7 +3,12 @@
 log must verify, hold no partial record, and every round settled before the fault must be there
 once (none lost, none repeated). Prints one table row per kind of fault.
 
-Run: python bench/faults.py [--fills 20] [--kills 50] [--seed 1] [--tmpfs]
+A second table covers faults found at start-up: the audit folder wiped (the history index left),
+the log rolled back under a shift seal, the clock stepped 400 days forward. Each start must detect
+it, hold the table with the reason the screens show, write nothing over the evidence, and lose no
+settled round once the log is put back and the table started again.
+
+Run: python bench/faults.py [--fills 20] [--kills 50] [--starts 10] [--seed 1] [--tmpfs]
 
 The disk fills through a write layer that refuses bytes from a random point on (as if another
 writer took the space between two records or in the middle of one); with --tmpfs (root) the
@@ -23,11 +28,16 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import datetime as dt
+
+from appliance.audit.index import Index
 from appliance.audit.keys import audit_key
-from appliance.audit.log import AuditLog, RecordingStopped, day_files, records, verify
-from appliance.config import load_house
+from appliance.audit.log import CLOCK_STEPPED, AuditLog, RecordingStopped, day_files, records, verify
+from appliance.audit.seal import seal_head
+from appliance.config import load_house, read_toml
 from appliance.table.recording import SpaceLimits
 from appliance.table.simulation import play_rounds
+from appliance.table.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from audit_disk import FillingDisk, fill, tmpfs  # noqa: E402  (the tests' own disks that fill)
@@ -139,10 +149,108 @@ def kill_trials(n: int, rng: random.Random, work: Path) -> dict:
     return row
 
 
+class SteppedClock:
+    """The wall clock, moved on by ``ahead`` when the bench says so (an RTC or NTP gone wrong)."""
+
+    def __init__(self):
+        self.ahead = dt.timedelta(0)
+
+    def __call__(self) -> dt.datetime:
+        return dt.datetime.now(dt.timezone.utc) + self.ahead
+
+
+def _held_with_reason(audit: AuditLog) -> bool:
+    """Held, with a reason the screens show: the table's ``held`` is what the dealer and supervisor read."""
+    held = Table(RULES, read_toml(Path(RULES.source)), audit, {}).held
+    return bool(held) and (audit.stopped is None or held == audit.stopped.reason)
+
+
+def _copy(folder: Path, to: Path) -> Path:
+    shutil.copytree(folder, to, ignore=shutil.ignore_patterns("writer.lock"))
+    return to
+
+
+def _put_back(backup: Path, folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(backup, folder)
+
+
+def wiped(folder: Path, index: Path, key: bytes, rng: random.Random) -> Path:
+    """The audit folder deleted; the history index left beside it. Returns the backup to put back."""
+    backup = _copy(folder, folder.with_name(folder.name + ".backup"))
+    shutil.rmtree(folder)
+    return backup
+
+
+def sealed_past(folder: Path, index: Path, key: bytes, rng: random.Random) -> Path:
+    """The log and its head put back as they were some rounds ago, under a later shift seal."""
+    old = {p.name: p.read_bytes() for p in [*folder.glob("*.jsonl"), folder / "HEAD.json"]}
+    play_rounds(RULES, AuditLog(folder, key), rng.randint(1, 3), seed=rng.randrange(1000))
+    seal_head(AuditLog(folder, key), "shift close", "supervisor 1042")
+    backup = _copy(folder, folder.with_name(folder.name + ".backup"))
+    for p in folder.glob("*.jsonl"):
+        p.unlink()
+    for name, data in old.items():
+        (folder / name).write_bytes(data)
+    index.unlink(missing_ok=True)  # only the seal knows: the index is not there to tell
+    return backup
+
+
+def _index_of(folder: Path, path: Path) -> None:
+    index = Index(path)
+    index.catch_up(folder)
+    index.close()
+
+
+def start_trials(n: int, rng: random.Random, work: Path) -> list[dict]:
+    rows = []
+    for name, fault in (("wiped audit (index left)", wiped), ("seal past the end", sealed_past)):
+        row = {"fault": name, "runs": n, "detected": 0, "held_with_reason": 0, "wrote_nothing": 0, "lost": 0}
+        for trial in range(n):
+            folder, index, key = work / f"{fault.__name__}-{trial}", work / f"{fault.__name__}-{trial}.sqlite", b"s" * 64
+            play_rounds(RULES, AuditLog(folder, key), rng.randint(1, 4), seed=trial)
+            _index_of(folder, index)
+            backup = fault(folder, index, key, rng)
+            before = settled(backup)
+            found = {p.name: p.read_bytes() for p in folder.glob("*.jsonl")} if folder.is_dir() else {}
+            audit = AuditLog(folder, key, index=index)
+            row["detected"] += audit.stopped is not None and audit.stopped.lasting
+            row["held_with_reason"] += _held_with_reason(audit)
+            row["wrote_nothing"] += {p.name: p.read_bytes() for p in folder.glob("*.jsonl")} == found
+            _put_back(backup, folder)  # from a backup (or the floor): the table starts again and goes on
+            catching_up = Index(index)
+            play_rounds(RULES, AuditLog(folder, key, index=index), 1, seed=trial, index=catching_up)
+            catching_up.close()
+            after = settled(folder)
+            row["lost"] += sum(1 for r in before if r not in after) + (not verify(folder, key).ok)
+        rows.append(row)
+    row = {"fault": "clock +400 days", "runs": n, "detected": 0, "held_with_reason": 0, "wrote_nothing": "-", "lost": 0}
+    for trial in range(n):
+        folder, key, clock = work / f"clock-{trial}", b"c" * 64, SteppedClock()
+        play_rounds(RULES, AuditLog(folder, key, clock=clock), rng.randint(1, 3), seed=trial)
+        before = settled(folder)
+        clock.ahead = dt.timedelta(days=400)
+        audit = AuditLog(folder, key, clock=clock)
+        row["held_with_reason"] += _held_with_reason(audit)
+        play_rounds(RULES, audit, 1, seed=trial)
+        row["detected"] += any(r["event"] == CLOCK_STEPPED for r in records(folder))
+        row["lost"] += sum(1 for r in before if r not in settled(folder))
+    rows.append(row)
+    return rows
+
+
+def _print_table(rows: list[dict], keys: list[str]) -> None:
+    widths = [max(len(k), *(len(str(r.get(k, ""))) for r in rows)) for k in keys]
+    print("  ".join(k.ljust(w) for k, w in zip(keys, widths)))
+    for r in rows:
+        print("  ".join(str(r.get(k, "")).ljust(w) for k, w in zip(keys, widths)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fills", type=int, default=20)
     parser.add_argument("--kills", type=int, default=50)
+    parser.add_argument("--starts", type=int, default=10, help="runs of each start-up fault")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--tmpfs", action="store_true", help="also fill a real 2 MB tmpfs (needs root)")
     args = parser.parse_args()
@@ -156,12 +264,13 @@ def main() -> None:
             row = tmpfs_trials(args.fills, rng, work)
             rows.append(row or {"fault": "disk fills (2 MB tmpfs)", "trials": "not permitted (needs root)"})
         rows.append(kill_trials(args.kills, rng, work))
+        starts = start_trials(args.starts, rng, work) if args.starts else []
         seconds = time.perf_counter() - start
-    keys = ["fault", "trials", "stopped_with_reason", "whole_while_full", "verify_after", "lost", "repeated"]
-    widths = [max(len(k), *(len(str(r.get(k, ""))) for r in rows)) for k in keys]
-    print("  ".join(k.ljust(w) for k, w in zip(keys, widths)))
-    for r in rows:
-        print("  ".join(str(r.get(k, "")).ljust(w) for k, w in zip(keys, widths)))
+    _print_table(rows, ["fault", "trials", "stopped_with_reason", "whole_while_full", "verify_after", "lost",
+                        "repeated"])
+    if starts:
+        print()
+        _print_table(starts, ["fault", "runs", "detected", "held_with_reason", "wrote_nothing", "lost"])
     kills = rows[-1]
     print(f"SIGKILL runs left {kills.get('settled_rounds')} settled rounds in one log; {seconds:.0f} s in all")
 
