@@ -126,6 +126,7 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     pairings = None
     if dealer is not None:
         pairings = ScreenPairings((screens_file, dealer.table.audit.store_file) if screens_file else None)
+    app.extensions["screen_pairings"] = pairings  # the front keeps room for paired screens' streams (serving)
     sessions = SessionStore(session_minutes * 60)
     app.register_blueprint(supervisor_routes(table, rules, index, audit, sessions, pairings))
     if setup is not None and table is not None:

@@ -19,12 +19,11 @@ from ..table.live import LiveTable
 from ..table.round import Events
 from ..table.supervisor import PinError
 from .request_body import ID_LIMIT, BodyError, cards, json_object, text, whole
-from .screen_pairing import PairingError, ScreenPairings
+from .screen_pairing import SCREEN_COOKIE, PairingError, ScreenPairings
 from .site_guard import is_loopback
 
 WHO = "dealer (screen)"
 BETS_LIMIT = 16  # wagers in one request: more than any table has seats
-SCREEN_COOKIE = "screen"
 
 
 def dealer_routes(loop: DealerLoop, live: LiveTable, pairings: ScreenPairings, pair_page: str) -> Blueprint:

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 CODE_TTL_S = 120.0
 CODE_TRIES = 5  # wrong codes before the code is void
+SCREEN_COOKIE = "screen"  # holds a paired screen's token (read by the dealer's routes, and by the front)
 
 
 class PairingError(ValueError):
@@ -93,14 +94,14 @@ class ScreenPairings:
             screen = PairedScreen(secrets.token_hex(4), name, address,
                                   dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), pending.by)
             record(screen)
-            self._keep({**self._screens, _digest(token): screen})
+            self._keep({**self._screens, screen_token_digest(token): screen})
             return token, screen
 
     def screen(self, token: str | None) -> PairedScreen | None:
         if not token:
             return None
         with self._lock:
-            return self._screens.get(_digest(token))
+            return self._screens.get(screen_token_digest(token))
 
     def revoke(self, screen_id: str) -> PairedScreen:
         with self._lock:
@@ -122,6 +123,11 @@ class ScreenPairings:
             store(path, json.dumps(body, indent=1).encode() + b"\n", "paired screens")
         self._screens = screens
 
+    def digests(self) -> frozenset[str]:
+        """The paired screens' token digests: the front gives their streams the dealer's room."""
+        with self._lock:
+            return frozenset(self._screens)
+
     def screens(self) -> list[dict]:
         with self._lock:
             return [s.to_json() for s in self._screens.values()]
@@ -140,5 +146,6 @@ def _read(path: Path) -> dict[str, PairedScreen]:
         return {}
 
 
-def _digest(token: str) -> str:
+def screen_token_digest(token: str) -> str:
+    """What is kept of a paired screen's token, and what the front is told of it."""
     return hashlib.sha256(token.encode()).hexdigest()
