@@ -17,7 +17,10 @@ a small kernel send buffer; a viewer past that is dropped, never waited for, and
 backlog has not moved for ``stall_s``: its browser reconnects and reloads the state. A heartbeat from
 the table's process goes to every viewer every ``heartbeat_s`` (a frozen appliance falls silent); a
 connection that has not sent its request head within ``head_timeout_s`` is closed; a head that the
-front and waitress could read differently is refused.
+front and waitress could read differently is refused. Streams are capped per address and in all
+(:mod:`.stream_caps`), with room kept for the dealer's screens, and counted apart from the other
+connections: however many streams strangers hold, ``/api/state``, ``/healthz`` (the watchdog's probe)
+and the dealer's screens are answered.
 
 The front also terminates TLS (Python's ``ssl``) and tells waitress who the client is
 (``X-Forwarded-For``/``-Proto``, which only the front can set: waitress listens on a socket in a
@@ -40,7 +43,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .request_body import BODY_LIMIT
+from .screen_pairing import SCREEN_COOKIE, screen_token_digest
 from .site_guard import Site, security_headers
+from .stream_caps import DEALER_STREAMS, STREAMS_IN_ALL, STREAMS_PER_ADDRESS, Holder, Refusal, StreamCaps
 
 log = logging.getLogger(__name__)
 
@@ -49,10 +54,11 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "te", "trailer", "
               "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port", "forwarded"}
 # The feed between the table's process and this one: frames of one kind byte, a 4-byte length, a payload.
 EVENTS, STATE = b"E", b"S"  # to the front: stream chunks for every viewer; the state's JSON
-READY, COUNTS = b"R", b"C"  # from the front: serving; how many viewers are open and have been dropped
+PAIRED = b"P"  # to the front: the paired screens' token digests (a JSON list)
+READY, COUNTS = b"R", b"C"  # from the front: serving; viewers open, dropped and refused
 HEARTBEAT = b"event: heartbeat\ndata: {}\n\n"  # sent by the table's process (front_process), never made up here
 STATUS = {400: "Bad Request", 403: "Forbidden", 405: "Method Not Allowed", 411: "Length Required",
-          413: "Payload Too Large"}
+          413: "Payload Too Large", 429: "Too Many Requests", 503: "Service Unavailable"}
 
 
 @dataclass(frozen=True)
@@ -68,7 +74,12 @@ class FrontLimits:
     head_timeout_s: float = 10.0
     write_timeout_s: float = 10.0  # for one answer to a request
     upstream_timeout_s: float = 30.0
-    connections: int = 2000  # open connections at most (viewers and requests); more are closed at once
+    # Open connections at most that are not event streams (requests, and heads not read yet); more are
+    # closed at once. Streams are counted apart, so that they never take a request's place.
+    connections: int = 1000
+    streams: int = STREAMS_IN_ALL  # event streams at most, strangers' ...
+    dealer_streams: int = DEALER_STREAMS  # ... and past that, the dealer's screens'
+    streams_per_address: int = STREAMS_PER_ADDRESS
     linger_s: float = 2.0  # what a client still sends after its answer is taken, and thrown away, this long
 
 
@@ -110,6 +121,8 @@ class Feed(asyncio.Protocol):
             del self.pending[:5 + length]
             if kind == STATE:
                 self.front.state = payload
+            elif kind == PAIRED:
+                self.front.paired = frozenset(json.loads(payload))
             elif kind == EVENTS:
                 events.append(payload)
         if events:
@@ -125,6 +138,7 @@ class Viewer:
     """One open event stream."""
 
     transport: asyncio.Transport
+    holder: Holder
     stalled_since: float | None = None
 
 
@@ -134,7 +148,9 @@ class Front:
         self.viewers: set[Viewer] = set()
         self.dropped = 0  # viewers dropped for not keeping up
         self.state = b"{}"  # the table's state as /api/state answers it (the feed sends it first)
-        self._connections = 0
+        self.paired: frozenset[str] = frozenset()  # paired screens' token digests, as the feed last sent them
+        self.caps = StreamCaps(limits.streams_per_address, limits.streams, limits.dealer_streams)
+        self._connections = 0  # open connections that are not streams
         self._feed: asyncio.Transport | None = None
         self._counts_due = False
 
@@ -165,10 +181,14 @@ class Front:
 
     def _drop(self, viewer: Viewer) -> None:
         if viewer in self.viewers:
-            self.viewers.discard(viewer)
+            self._forget(viewer)
             self.dropped += 1
-            self._report_counts()
             viewer.transport.abort()  # what it had not taken is thrown away with it
+
+    def _forget(self, viewer: Viewer) -> None:
+        self.viewers.discard(viewer)
+        self.caps.release(viewer.holder)
+        self._report_counts()
 
     def _report_counts(self) -> None:
         """Tell the table's process how many viewers there are, once per burst of changes."""
@@ -179,7 +199,8 @@ class Front:
         def send():
             self._counts_due = False
             if not self._feed.is_closing():
-                self._feed.write(frame(COUNTS, json.dumps([len(self.viewers), self.dropped]).encode()))
+                counts = [len(self.viewers), self.dropped, self.caps.refused]
+                self._feed.write(frame(COUNTS, json.dumps(counts).encode()))
 
         asyncio.get_running_loop().call_later(0.05, send)
 
@@ -243,21 +264,50 @@ class Front:
             return await self._answer(writer, *refused)
         if request.method != "GET":
             return await self._answer(writer, 405, "the event stream is read with GET")
+        holder = self._holder(request, writer.get_extra_info("peername"))
+        refusal = self.caps.admit(holder)
+        if refusal is not None:
+            return await self._refuse_stream(writer, refusal)
+        # A stream from now on: counted with the streams, no longer with the connections (until it ends
+        # and is closed as any connection is).
+        self._connections -= 1
+        try:
+            await self._stream(holder, reader, writer)
+        finally:
+            self._connections += 1
+
+    def _holder(self, request: "Head", peer) -> Holder:
+        """Whose stream this is: a paired screen's (its cookie's token is paired), else its address's."""
+        token = cookie(request.headers.get("cookie", ""), SCREEN_COOKIE)
+        digest = screen_token_digest(token) if token else None
+        address = peer[0] if isinstance(peer, tuple) else "?"
+        return Holder.of(address, digest if digest in self.paired else None)
+
+    async def _refuse_stream(self, writer: asyncio.StreamWriter, refusal: Refusal) -> None:
+        """Answer a stream past a cap, then close at once: a GET has no body to take and throw away, so
+        a refused stream does not linger (a client opening streams by the thousand would otherwise
+        hold as many connections for ``linger_s`` each)."""
+        self._report_counts()
+        try:
+            await self._answer(writer, refusal.status, refusal.reason)
+        finally:
+            writer.transport.abort()
+
+    async def _stream(self, holder: Holder, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         sock = writer.get_extra_info("socket")
         if sock is not None:  # a small kernel buffer: what a stopped viewer holds is bounded by the backlog
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.send_buffer)
         writer.write(b"HTTP/1.1 200 OK\r\n" + self._headers("text/event-stream") + b"Cache-Control: no-store\r\n"
                      b"\r\nretry: 2000\n\n")
-        viewer = Viewer(writer.transport)
+        viewer = Viewer(writer.transport, holder)
         self.viewers.add(viewer)
         self._report_counts()
         try:
             while await reader.read(4096):  # a viewer sends nothing more; this ends when it goes
                 pass
         finally:
-            if viewer in self.viewers:
-                self.viewers.discard(viewer)
-                self._report_counts()
+            if viewer in self.viewers:  # not dropped already
+                self._forget(viewer)
 
     async def _state(self, request: "Head", writer: asyncio.StreamWriter) -> None:
         refused = self._refusal(request)
@@ -302,6 +352,19 @@ class Front:
         writer.write(f"HTTP/1.1 {status} {STATUS[status]}\r\n".encode() + self._headers("application/json")
                      + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
         await asyncio.wait_for(writer.drain(), self.limits.write_timeout_s)
+
+
+def cookie(header: str, name: str) -> str | None:
+    """The value of cookie ``name`` in a ``Cookie`` header, or None.
+
+    >>> cookie("session=abc; screen=t0k=n", "screen")
+    't0k=n'
+    """
+    for pair in header.split(";"):
+        key, sep, value = pair.strip().partition("=")
+        if sep and key == name:
+            return value
+    return None
 
 
 async def _close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, linger_s: float) -> None:
@@ -377,12 +440,13 @@ def main(given: str) -> None:
     config = json.loads(given)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the appliance, whose going ends this
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # a socket per viewer: room for all of them
-    wanted = FrontLimits(**config["limits"]).connections + 64
+    limits = FrontLimits(**config["limits"])
+    wanted = limits.connections + limits.streams + limits.dealer_streams + 64
     if soft != resource.RLIM_INFINITY and soft < wanted:
         resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
     site = Site(**{**config["site"], "names": tuple(config["site"]["names"])})
     tls = TlsFiles(*map(Path, config["tls"])).context() if config["tls"] else None
-    front = Front(site, config["upstream"], tls, FrontLimits(**config["limits"]))
+    front = Front(site, config["upstream"], tls, limits)
     asyncio.run(front.serve(socket.socket(fileno=config["listen_fd"]), socket.socket(fileno=config["feed_fd"])))
 
 

@@ -5,7 +5,9 @@ more for its viewers. A thread here takes what has queued within ``COALESCE_S``,
 chunks and takes the state (``LiveTable.state_json``, rendered at most once per change), and writes
 the state then the events to the front's process in one write: the front answers ``/api/state``
 with a state at least as new as any event it has sent (a few milliseconds behind the table's own).
-The front reports back how many viewers it has and how many it dropped. If the front's process dies,
+It also sends the paired screens' token digests whenever they change (checked with each batch and
+each heartbeat: a screen just paired gets the dealer's room for its stream within ``heartbeat_s``).
+The front reports back how many viewers it has, dropped and refused. If the front's process dies,
 that is logged, and ``/healthz`` (which the watchdog's web probe reads through the front) no longer
 answers.
 """
@@ -21,9 +23,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 from ..table.live import LiveTable
-from .front import COUNTS, EVENTS, HEARTBEAT, READY, STATE, FrontLimits, TlsFiles, arguments, frame
+from .front import COUNTS, EVENTS, HEARTBEAT, PAIRED, READY, STATE, FrontLimits, TlsFiles, arguments, frame
 from .site_guard import Site
 
 log = logging.getLogger(__name__)
@@ -41,18 +44,21 @@ NOTHING = object()  # no event came before the next heartbeat was due
 
 class FrontProcess:
     def __init__(self, live: LiveTable, sock: socket.socket, site: Site, upstream: str, tls: TlsFiles | None,
-                 limits: FrontLimits):
-        """Start the front on the bound, listening ``sock`` (it is the front's from now on)."""
-        self.live, self.limits = live, limits
+                 limits: FrontLimits, paired: Callable[[], frozenset[str]] = frozenset):
+        """Start the front on the bound, listening ``sock`` (it is the front's from now on); ``paired``
+        gives the paired screens' token digests (``ScreenPairings.digests``)."""
+        self.live, self.limits, self._paired = live, limits, paired
         self.viewers = 0  # open event streams, as the front last reported
         self.dropped = 0  # viewers the front dropped for not keeping up
+        self.refused = 0  # streams the front refused, past a cap
         self._queue: queue.Queue = queue.Queue(QUEUED_LIMIT)
         self._ready = threading.Event()
         self._stopping = False
         ours, theirs = socket.socketpair()
         self._feed = ours
-        self._sent_state = live.state_json()
-        ours.sendall(frame(STATE, self._sent_state))  # waits in the socket for the front to read it
+        self._sent_state, self._sent_paired = live.state_json(), paired()
+        # both wait in the socket for the front to read them
+        ours.sendall(frame(STATE, self._sent_state) + frame(PAIRED, _listed(self._sent_paired)))
         self.process = subprocess.Popen([sys.executable, "-m", "appliance.web.front",
                                          arguments(sock, theirs, site, upstream, tls, limits)],
                                         pass_fds=(sock.fileno(), theirs.fileno()), stdin=subprocess.DEVNULL,
@@ -97,6 +103,9 @@ class FrontProcess:
                 next_beat = time.monotonic() + self.limits.heartbeat_s
             state = self.live.state_json()  # taken after the events: it holds what they announce
             chunks = [frame(STATE, state)] if state is not self._sent_state else []
+            paired = self._paired()
+            if paired != self._sent_paired:
+                chunks.append(frame(PAIRED, _listed(paired)))
             if events:
                 chunks.append(frame(EVENTS, b"".join(events)))
             try:
@@ -105,7 +114,7 @@ class FrontProcess:
                 if not self._stopping:
                     log.error("the dashboard's front is gone: no viewer gets the table's events")
                 return
-            self._sent_state = state
+            self._sent_state, self._sent_paired = state, paired
             if message is None:  # stop() queued it
                 return
 
@@ -119,7 +128,7 @@ class FrontProcess:
             if head[:1] == READY:
                 self._ready.set()
             elif head[:1] == COUNTS:
-                self.viewers, self.dropped = json.loads(payload)
+                self.viewers, self.dropped, self.refused = json.loads(payload)
         if not self._stopping:
             log.error("the dashboard's front stopped (exit status %s)", self.process.poll())
 
@@ -140,3 +149,7 @@ class FrontProcess:
             self.process.wait()
         self._receiver.join(5)
         self._feed.close()
+
+
+def _listed(digests: frozenset[str]) -> bytes:
+    return json.dumps(sorted(digests)).encode()

@@ -61,8 +61,9 @@ def serve_dashboard(make_app: Callable[[Site], Flask], live: LiveTable, host: st
     site = Site(host, sock.getsockname()[1], tuple(names), tls=tls is not None, insecure_http=insecure_http)
     folder = Path(tempfile.mkdtemp(prefix="appliance-dashboard-"))  # mode 700: only this user reaches the socket
     upstream = str(folder / "flask.sock")
+    app = make_app(site)
     server = waitress.create_server(
-        make_app(site), unix_socket=upstream, unix_socket_perms="600", threads=threads,
+        app, unix_socket=upstream, unix_socket_perms="600", threads=threads,
         # Only the front connects here; the client's address and scheme come from the headers it sets.
         trusted_proxy="localhost", trusted_proxy_headers={"x-forwarded-for", "x-forwarded-proto"},
         clear_untrusted_proxy_headers=True, max_request_body_size=BODY_LIMIT, max_request_header_size=HEAD_LIMIT,
@@ -78,7 +79,8 @@ def serve_dashboard(make_app: Callable[[Site], Flask], live: LiveTable, host: st
 
     thread = threading.Thread(target=run, name="dashboard-waitress", daemon=True)
     thread.start()
-    front = FrontProcess(live, sock, site, upstream, tls, limits)
+    pairings = app.extensions.get("screen_pairings")  # None without the dealer's controls: nobody is paired
+    front = FrontProcess(live, sock, site, upstream, tls, limits, pairings.digests if pairings else frozenset)
     live.subscribe(front)
     shown = "localhost" if host in ("0.0.0.0", "::", "") else bracketed(host)
     return Dashboard(f"{site.scheme}://{shown}:{site.port}", site, front, server, thread, stopping, folder, live)
