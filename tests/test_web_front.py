@@ -1,6 +1,10 @@
 """The dashboard's front under load and abuse: open event streams cost no request thread, a viewer
-that stops reading is dropped without slowing the table, idle connections are closed, and a client
-cannot pass itself off as the appliance's own screen."""
+that stops reading is dropped without slowing the table, idle connections are closed, a client
+holding streams by the hundred is capped while the state, the watchdog's probe and the dealer's
+screens are answered, and a client cannot pass itself off as the appliance's own screen.
+
+Strangers connect from loopback addresses other than 127.0.0.1 (Linux answers all of 127.0.0.0/8
+on loopback): to the front they are other hosts, and 127.0.0.1 is the appliance's own screen."""
 
 import http.client
 import json
@@ -12,12 +16,14 @@ import time
 from pathlib import Path
 
 import pytest
+from dealer_table import Dealer
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from served import dashboard_serving
 
 from appliance.audit.log import AuditLog, records
 from appliance.config import load_house, read_toml
+from appliance.heartbeats import Heartbeats, Probe, http_probe
 from appliance.table.live import LiveTable
 from appliance.table.round import Events
 from appliance.table.table import Table
@@ -28,8 +34,8 @@ from appliance.web.serving import serve_dashboard
 RULES = load_house("general")
 
 
-def open_stream(port):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+def open_stream(port, source="127.0.0.1"):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
     connection.request("GET", "/events")
     response = connection.getresponse()
     assert response.status == 200 and response.fp.readline() == b"retry: 2000\n"
@@ -62,7 +68,7 @@ def test_fifty_open_streams_do_not_stop_the_state_from_answering():
     live = LiveTable()
     with dashboard_serving(lambda site: create_app(live, RULES, site=site), live) as base:
         port = int(base.rsplit(":", 1)[1])
-        streams = [open_stream(port) for _ in range(50)]
+        streams = [open_stream(port, f"127.0.1.{n}") for n in range(1, 51)]  # fifty devices
         times = []
         for _ in range(20):
             start = time.perf_counter()
@@ -181,6 +187,152 @@ def test_connections_past_the_limit_are_closed_at_once_and_the_rest_still_served
         time.sleep(0.2)
         assert answer_to(port, b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port).startswith(
             b"HTTP/1.1 200")
+
+
+def ask_for_stream(port, source, cookie=None):
+    """Ask for an event stream from ``source``: (the socket, held open, or None), the status (None when the
+    connection was closed unanswered), and a refusal's reason."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+    sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n%s\r\n"
+                 % (port, f"Cookie: screen={cookie}\r\n".encode() if cookie else b""))
+    answer = b""
+    try:
+        while b"\r\n\r\n" not in answer and (chunk := sock.recv(4096)):
+            answer += chunk
+        if answer.startswith(b"HTTP/1.1 200"):
+            return sock, 200, None
+        while chunk := sock.recv(4096):  # a refusal is closed at once, once answered
+            answer += chunk
+    except ConnectionResetError:
+        pass
+    sock.close()
+    if not answer:
+        return None, None, None
+    return None, int(answer.split(b" ", 2)[1]), json.loads(answer.split(b"\r\n\r\n", 1)[1])["error"]
+
+
+class Answering:
+    """The state and the watchdog's probe asked for from the appliance's own screen, as the dealer's
+    screen and the watchdog ask: each answer's status and time, and whether the web server's heart
+    (what the watchdog's pings rest on) ever went stale."""
+
+    def __init__(self, port):
+        self.port, self.asked, self.missed = port, [], False
+        self.hearts = Heartbeats(stale_after=1.0)
+        self.probe = Probe("web", http_probe(f"http://127.0.0.1:{port}/healthz", timeout=2.0), every=0.1)
+        self.probe.on_beat = self.hearts.watch("web")
+        self.probe.start()
+
+    def ask(self):
+        for path in ("/api/state", "/healthz"):
+            start = time.perf_counter()
+            try:
+                status = http_status(self.port, path, timeout=2)
+            except OSError as err:
+                status = type(err).__name__
+            self.asked.append((path, status, round(time.perf_counter() - start, 3)))
+        self.missed = self.missed or not self.hearts.healthy()
+
+    def keep_asking(self, seconds):
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            self.ask()
+            time.sleep(0.1)
+
+    def stop(self):
+        self.probe.stop()
+        assert not self.missed, "the watchdog would have missed: /healthz went unanswered for over 1 s"
+        assert all(status == 200 and took < 1.0 for _, status, took in self.asked), self.asked
+
+
+def test_one_address_holding_hundreds_of_streams_is_capped_and_the_state_and_health_still_answer():
+    """One client asks for 300 event streams (the front keeps 200 connections for requests here): it
+    holds 16 and is refused the rest in words, each refusal closed at once; meanwhile the state and
+    /healthz are answered within 1 s, and the watchdog's probe never goes stale."""
+    live = LiveTable()
+    dashboard = serve_dashboard(lambda site: create_app(live, RULES, site=site), live,
+                                limits=FrontLimits(connections=200))
+    port, held = dashboard.site.port, []
+    answering = Answering(port)
+    try:
+        refusals = []
+        for n in range(300):
+            sock, status, reason = ask_for_stream(port, "127.0.0.2")
+            (held if sock else refusals).append(sock or (status, reason))
+            if n % 25 == 0:
+                answering.ask()
+        answering.keep_asking(2.0)  # while the client holds its streams
+        assert len(held) == 16
+        assert refusals == [(429, "this address holds 16 event streams already, the most one may: close "
+                                  "another page of the dashboard first")] * 284
+        assert wait_for(lambda: (dashboard.front.viewers, dashboard.front.refused) == (16, 284))
+        held.append(open_stream(port)[0])  # the appliance's own screen still gets its stream
+    finally:
+        for sock in held:
+            sock.close()
+        dashboard.stop()
+    answering.stop()
+
+
+def pair_a_screen(port) -> str:
+    """Pair a screen through the dashboard, as the appliance's own screen and the new one do; its token."""
+    cookies = {}
+
+    def ask(method, path, body=None, csrf=""):
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request(method, path, body=json.dumps(body) if body is not None else None, headers={
+            "Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items()), "X-CSRF-Token": csrf,
+            "Content-Type": "application/json"})
+        response = connection.getresponse()
+        for cookie in response.msg.get_all("Set-Cookie") or []:
+            name, _, value = cookie.split(";")[0].partition("=")
+            cookies[name] = value
+        answer = json.loads(response.read())
+        connection.close()
+        assert response.status == 200, answer
+        return answer
+
+    csrf = ask("GET", "/api/dealer")["csrf"]
+    code = ask("POST", "/api/dealer/pairing-code", {}, csrf=csrf)["code"]
+    ask("POST", "/api/pair", {"code": code, "name": "side screen"})
+    return cookies["screen"]
+
+
+def test_past_the_streams_cap_strangers_are_refused_and_the_dealers_screens_still_get_theirs(tmp_path):
+    """Strangers fill the front's streams (40 in all here; 200 connections kept for requests): the next
+    stranger is refused with a 503 in words, while the appliance's own screen and a paired screen, even
+    on an address whose streams are used up, still get theirs, and the state and /healthz answer."""
+    dealer = Dealer(tmp_path / "log")
+    make = lambda site: create_app(dealer.live, dealer.table.rules, dealer.table, dealer=dealer.loop, site=site)  # noqa: E731
+    limits = FrontLimits(connections=200, streams=40)
+    dashboard = serve_dashboard(make, dealer.live, limits=limits)
+    port, held = dashboard.site.port, []
+    answering = Answering(port)
+    try:
+        token = pair_a_screen(port)
+        time.sleep(limits.heartbeat_s + 0.5)  # the front learns of a pairing with the next heartbeat at the latest
+        statuses = []
+        for n in range(240):  # 15 strangers asking for 16 streams each
+            sock, status, _ = ask_for_stream(port, f"127.0.1.{n // 16 + 1}")
+            held += [sock] if sock else []
+            statuses.append(status)
+            if n % 25 == 0:
+                answering.ask()
+        assert statuses == [200] * 40 + [503] * 200
+        sock, status, reason = ask_for_stream(port, "127.0.2.1")
+        assert (status, reason) == (503, "the dashboard serves 40 event streams already, the most it serves: "
+                                         "try again later")
+        assert ask_for_stream(port, "127.0.1.1")[1] == 429  # that address holds 16 already
+        for source, cookie in (("127.0.1.1", token), ("127.0.0.1", None)):  # the paired screen, the appliance's own
+            sock, status, reason = ask_for_stream(port, source, cookie)
+            assert status == 200, (source, status, reason)
+            held.append(sock)
+        answering.keep_asking(1.5)
+    finally:
+        for sock in held:
+            sock.close()
+        dashboard.stop()
+    answering.stop()
 
 
 def test_a_forwarded_for_header_from_a_client_is_not_believed(tmp_path):
@@ -321,11 +473,13 @@ def alive(pid: int) -> bool:
         return False
 
 
-def http_status(port, path):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+def http_status(port, path, timeout=10):
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         connection.request("GET", path)
-        return connection.getresponse().status
+        response = connection.getresponse()
+        response.read()
+        return response.status
     finally:
         connection.close()
 
