@@ -18,9 +18,10 @@ backlog has not moved for ``stall_s``: its browser reconnects and reloads the st
 the table's process goes to every viewer every ``heartbeat_s`` (a frozen appliance falls silent); a
 connection that has not sent its request head within ``head_timeout_s`` is closed; a head that the
 front and waitress could read differently is refused. Streams are capped per address and in all
-(:mod:`.stream_caps`), with room kept for the dealer's screens, and counted apart from the other
-connections: however many streams strangers hold, ``/api/state``, ``/healthz`` (the watchdog's probe)
-and the dealer's screens are answered.
+(:mod:`.front_caps`), with room kept for the dealer's screens, and counted apart from the other
+connections, which are capped per address too, with room kept for the appliance's own: however many
+streams or connections strangers hold, ``/api/state``, ``/healthz`` (the watchdog's probe) and the
+dealer's screens are answered.
 
 The front also terminates TLS (Python's ``ssl``) and tells waitress who the client is
 (``X-Forwarded-For``/``-Proto``, which only the front can set: waitress listens on a socket in a
@@ -45,11 +46,17 @@ from pathlib import Path
 from .request_body import BODY_LIMIT
 from .screen_pairing import SCREEN_COOKIE, screen_token_digest
 from .site_guard import Site, security_headers
-from .stream_caps import DEALER_STREAMS, STREAMS_IN_ALL, STREAMS_PER_ADDRESS, Holder, Refusal, StreamCaps
+from .front_caps import (CONNECTIONS_PER_ADDRESS, DEALER_STREAMS, OWN_CONNECTIONS, STREAMS_IN_ALL,
+                         STREAMS_PER_ADDRESS, ConnectionCaps, Holder, Refusal, StreamCaps, counted_address)
 
 log = logging.getLogger(__name__)
 
 HEAD_LIMIT = 16 * 1024  # bytes of a request line and headers
+# Connections the kernel holds for the front to accept (asyncio's default is 100). A client opening
+# connections by the thousand at once overflowed a shorter queue, and a connection past it (the
+# watchdog's probe's too) waited a second for its SYN to be sent again. The kernel holds it to
+# net.core.somaxconn (4096 since Linux 5.4).
+ACCEPT_QUEUE = 4096
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade", "transfer-encoding",
               "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port", "forwarded"}
 # The feed between the table's process and this one: frames of one kind byte, a 4-byte length, a payload.
@@ -77,6 +84,8 @@ class FrontLimits:
     # Open connections at most that are not event streams (requests, and heads not read yet); more are
     # closed at once. Streams are counted apart, so that they never take a request's place.
     connections: int = 1000
+    connections_per_address: int = CONNECTIONS_PER_ADDRESS
+    own_connections: int = OWN_CONNECTIONS  # past ``connections``, for the appliance's own address
     streams: int = STREAMS_IN_ALL  # event streams at most, strangers' ...
     dealer_streams: int = DEALER_STREAMS  # ... and past that, the dealer's screens'
     streams_per_address: int = STREAMS_PER_ADDRESS
@@ -149,14 +158,14 @@ class Front:
         self.dropped = 0  # viewers dropped for not keeping up
         self.state = b"{}"  # the table's state as /api/state answers it (the feed sends it first)
         self.paired: frozenset[str] = frozenset()  # paired screens' token digests, as the feed last sent them
-        self.caps = StreamCaps(limits.streams_per_address, limits.streams, limits.dealer_streams)
-        self._connections = 0  # open connections that are not streams
+        self.streams = StreamCaps(limits.streams_per_address, limits.streams, limits.dealer_streams)
+        self.connections = ConnectionCaps(limits.connections_per_address, limits.connections, limits.own_connections)
         self._feed: asyncio.Transport | None = None
         self._counts_due = False
 
     async def serve(self, sock: socket.socket, feed: socket.socket) -> None:
         """Serve on the bound, listening ``sock`` until the table's process closes ``feed``."""
-        server = await asyncio.start_server(self._connection, sock=sock, ssl=self.tls, limit=HEAD_LIMIT,
+        server = await asyncio.start_server(self._connection, sock=sock, ssl=self.tls, limit=HEAD_LIMIT, backlog=ACCEPT_QUEUE,
                                             ssl_handshake_timeout=self.limits.head_timeout_s if self.tls else None)
         _, fed = await asyncio.get_running_loop().connect_accepted_socket(lambda: Feed(self), feed)
         beating = asyncio.create_task(self._watch_stalls())
@@ -187,7 +196,7 @@ class Front:
 
     def _forget(self, viewer: Viewer) -> None:
         self.viewers.discard(viewer)
-        self.caps.release(viewer.holder)
+        self.streams.release(viewer.holder)
         self._report_counts()
 
     def _report_counts(self) -> None:
@@ -199,7 +208,7 @@ class Front:
         def send():
             self._counts_due = False
             if not self._feed.is_closing():
-                counts = [len(self.viewers), self.dropped, self.caps.refused]
+                counts = [len(self.viewers), self.dropped, self.streams.refused]
                 self._feed.write(frame(COUNTS, json.dumps(counts).encode()))
 
         asyncio.get_running_loop().call_later(0.05, send)
@@ -220,10 +229,11 @@ class Front:
     # --- requests ---------------------------------------------------------------------------------
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self._connections >= self.limits.connections:
-            writer.transport.abort()
+        peer = writer.get_extra_info("peername")
+        address = counted_address(peer[0] if isinstance(peer, tuple) else "?")
+        if not self.connections.admit(address):
+            writer.transport.abort()  # unanswered: nothing read, nothing owed
             return
-        self._connections += 1
         try:
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.limits.head_timeout_s)
             try:
@@ -232,7 +242,7 @@ class Front:
                 return await self._answer(writer, 400, str(err))
             path = request.path.split("?")[0]
             if path == "/events":
-                await self._events(request, reader, writer)
+                await self._events(request, reader, writer, address)
             elif path == "/api/state" and request.method == "GET":
                 await self._state(request, writer)
             else:
@@ -242,7 +252,7 @@ class Front:
             pass  # the client was too slow, sent too much or too little, went, or the dashboard is stopping
         finally:
             await _close(reader, writer, self.limits.linger_s)  # still counted while it lingers
-            self._connections -= 1
+            self.connections.release(address)
 
     def _refusal(self, request: "Head") -> tuple[int, str] | None:
         """Flask's ``Host`` and ``Origin`` checks (``app.guard_site``), for what the front answers itself."""
@@ -258,29 +268,29 @@ class Front:
         headers = {"Content-Type": content_type, **security_headers(self.tls is not None), "Connection": "close"}
         return "".join(f"{name}: {value}\r\n" for name, value in headers.items()).encode()
 
-    async def _events(self, request: "Head", reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _events(self, request: "Head", reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                      address: str) -> None:
         refused = self._refusal(request)
         if refused:
             return await self._answer(writer, *refused)
         if request.method != "GET":
             return await self._answer(writer, 405, "the event stream is read with GET")
-        holder = self._holder(request, writer.get_extra_info("peername"))
-        refusal = self.caps.admit(holder)
+        holder = self._holder(request, address)
+        refusal = self.streams.admit(holder)
         if refusal is not None:
             return await self._refuse_stream(writer, refusal)
         # A stream from now on: counted with the streams, no longer with the connections (until it ends
         # and is closed as any connection is).
-        self._connections -= 1
+        self.connections.release(address)
         try:
             await self._stream(holder, reader, writer)
         finally:
-            self._connections += 1
+            self.connections.count(address)
 
-    def _holder(self, request: "Head", peer) -> Holder:
+    def _holder(self, request: "Head", address: str) -> Holder:
         """Whose stream this is: a paired screen's (its cookie's token is paired), else its address's."""
         token = cookie(request.headers.get("cookie", ""), SCREEN_COOKIE)
         digest = screen_token_digest(token) if token else None
-        address = peer[0] if isinstance(peer, tuple) else "?"
         return Holder.of(address, digest if digest in self.paired else None)
 
     async def _refuse_stream(self, writer: asyncio.StreamWriter, refusal: Refusal) -> None:
@@ -441,7 +451,7 @@ def main(given: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the appliance, whose going ends this
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # a socket per viewer: room for all of them
     limits = FrontLimits(**config["limits"])
-    wanted = limits.connections + limits.streams + limits.dealer_streams + 64
+    wanted = limits.connections + limits.own_connections + limits.streams + limits.dealer_streams + 64
     if soft != resource.RLIM_INFINITY and soft < wanted:
         resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
     site = Site(**{**config["site"], "names": tuple(config["site"]["names"])})

@@ -20,7 +20,7 @@ import waitress
 from flask import Flask
 
 from ..table.live import LiveTable
-from .front import HEAD_LIMIT, FrontLimits, TlsFiles
+from .front import ACCEPT_QUEUE, HEAD_LIMIT, FrontLimits, TlsFiles
 from .front_process import FrontProcess
 from .request_body import BODY_LIMIT
 from .site_guard import Site, bracketed, check_bind
@@ -57,7 +57,7 @@ def serve_dashboard(make_app: Callable[[Site], Flask], live: LiveTable, host: st
     if tls is not None:
         tls.context()  # a certificate or key that cannot be used fails here, not in the front's process
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.create_server((host.strip("[]"), port), family=family, backlog=1024)
+    sock = socket.create_server((host.strip("[]"), port), family=family, backlog=ACCEPT_QUEUE)
     site = Site(host, sock.getsockname()[1], tuple(names), tls=tls is not None, insecure_http=insecure_http)
     folder = Path(tempfile.mkdtemp(prefix="appliance-dashboard-"))  # mode 700: only this user reaches the socket
     upstream = str(folder / "flask.sock")

@@ -1,12 +1,14 @@
-"""Who may open an event stream (``/events``): a cap per address, a cap in all, and room beyond it
-kept for the dealer's screens.
+"""Who may hold the front's connections and event streams: caps per address and in all, and room
+past them kept for the appliance's own screen and the dealer's screens.
 
-Why: a stream is held for hours and costs the front a socket, a file descriptor and up to its
-backlog. With no cap but the front's connections, one client holding 2,000 streams took every
+Why: with one cap on connections, shared by all, one client holding 2,000 event streams took every
 connection the front would accept: ``/api/state`` and ``/healthz`` were closed unanswered, the
-watchdog's web probe failed, and systemd restarted the appliance. Streams are now counted apart from
-requests (so they can never take a request's place), and a stream past a cap is refused with words
-before it is anything but a request.
+watchdog's web probe failed, and systemd restarted the appliance. Now streams are counted apart from
+the other connections (requests, and heads not read yet), so they never take a request's place; a
+stream past a cap is refused with words before it is anything but a request; one address cannot
+fill the connections either (a client asking for streams by the thousand has as many heads in
+flight), and past their cap there is room for the appliance's own address, where the watchdog's
+probe and the kiosk's screen come from.
 
 The dealer's screens are the appliance's own (on ``OWN_SCREEN``) and screens paired to it (by their
 cookie's token, see :mod:`.screen_pairing`). Each is counted by itself, not with its address, so a
@@ -21,6 +23,9 @@ past the cap in all, into ``DEALER_STREAMS``, which strangers never reach.
 429
 >>> [caps.admit(other), caps.admit(other).status, caps.admit(own)]
 [None, 503, None]
+>>> connections = ConnectionCaps(per_address=1, in_all=2, own_room=1)
+>>> [connections.admit(a) for a in ("10.0.0.7", "10.0.0.7", "10.0.0.8", "10.0.0.9", "127.0.0.1")]
+[True, False, True, False, True]
 """
 
 from __future__ import annotations
@@ -29,6 +34,13 @@ import ipaddress
 from collections import Counter
 from dataclasses import dataclass
 
+# A browser opens at most 6 connections to one host over HTTP/1.1 (Chromium's and Firefox's limit), and
+# the front answers a request in milliseconds, one per connection: 32 at once from one address is a
+# few browsers behind it (an office's NAT) with room. More is a client filling the front.
+CONNECTIONS_PER_ADDRESS = 32
+# Past the cap on connections, for the appliance's own address only: the watchdog's probe (one at a
+# time), the kiosk's page (6 at a time) and the command line's requests.
+OWN_CONNECTIONS = 64
 # A browser opens at most 6 connections to one host over HTTP/1.1 (Chromium's and Firefox's limit),
 # its event streams among them: 16 is two or three browsers behind one address (an office's NAT)
 # with every page of the dashboard open. More from one address is not people watching.
@@ -40,8 +52,8 @@ STREAMS_IN_ALL = 1000
 # Past the cap in all, for the dealer's screens only: the appliance's own and a few paired screens,
 # each a browser (6 connections at most), with room for a reconnection while the old stream closes.
 DEALER_STREAMS = 64
-# The appliance's own screen: the kiosk opens the dashboard on loopback (systemd/paigow-kiosk), as
-# the watchdog's probe does. Only these two: another loopback address is a local program that chose
+# The appliance's own address: the kiosk opens the dashboard on loopback (systemd/paigow-kiosk), and
+# the watchdog's probe asks there. Only these two: another loopback address is a local program that chose
 # to look like another host (the tests and benches do, to be strangers).
 OWN_SCREEN = frozenset({"127.0.0.1", "::1"})
 # An IPv6 host is given a /64 of its own (SLAAC) and may use any address in it: counted as one.
@@ -67,7 +79,7 @@ class Holder:
         """
         if paired_screen is not None:
             return cls(f"screen {paired_screen}", dealer=True)
-        where = _address(address)
+        where = counted_address(address)
         return cls(f"address {where}", dealer=where in OWN_SCREEN)
 
 
@@ -117,8 +129,40 @@ class StreamCaps:
         return None
 
 
-def _address(address: str) -> str:
-    """An address as streams are counted by: IPv4 as itself (from an IPv4-mapped one too), IPv6 by
+class ConnectionCaps:
+    """The open connections that are not event streams, per address and in all. The appliance's own
+    address is not held to the cap per address, and may go past the cap in all into ``own_room``."""
+
+    def __init__(self, per_address: int = CONNECTIONS_PER_ADDRESS, in_all: int = 1000,
+                 own_room: int = OWN_CONNECTIONS):
+        self.per_address, self.in_all, self.own_room = per_address, in_all, own_room
+        self.open = 0
+        self._held: Counter[str] = Counter()
+
+    def admit(self, address: str) -> bool:
+        """Count a new connection from ``address`` (as :func:`counted_address` gives it), or False."""
+        own = address in OWN_SCREEN
+        if not own and self._held[address] >= self.per_address:
+            return False
+        if self.open >= self.in_all + (self.own_room if own else 0):
+            return False
+        self.count(address)
+        return True
+
+    def count(self, address: str) -> None:
+        """Count a connection whatever the caps (one that was counted, and is again)."""
+        self._held[address] += 1
+        self.open += 1
+
+    def release(self, address: str) -> None:
+        self.open -= 1
+        self._held[address] -= 1
+        if not self._held[address]:
+            del self._held[address]
+
+
+def counted_address(address: str) -> str:
+    """An address as connections and streams are counted by: IPv4 as itself (from an IPv4-mapped one too), IPv6 by
     its host's /64."""
     try:
         parsed = ipaddress.ip_address(address.split("%")[0])  # without a link-local address's zone
