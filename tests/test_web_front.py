@@ -170,23 +170,29 @@ def test_a_client_that_sends_on_after_its_refusal_reads_it_and_is_then_cut_off()
 
 
 def test_connections_past_the_limit_are_closed_at_once_and_the_rest_still_served():
+    """Past the cap on connections (3 here) and past one address's (2 here) a stranger's connection is
+    closed unanswered at once; the appliance's own address is answered meanwhile, from the room kept
+    for it (the watchdog's probe asks there)."""
     live = LiveTable()
     with dashboard_serving(lambda site: create_app(live, RULES, site=site), live,
-                           limits=FrontLimits(connections=3, head_timeout_s=10.0)) as base:
+                           limits=FrontLimits(connections=3, connections_per_address=2, head_timeout_s=10.0)) as base:
         port = int(base.rsplit(":", 1)[1])
-        idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(3)]
-        time.sleep(0.2)  # the front has taken all three
-        began = time.monotonic()
-        with socket.create_connection(("127.0.0.1", port), timeout=5) as fourth:
-            fourth.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port)
-            with pytest.raises(ConnectionResetError):  # dropped, unanswered
-                fourth.recv(100)
-        assert time.monotonic() - began < 1.0
+        state = b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port
+        idle = [socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
+                for source in ("127.0.0.2", "127.0.0.2", "127.0.0.3")]
+        time.sleep(0.5)  # the front has taken all three
+        for source in ("127.0.0.2", "127.0.0.4"):  # past its address's cap; past the cap in all
+            began = time.monotonic()
+            with socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0)) as late:
+                late.sendall(state)
+                with pytest.raises(ConnectionResetError):  # dropped, unanswered
+                    late.recv(100)
+            assert time.monotonic() - began < 1.0
+        assert answer_to(port, state).startswith(b"HTTP/1.1 200")  # the appliance's own address
         for sock in idle:
             sock.close()
         time.sleep(0.2)
-        assert answer_to(port, b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port).startswith(
-            b"HTTP/1.1 200")
+        assert answer_to(port, state, source="127.0.0.4").startswith(b"HTTP/1.1 200")
 
 
 def ask_for_stream(port, source, cookie=None):
@@ -356,8 +362,8 @@ def test_plain_http_off_loopback_is_refused_without_insecure_http():
         serve_dashboard(lambda site: create_app(live, RULES, site=site), live, host="0.0.0.0")
 
 
-def answer_to(port, raw: bytes) -> bytes:
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+def answer_to(port, raw: bytes, source="127.0.0.1") -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0)) as sock:
         sock.sendall(raw)
         answer = b""
         while chunk := sock.recv(65536):

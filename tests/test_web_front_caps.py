@@ -3,12 +3,12 @@ only, and a paired screen counted by itself, not with its address."""
 
 import doctest
 
-from appliance.web import front, stream_caps
-from appliance.web.stream_caps import Holder, StreamCaps
+from appliance.web import front, front_caps
+from appliance.web.front_caps import ConnectionCaps, Holder, StreamCaps
 
 
 def test_the_examples_in_the_docstrings_hold():
-    for module in (stream_caps, front):
+    for module in (front_caps, front):
         assert doctest.testmod(module).failed == 0
 
 
@@ -51,3 +51,15 @@ def test_addresses_are_counted_as_the_hosts_that_hold_them():
     assert Holder.of("fe80::1%eth0") == Holder.of("fe80::2")
     assert Holder.of("127.0.0.1").dealer and Holder.of("::1").dealer and Holder.of("::ffff:127.0.0.1").dealer
     assert not Holder.of("127.0.0.2").dealer and not Holder.of("10.0.0.7").dealer
+
+
+def test_one_address_cannot_fill_the_connections_and_the_appliances_own_has_room_past_them():
+    caps = ConnectionCaps(per_address=2, in_all=3, own_room=2)
+    assert [caps.admit("10.0.0.7") for _ in range(3)] == [True, True, False]
+    assert [caps.admit("10.0.0.8"), caps.admit("10.0.0.9")] == [True, False]  # the cap in all
+    assert [caps.admit("127.0.0.1") for _ in range(3)] == [True, True, False]  # its room, not held per address
+    caps.release("10.0.0.7")
+    assert caps.admit("10.0.0.9") is False  # the room is the appliance's: still 4 open of 3 + 2
+    caps.release("127.0.0.1")
+    caps.release("127.0.0.1")
+    assert caps.admit("10.0.0.9") is True
