@@ -43,11 +43,12 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .front_caps import (CONNECTIONS_IN_ALL, CONNECTIONS_PER_ADDRESS, DEALER_STREAMS, OWN_CONNECTIONS,
+                         STREAMS_IN_ALL, STREAMS_PER_ADDRESS, ConnectionCaps, Holder, Refusal, StreamCaps,
+                         counted_address)
 from .request_body import BODY_LIMIT
 from .screen_pairing import SCREEN_COOKIE, screen_token_digest
 from .site_guard import Site, security_headers
-from .front_caps import (CONNECTIONS_PER_ADDRESS, DEALER_STREAMS, OWN_CONNECTIONS, STREAMS_IN_ALL,
-                         STREAMS_PER_ADDRESS, ConnectionCaps, Holder, Refusal, StreamCaps, counted_address)
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ class FrontLimits:
     upstream_timeout_s: float = 30.0
     # Open connections at most that are not event streams (requests, and heads not read yet); more are
     # closed at once. Streams are counted apart, so that they never take a request's place.
-    connections: int = 1000
+    connections: int = CONNECTIONS_IN_ALL
     connections_per_address: int = CONNECTIONS_PER_ADDRESS
     own_connections: int = OWN_CONNECTIONS  # past ``connections``, for the appliance's own address
     streams: int = STREAMS_IN_ALL  # event streams at most, strangers' ...
@@ -165,7 +166,8 @@ class Front:
 
     async def serve(self, sock: socket.socket, feed: socket.socket) -> None:
         """Serve on the bound, listening ``sock`` until the table's process closes ``feed``."""
-        server = await asyncio.start_server(self._connection, sock=sock, ssl=self.tls, limit=HEAD_LIMIT, backlog=ACCEPT_QUEUE,
+        server = await asyncio.start_server(self._connection, sock=sock, ssl=self.tls, limit=HEAD_LIMIT,
+                                            backlog=ACCEPT_QUEUE,
                                             ssl_handshake_timeout=self.limits.head_timeout_s if self.tls else None)
         _, fed = await asyncio.get_running_loop().connect_accepted_socket(lambda: Feed(self), feed)
         beating = asyncio.create_task(self._watch_stalls())

@@ -38,6 +38,9 @@ from dataclasses import dataclass
 # the front answers a request in milliseconds, one per connection: 32 at once from one address is a
 # few browsers behind it (an office's NAT) with room. More is a client filling the front.
 CONNECTIONS_PER_ADDRESS = 32
+# Requests are answered in milliseconds and heads not sent within 10 s are closed: 1,000 at once is
+# far more than the floor's screens make (300 viewers polling every half second: a few dozen).
+CONNECTIONS_IN_ALL = 1000
 # Past the cap on connections, for the appliance's own address only: the watchdog's probe (one at a
 # time), the kiosk's page (6 at a time) and the command line's requests.
 OWN_CONNECTIONS = 64
@@ -133,7 +136,7 @@ class ConnectionCaps:
     """The open connections that are not event streams, per address and in all. The appliance's own
     address is not held to the cap per address, and may go past the cap in all into ``own_room``."""
 
-    def __init__(self, per_address: int = CONNECTIONS_PER_ADDRESS, in_all: int = 1000,
+    def __init__(self, per_address: int = CONNECTIONS_PER_ADDRESS, in_all: int = CONNECTIONS_IN_ALL,
                  own_room: int = OWN_CONNECTIONS):
         self.per_address, self.in_all, self.own_room = per_address, in_all, own_room
         self.open = 0
