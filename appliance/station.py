@@ -25,6 +25,7 @@ from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator
 from .devices.start_source import HealthTracker
 from .devices.worker import Worker
+from .game.rules import StartMethod
 from .heartbeats import Heartbeats, Probe, lock_probe
 from .table.dealer import DealerLoop
 from .table.eye import CameraEye
@@ -152,6 +153,11 @@ class Station:
 
     def _start_source(self, devices: DeviceConfig, simulate: bool, status):
         kind = "simulated" if simulate else devices.start_source
+        method = {"builtin": StartMethod.RNG, "rng": StartMethod.RNG, "dice": StartMethod.DICE}.get(kind)
+        methods = self.table.rules.start.methods
+        if method is not None and method not in methods:  # every value it gave would be refused
+            raise DeviceConfigError(f"{devices.source}: start_seat.source {kind!r}: {self.table.rules.name} starts "
+                                    f"with {' or '.join(m.value for m in methods)} only (start_seat.methods)")
         if kind == "builtin":
             rng = BuiltinRng()
 
@@ -159,11 +165,12 @@ class Station:
                 self.loop.start_value(rng.kind, rng.draw())
                 return True
             return draw, rng.kind
-        if kind == "simulated":
-            simulator = DeviceSimulator(DeviceKind.RNG)
+        if kind == "simulated":  # the house's own method: Capitol throws dice only (start_seat.methods)
+            simulated = DeviceKind.RNG if StartMethod.RNG in self.table.rules.start.methods else DeviceKind.DICE
+            simulator = DeviceSimulator(simulated)
             self.workers.append(simulator)
-            settings = SerialSettings(DeviceKind.RNG, simulator.path)
-            name = "simulated-rng"
+            settings = SerialSettings(simulated, simulator.path)
+            name = f"simulated-{simulated.value}"
         else:
             settings = devices.serial[DeviceKind(kind)]
             if "://" not in settings.port and not Path(settings.port).exists():

@@ -12,9 +12,10 @@ from dealer_table import Dealer
 
 from appliance.audit.index import Index
 from appliance.config import load_house
-from appliance.devices.protocol import RngResult
+from appliance.devices.protocol import DiceResult, RngResult
 from appliance.game.cards import CARDS, format_cards, parse_cards
 from appliance.game.house_ways import set_by_house_way
+from appliance.game.rules import StartMethod
 from appliance.game.settlement import house_way_difference
 from appliance.game.start_seat import DEALER
 from appliance.game.values import evaluator
@@ -69,9 +70,12 @@ class ServedTable:
         return hands
 
     def start_value(self) -> None:
-        """The RNG answers NEXT's request."""
+        """The house's device answers NEXT's request: the RNG, or the shaker at a house that throws dice only."""
         self.rounds += 1
-        self.d.loop.start_value("rng", RngResult(self.rounds, 1 + self.rounds % 7))
+        if StartMethod.RNG in self.rules.start.methods:
+            self.d.loop.start_value("rng", RngResult(self.rounds, 1 + self.rounds % 7))
+        else:
+            self.d.loop.start_value("dice", DiceResult(self.rounds, (1 + self.rounds % 6, 2, 3)))
 
     def lay_banker(self, hands: dict, unreadable: int | None = None) -> None:
         zones = {z: c for z, c in hands.items() if z == "banker" or z.startswith(f"seat{self.banker}.")}

@@ -8,7 +8,8 @@ from pathlib import Path
 from appliance.audit.log import AuditLog
 from appliance.config import load_house, read_toml
 from appliance.devices.gpio import Panel, PanelPins, SimulatedPins
-from appliance.devices.protocol import RngResult
+from appliance.devices.protocol import DiceResult, RngResult
+from appliance.game.rules import StartMethod
 from appliance.table.dealer import DealerLoop
 from appliance.table.eye import TableTop
 from appliance.table.live import LiveTable
@@ -57,10 +58,14 @@ class Dealer:
         return True
 
     def open_round(self):
-        """Seat 2 wagers 25, NEXT, and the RNG's value 3: the banker's hand is next."""
+        """Seat 2 wagers 25, NEXT, and the RNG's value 3 (at a house that throws dice only, three aces: 3):
+        the banker's hand is next."""
         self.loop.set_bets([{"seat": 2, "wager": "25"}])
         self.loop.press("next")
-        self.loop.start_value("rng", RngResult(1, 3))
+        if StartMethod.RNG in self.table.rules.start.methods:
+            self.loop.start_value("rng", RngResult(1, 3))
+        else:
+            self.loop.start_value("dice", DiceResult(1, (1, 1, 1)))
 
     def look(self, zones, frames=3):
         self.top.lay(zones)

@@ -282,7 +282,7 @@ def test_a_player_banker_who_sets_his_own_hand_lays_it_in_his_seat(tmp_path):
     d = Dealer(tmp_path / "log", rules=load_house("capitol"))
     d.loop.set_bets([{"seat": 2, "wager": "25"}], banker=4, banker_wager="500")
     d.loop.press("next")
-    d.loop.start_value("rng", RngResult(1, 3))
+    d.loop.start_value("dice", DiceResult(1, (1, 1, 1)))  # rule 14: "The value of the dice cup"
     assert d.loop.wanted_zones() == ["seat4.front", "seat4.back"]
     # his own setting: the nines in front (the house way would keep them in back)
     d.look({"seat4.front": ["9c", "9s"], "seat4.back": ["As", "Kd", "5h", "5d", "2c"]})
@@ -584,3 +584,36 @@ def test_the_dealer_declares_a_misdeal_for_a_reason_the_house_lists(tmp_path):
         Events.ROUND_VOIDED, "dealer (screen)", {"round": "t-1", "reason": "misdeal: two or more cards boxed or exposed"})
     d.loop.press("next")
     assert d.table.current.round_id == "t-2"
+
+
+def test_the_house_start_method_is_the_only_one_taken(tmp_path):
+    """Capitol rule 14: "The value of the dice cup determines which player receives the first hand"; Safari
+    starts with the electronic device (chosen: config/houses/README.md). A value by the other method is
+    refused as ``appliance start-seat`` refuses it, logged with the reason, and the round waits for the
+    house's own."""
+    from appliance.config import load_house
+
+    capitol = Dealer(tmp_path / "capitol", rules=load_house("capitol"))
+    capitol.loop.set_bets([{"seat": 2, "wager": "25"}], 4, "100")
+    capitol.loop.press("next")
+    capitol.loop.start_value("rng", RngResult(1, 3))
+    assert capitol.loop.step is Step.START
+    assert capitol.loop.prompt()["say"] == ("round t-1: Capitol Casino: this house starts with the dice cup, not an "
+                                            "electronic device (start_seat.methods)")
+    refused = records(tmp_path / "capitol")[-1]
+    assert (refused["event"], refused["data"]["used"], refused["data"]["refused"]) == (
+        Events.DEVICE_VALUE, False, capitol.loop.message)
+    capitol.loop.start_value("dice", DiceResult(2, (2, 5, 6)))
+    assert capitol.loop.step is Step.BANKER
+    assert records(tmp_path / "capitol")[-1]["data"]["dice"] == [2, 5, 6]
+
+    safari = Dealer(tmp_path / "safari", rules=load_house("safari"))
+    safari.loop.set_bets([{"seat": 2, "wager": "25"}])
+    safari.loop.press("next")
+    safari.loop.start_value("dice", DiceResult(1, (2, 5, 6)))
+    assert safari.loop.step is Step.START and safari.loop.message == (
+        "round t-1: Safari Casino (Atlantic City rules): this house starts with an electronic device, not dice "
+        "(start_seat.methods)")
+    safari.loop.start_value("rng", RngResult(2, 3))
+    assert safari.loop.step is Step.BANKER
+    assert replay(tmp_path / "capitol", KEY)["differences"] == replay(tmp_path / "safari", KEY)["differences"] == []

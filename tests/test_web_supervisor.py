@@ -474,3 +474,38 @@ def test_a_banker_corrected_to_six_cards_is_refused_and_the_seats_still_settle(d
     dealt.confirm(SEAT2)
     assert dealt.dealer.table.current.phase is Phase.SETTLED
     assert dealt.seen()["replay"]["differences"] == []
+
+
+@pytest.mark.parametrize("house, refused, taken, says", [
+    ("capitol", {"value": 3}, {"dice": [1, 1, 1]}, "Capitol Casino: this house starts with the dice cup"),
+    ("safari", {"dice": [2, 5, 6]}, {"value": 3}, "Safari Casino (Atlantic City rules): this house starts with an "
+                                                  "electronic device, not dice"),
+    ("general", {"value": 13}, {"dice": [2, 5, 6]}, "RNG value 13 is out of range 1-7"),
+])
+def test_a_supervisors_manual_start_value_is_by_the_houses_method(tmp_path, house, refused, taken, says):
+    """The device is down: the supervisor enters the start value as the house's method gives it (Capitol rule
+    14, "the value of the dice cup": the three dice; Safari's device: an RNG value 1-7), never a bare dice
+    total. Another method is refused (409) and records nothing; the house's own starts the round."""
+    from appliance.config import load_house
+
+    rules = load_house(house)
+    dealer = Dealer(tmp_path / "log", rules=rules)
+    app = create_app(dealer.live, rules, dealer.table, secret_key=b"k" * 32, dealer=dealer.loop)
+    client = app.test_client()
+    token = client.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN}).get_json()["csrf"]
+    banker = 4 if house == "capitol" else "dealer"
+    dealer.loop.set_bets([{"seat": 2, "wager": "25"}], banker, "100" if banker == 4 else None)
+    dealer.loop.press("next")
+    logged = list(records(tmp_path / "log"))
+    start = "/api/rounds/t-1/start"
+    answer = client.post(start, json={"pin": PIN, **refused}, headers={"X-CSRF-Token": token})
+    assert answer.status_code == 409 and says in answer.get_json()["error"]
+    assert list(records(tmp_path / "log")) == logged
+    answer = client.post(start, json={"pin": PIN, "dice": [1, 2]}, headers={"X-CSRF-Token": token})
+    assert answer.status_code == 400 and answer.get_json()["error"].startswith("dice: expected three dice")
+    answer = client.post(start, json={"pin": PIN, **taken}, headers={"X-CSRF-Token": token})
+    assert answer.status_code == 200, answer.get_json()
+    started = records(tmp_path / "log")[-1]
+    assert (started["event"], started["who"], started["data"]["source"]) == (Events.START_SEAT, "supervisor 1042",
+                                                                              "manual")
+    assert started["data"]["dice"] == taken.get("dice") and dealer.loop.step.value == "banker"

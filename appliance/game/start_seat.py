@@ -36,6 +36,10 @@ class StartSeatError(ValueError):
     """A device value or a banker position that cannot start a round."""
 
 
+class StartMethodError(StartSeatError):
+    """A start value by a method the house does not use (dice at an RNG house, an RNG value at a dice house)."""
+
+
 def ring(player_seats: int) -> list[Position]:
     """Every place a hand is dealt to, clockwise: seven, whoever banks."""
     if player_seats == 6:
@@ -98,13 +102,13 @@ def start_of_round(start: StartSeat, banker: Position, value: int | None = None,
         raise StartSeatError("give either an RNG value or three dice, not both or neither")
     if dice is not None:
         if StartMethod.DICE not in start.methods:
-            raise StartSeatError("this house starts with an electronic device, not dice")
+            raise StartMethodError("this house starts with an electronic device, not dice")
         if len(dice) != 3 or any(not 1 <= d <= 6 for d in dice):
             raise StartSeatError(f"dice {list(dice)}: three dice, each 1-6")
         count, source = sum(dice), f"dice {'+'.join(map(str, dice))} = {sum(dice)}"
     else:
         if StartMethod.RNG not in start.methods:
-            raise StartSeatError("this house starts with the dice cup, not an electronic device")
+            raise StartMethodError("this house starts with the dice cup, not an electronic device")
         if not 1 <= value <= 7:
             raise StartSeatError(f"RNG value {value} is out of range 1-7")
         count, source = value, f"RNG value {value}"

@@ -41,7 +41,7 @@ from ..vision.layout import BANKER_SET_ZONES
 from .bank_walk import BankWalk, moved_bank
 from .eye import Eye
 from .recording import SpaceLimits
-from .round import Events, HeldForSupervisor, Named, Phase, RoundStateError
+from .round import Events, HeldForSupervisor, Named, Phase, RoundStateError, StartValueRefused
 from .stable import StableRead
 from .table import Table
 
@@ -308,19 +308,25 @@ class DealerLoop:
             self.announce()
 
     def start_value(self, source: str, result: RngResult | DiceResult) -> None:
-        """A value from the start-seat device (any thread). Used when a round waits for one, else logged."""
+        """A value from the start-seat device (any thread). Used when a round waits for one, else logged; a
+        value by a method the house does not use (an RNG at Capitol's dice table) is logged as refused, and
+        the round goes on waiting for the house's own."""
         with self.table.lock:
             if self.health is not None:
                 self.health.observe(result)
             dice = list(result.dice) if isinstance(result, DiceResult) else None
             value = result.total if dice else result.value
+            unused = {"device": source, "value": value, "dice": dice, "seq": result.seq, "used": False,
+                      "step": self.step.value}
             if self.step is Step.START:
-                self.table.current.start_seat(source, value, dice=dice, seq=result.seq)
-                self.zones = {}
+                try:
+                    self.table.current.start_seat(source, value, dice=dice, seq=result.seq)
+                    self.zones = {}
+                except StartValueRefused as err:
+                    self.table.log(Events.DEVICE_VALUE, {**unused, "refused": str(err)}, "device")
+                    self.message = str(err)
             else:
-                self.table.log(Events.DEVICE_VALUE, {"device": source, "value": value, "dice": dice,
-                                                     "seq": result.seq, "used": False, "step": self.step.value},
-                               "device")
+                self.table.log(Events.DEVICE_VALUE, unused, "device")
             self.announce()
 
     def name_card(self, zone: str, position: int, card: str, who: str = "dealer", version: int | None = None) -> None:

@@ -25,7 +25,7 @@ from ..game.money import fmt
 from ..game.round_json import round_from_json, settlement_to_json
 from ..game.rules import HouseRules
 from ..game.settlement import HouseWayDifference, house_way_difference, settle
-from ..game.start_seat import Position, first_hand
+from ..game.start_seat import Position, StartMethodError, StartSeatError, first_hand, start_of_round
 from .listeners import tell
 
 
@@ -112,6 +112,10 @@ class RoundStateError(ValueError):
 
 class HeldForSupervisor(RoundStateError):
     """The layout does not add up (a card seen twice): the round waits for a supervisor."""
+
+
+class StartValueRefused(RoundStateError):
+    """A start value by a method the house does not use, or out of its range: nothing is recorded."""
 
 
 class CorrectionRefused(RoundStateError):
@@ -249,6 +253,18 @@ class TableRound:
 
     def start_seat(self, source: str, value: int, dice: list[int] | None = None, seq: int | None = None,
                    who: str = "device") -> Position:
+        """The start value: three ``dice`` (``value`` their total), or an RNG ``value`` 1-7. Only by a method
+        the house uses (``start_seat.methods``: Capitol rule 14 "The value of the dice cup", Safari the
+        electronic device), checked as ``appliance start-seat`` checks it; a supervisor's manual value too
+        (three dice at a dice house, an RNG value at an RNG house), whatever the source says."""
+        self._phase_after(Events.START_SEAT)  # a round not waiting for one is refused as such first
+        try:
+            start_of_round(self.rules.start, self.state["banker"], value=None if dice else value,
+                           dice=tuple(dice) if dice else None)
+        except StartMethodError as err:
+            raise StartValueRefused(f"round {self.round_id}: {self.rules.name}: {err} (start_seat.methods)") from None
+        except StartSeatError as err:
+            raise StartValueRefused(f"round {self.round_id}: {err}") from None
         count = sum(dice) if dice else value
         first = first_hand(count, self.state["banker"], self.rules.start.player_seats, self.rules.start.count_direction)
         self._record(Events.START_SEAT, {"source": source, "value": value, "dice": dice, "seq": seq,

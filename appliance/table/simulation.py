@@ -23,11 +23,11 @@ from ..audit.log import AuditLog, RecordingStopped
 from ..config import read_toml
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
-from ..game.rules import BankingMode, HouseRules
+from ..game.rules import BankingMode, HouseRules, StartMethod
 from ..game.settlement import house_way_difference
 from ..game.banking import BankRound, bank_offers
 from ..game.start_seat import DEALER, Position, first_hand, ring
-from ..devices.protocol import RngResult
+from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
 from ..devices.worker import Worker
 from .dealer import DealerInputError, DealerLoop, Step
@@ -150,8 +150,11 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
 
     def roll() -> bool:  # the device answers at once, with a value that depends on the round alone
         round_id = table.current.round_id
-        value = random.Random(f"{seed}:{round_id}:start").randint(1, 7)
-        loop.start_value("simulated-rng", RngResult(int(round_id.rsplit("-", 1)[1]) % 10000, value))
+        draw, seq = random.Random(f"{seed}:{round_id}:start"), int(round_id.rsplit("-", 1)[1]) % 10000
+        if StartMethod.RNG in rules.start.methods:
+            loop.start_value("simulated-rng", RngResult(seq, draw.randint(1, 7)))
+        else:  # a house that throws dice only (Capitol rule 14) refuses an RNG value: the shaker answers
+            loop.start_value("simulated-rng", DiceResult(seq, tuple(draw.randint(1, 6) for _ in range(3))))
         return True
 
     eye, lay = simulated_eye(render, seed, size)

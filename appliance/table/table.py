@@ -20,7 +20,7 @@ from ..game.rules import HouseRules
 from ..game.start_seat import DEALER
 from .listeners import tell
 from .repeats import Repeats
-from .round import Events, Phase, RoundStateError, TableRound
+from .round import Events, Phase, RoundStateError, StartValueRefused, TableRound
 from .supervisor import SupervisorGate
 
 log = logging.getLogger(__name__)
@@ -206,11 +206,16 @@ class Table:
         with self.lock:
             self._round(round_id).setting_stands(reason, who, shown)
 
-    def manual_start(self, round_id: str, supervisor: str, pin: str, value: int, address: str = "local") -> object:
-        """The start value entered by a supervisor while the device is down, marked as manual."""
+    def manual_start(self, round_id: str, supervisor: str, pin: str, value: int | None = None,
+                     address: str = "local", dice: list[int] | None = None) -> object:
+        """The start value entered by a supervisor while the device is down, marked as manual: by the house's
+        own method, as the device would give it (three ``dice`` at a dice house, an RNG ``value`` 1-7 at an
+        RNG house; config/houses/README.md), so the log holds what was thrown or drawn, not a total."""
+        if (value is None) == (dice is None):
+            raise StartValueRefused("give either the RNG value or the three dice")
         who = self._supervisor(supervisor, pin, address)
         with self.lock:
-            first = self._round(round_id).start_seat("manual", value, who=who)
+            first = self._round(round_id).start_seat("manual", sum(dice) if dice else value, dice=dice, who=who)
             self._acted(who, "manual start")
             return first
 

@@ -64,6 +64,16 @@ def seat(body: dict, name: str) -> int | str:
     return whole(body, name)
 
 
+def dice(body: dict, name: str, required: bool = True) -> list[int] | None:
+    """Three dice as whole numbers (their range is the round's to check, with the house's method)."""
+    value = body.get(name)
+    if value is None and not required:
+        return None
+    if not isinstance(value, list) or len(value) != 3 or any(type(d) is not int for d in value):
+        raise BodyError(f"{name}: expected three dice as whole numbers (e.g. [2, 5, 6]), got {value!r:.40}")
+    return value
+
+
 def cards(body: dict, name: str, required: bool = True) -> list[str] | None:
     value = body.get(name)
     if value is None and not required:

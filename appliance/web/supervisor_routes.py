@@ -218,9 +218,11 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
     @bp.post("/api/rounds/<round_id>/start")
     @supervisor_only
     def manual_start(body, round_id):
-        """The start value entered by the supervisor while the device is down."""
-        first = table.manual_start(round_id, g.supervisor.supervisor, pin_of(body), whole(body, "value"),
-                                   request.remote_addr)
+        """The start value entered by the supervisor while the device is down: ``dice`` (three) at a house
+        that throws dice, or ``value`` (an RNG value 1-7) at a house with an electronic device."""
+        dice = request_body.dice(body, "dice", required=False)
+        first = table.manual_start(round_id, g.supervisor.supervisor, pin_of(body),
+                                   whole(body, "value", required=dice is None), request.remote_addr, dice=dice)
         return jsonify({"ok": True, "first_hand": first})
 
     @bp.post("/api/table/release")
