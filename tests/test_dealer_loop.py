@@ -617,3 +617,34 @@ def test_the_house_start_method_is_the_only_one_taken(tmp_path):
     safari.loop.start_value("rng", RngResult(2, 3))
     assert safari.loop.step is Step.BANKER
     assert replay(tmp_path / "capitol", KEY)["differences"] == replay(tmp_path / "safari", KEY)["differences"] == []
+
+
+def test_a_misdeal_once_the_banker_and_players_hands_are_open_is_the_supervisors(tmp_path):
+    """General rules: "Once the banker's cards are exposed, players may not touch their cards"; Capitol: the
+    Player/Dealer's hand is opened "After all players have set their hands". Until the banker's hand is
+    accepted the dealer declares a misdeal alone; after, the deal is complete and every hand face up: it
+    takes a supervisor's id and PIN, and is logged as the supervisor's."""
+    from appliance.table.dealer import MisdealNeedsPin
+    from appliance.table.supervisor import PinError
+
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": BANKER})
+    d.loop.press("confirm")
+    d.look(SEAT2)
+    assert d.loop.step is Step.SEATS
+    logged = records(tmp_path / "log")
+    with pytest.raises(MisdealNeedsPin, match="round t-1: the deal is complete .the banker's hand is open.: a "
+                                              "misdeal now needs the supervisor's PIN"):
+        d.loop.misdeal("two or more cards boxed or exposed", "dealer (screen)", round_id="t-1")
+    with pytest.raises(PinError):
+        d.loop.misdeal("two or more cards boxed or exposed", "dealer (screen)", supervisor="1042", pin="0000")
+    assert [r for r in records(tmp_path / "log") if r["event"] != Events.SUPERVISOR_REFUSED] == logged
+    d.loop.misdeal("two or more cards boxed or exposed", "dealer (screen)", supervisor="1042", pin="4821")
+    voided = records(tmp_path / "log")[-1]
+    assert (voided["event"], voided["who"], voided["data"]["reason"]) == (
+        Events.ROUND_VOIDED, "supervisor 1042", "misdeal: two or more cards boxed or exposed")
+    assert d.loop.step is Step.IDLE
+    d.open_round()  # while the banker's hand is still being read, the deal goes on: the dealer's own
+    d.loop.misdeal("a hand dealt with the wrong number of cards", "dealer (screen)")
+    assert records(tmp_path / "log")[-1]["who"] == "dealer (screen)"

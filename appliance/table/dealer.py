@@ -66,8 +66,16 @@ class DealerInputError(ValueError):
     """A dealer's input that cannot be taken (a bad wager, a card for a zone not being read)."""
 
 
-class OverrideNeedsPin(DealerInputError):
+class SupervisorPinNeeded(DealerInputError):
+    """A dealer's input that takes a supervisor's id and PIN with it (the screen asks for them)."""
+
+
+class OverrideNeedsPin(SupervisorPinNeeded):
     """A hand typed over a zone the camera reads steadily: it takes a supervisor's PIN."""
+
+
+class MisdealNeedsPin(SupervisorPinNeeded):
+    """A misdeal once the deal is complete (the banker's hand opened and accepted): the supervisor's."""
 
 
 @dataclass
@@ -290,22 +298,41 @@ class DealerLoop:
 
     # --- the dealer's misdeal ------------------------------------------------------------------
 
-    def misdeal(self, reason: str, who: str = "dealer", round_id: str | None = None) -> None:
+    def misdeal(self, reason: str, who: str = "dealer", round_id: str | None = None, supervisor: str = "",
+                pin: str = "", address: str = "local") -> None:
         """The dealer declares a misdeal, for one of the house file's reasons (Capitol rule 29), while the
         round is dealt: voided as a supervisor's misdeal is (:meth:`.Table.declare_misdeal`). The screen
-        sends the ``round_id`` it shows: a misdeal of a round that has since ended is refused."""
+        sends the ``round_id`` it shows: a misdeal of a round that has since ended is refused. Once the deal
+        is complete (the banker's hand opened and accepted: the players have set their hands, general rules
+        "Once the banker's cards are exposed, players may not touch their cards") a misdeal would void hands
+        already seen face up: it takes a supervisor's id and PIN, and is the supervisor's (logged as his)."""
+        self.table.rules.misdeal_reason(reason)  # an unlisted reason is refused before the PIN is asked
         with self.table.lock:
-            step, current = self.step, self.table.current
-            if step is Step.HELD:
-                raise DealerInputError("the table is held: the supervisor declares the misdeal")
-            if step not in (Step.START, Step.BANKER, Step.SEATS):
-                raise DealerInputError("no round is being dealt: a misdeal voids the round in play")
-            if round_id is not None and round_id != current.round_id:
-                raise DealerInputError(f"round {round_id} is no longer in play (round {current.round_id} is): "
-                                       "look at the table again")
-            self.table.declare_misdeal(current.round_id, reason, who)
+            round_id = self._misdeal_round(round_id)
+            dealt = self.step in (Step.SEATS, Step.RESET)
+        if not dealt:
+            with self.table.lock:
+                self.table.declare_misdeal(self._misdeal_round(round_id), reason, who)
+        elif not supervisor:
+            raise MisdealNeedsPin(f"round {round_id}: the deal is complete (the banker's hand is open): a misdeal "
+                                  "now needs the supervisor's PIN")
+        else:
+            self.table.misdeal(round_id, supervisor, pin, reason, address)  # the PIN: slow, outside the lock
+        with self.table.lock:
             self.zones = {}
             self.announce()
+
+    def _misdeal_round(self, round_id: str | None) -> str:
+        """The round in play, which a misdeal voids: the one the screen showed (``round_id``), if given."""
+        step, current = self.step, self.table.current
+        if step is Step.HELD:
+            raise DealerInputError("the table is held: the supervisor declares the misdeal")
+        if step not in (Step.START, Step.BANKER, Step.SEATS, Step.RESET):
+            raise DealerInputError("no round is being dealt: a misdeal voids the round in play")
+        if round_id is not None and round_id != current.round_id:
+            raise DealerInputError(f"round {round_id} is no longer in play (round {current.round_id} is): "
+                                   "look at the table again")
+        return current.round_id
 
     def start_value(self, source: str, result: RngResult | DiceResult) -> None:
         """A value from the start-seat device (any thread). Used when a round waits for one, else logged; a

@@ -14,7 +14,7 @@ import secrets
 
 from flask import Blueprint, Response, g, jsonify, request, session
 
-from ..table.dealer import DealerInputError, DealerLoop, OverrideNeedsPin
+from ..table.dealer import DealerInputError, DealerLoop, SupervisorPinNeeded
 from ..table.live import LiveTable
 from ..table.round import Events
 from ..table.supervisor import PinError
@@ -63,7 +63,7 @@ def dealer_routes(loop: DealerLoop, live: LiveTable, pairings: ScreenPairings, p
                 raise  # the app answers 400 naming the field
             except PinError as err:  # the override's PIN: the screen asks for it again
                 return jsonify({"error": str(err), "needs": "supervisor_pin"}), 403
-            except OverrideNeedsPin as err:
+            except SupervisorPinNeeded as err:
                 return jsonify({"error": str(err), "needs": "supervisor_pin"}), 409
             except (DealerInputError, ValueError) as err:
                 return jsonify({"error": str(err)}), 409
@@ -97,8 +97,11 @@ def dealer_routes(loop: DealerLoop, live: LiveTable, pairings: ScreenPairings, p
     @bp.post("/api/dealer/misdeal")
     @screen_only
     def misdeal(body):
-        """A misdeal declared by the dealer, for one of the house's reasons, of the round the screen shows."""
-        loop.misdeal(text(body, "reason"), g.screen, text(body, "round", ID_LIMIT))
+        """A misdeal declared by the dealer, for one of the house's reasons, of the round the screen shows; once
+        the deal is complete, with a supervisor's id and PIN."""
+        loop.misdeal(text(body, "reason"), g.screen, text(body, "round", ID_LIMIT),
+                     supervisor=text(body, "supervisor", ID_LIMIT, required=False),
+                     pin=text(body, "pin", 8, required=False), address=request.remote_addr or "?")
 
     @bp.post("/api/dealer/card")
     @screen_only
