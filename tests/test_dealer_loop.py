@@ -301,7 +301,9 @@ def test_a_device_that_is_not_connected_is_said_so(tmp_path):
 
 
 def test_the_prompt_names_zones_as_a_dealer_says_them_and_calls_no_empty_zone_a_foul(tmp_path):
-    d = Dealer(tmp_path / "log")
+    from appliance.config import load_house
+
+    d = Dealer(tmp_path / "log", rules=load_house("greektown"))  # silent on a wrong count: not settled
     d.open_round()
     d.look({"banker": BANKER})
     d.loop.press("confirm")
@@ -312,6 +314,7 @@ def test_the_prompt_names_zones_as_a_dealer_says_them_and_calls_no_empty_zone_a_
     assert d.live.snapshot()["dealer"]["say"] == "Press CONFIRM to settle (Seat 2 has 3 cards in front: a foul)"
     d.look({"seat2.back": SEAT2["seat2.back"]})
     assert d.loop.press("confirm") == "Seat 2: 5 cards seen, 7 expected: name or enter the hand"
+    assert Events.SEAT_CARDS not in events(tmp_path / "log")
 
 
 def test_next_refuses_a_third_consecutive_bank_and_the_bank_passes_on_clockwise(tmp_path):
@@ -648,3 +651,33 @@ def test_a_misdeal_once_the_banker_and_players_hands_are_open_is_the_supervisors
     d.open_round()  # while the banker's hand is still being read, the deal goes on: the dealer's own
     d.loop.misdeal("a hand dealt with the wrong number of cards", "dealer (screen)")
     assert records(tmp_path / "log")[-1]["who"] == "dealer (screen)"
+
+
+def test_a_seat_read_with_the_wrong_count_is_that_players_foul_and_the_other_seats_settle(tmp_path):
+    """Capitol rule 27: "An individual has a FOULED hand if ... The player does not hold exactly five cards in
+    the back hand"; rule 24: "holding out of cards will foul a hand and the wager will be forfeited". Seat 1 laid
+    six cards: CONFIRM settles it as a foul, recorded with the count and the rule's words, and seat 2 settles as
+    it lies; the Player/Dealer's own hand of six cards is still refused (a misdeal, rule 29, not a foul)."""
+    from appliance.config import load_house
+
+    d = Dealer(tmp_path / "log", rules=load_house("capitol"))
+    d.loop.set_bets([{"seat": 1, "wager": "25"}, {"seat": 2, "wager": "25"}], 4, "100")
+    d.loop.press("next")
+    d.loop.start_value("dice", DiceResult(1, (1, 1, 1)))
+    d.look({"seat4.front": ["5h", "5d"], "seat4.back": ["As", "Kd", "9c", "9s"]})
+    assert d.loop.press("confirm") == "The banker: 6 cards seen, 7 expected: name or enter the hand"
+    d.look({"seat4.front": ["5h", "5d"], "seat4.back": ["As", "Kd", "9c", "9s", "2c"]})
+    assert d.loop.press("confirm") == ""
+    d.look({"seat1.front": ["Th", "6d"], "seat1.back": ["Ks", "Kh", "7d", "7h"], **SEAT2})
+    assert d.loop.prompt()["say"] == "Press CONFIRM to settle (Seat 1 has 6 cards, not 7: a foul)"
+    assert d.loop.press("confirm") == ""
+    assert d.table.current.phase is Phase.SETTLED
+    log = records(tmp_path / "log")
+    seat1 = next(r["data"] for r in log if r["event"] == Events.SEAT_CARDS and r["data"]["seat"] == 1)
+    assert seat1["count"] == 6 and seat1["foul"].startswith('Rule 27: "An individual has a FOULED hand if')
+    settled = {s["seat"]: s for s in log[-1]["data"]["settlement"]["seats"]}
+    assert (settled[1]["result"], settled[1]["net"]) == ("foul", "-26.00")  # the wager and its collection
+    assert settled[1]["reason"] == "fouled: back has 4 cards, not 5"
+    assert settled[2]["result"] != "foul"
+    assert d.live.snapshot()["seats"]["1"]["count"] == 6
+    assert replay(tmp_path / "log", KEY)["differences"] == []

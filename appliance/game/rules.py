@@ -33,6 +33,13 @@ class FoulPenalty(enum.Enum):
     HOUSE_WAY = "house-way"  # the hand is reset by the house way and played
 
 
+class WrongCount(enum.Enum):
+    """A player's hand laid with other than two cards in front and five behind (seven in all or not)."""
+
+    FOUL = "foul"  # the player's foul, settled by fouls.player (Capitol rule 27; general rules)
+    MISDEAL = "misdeal"  # not settled: the hand is named again or the round is a misdeal
+
+
 class CommissionKind(enum.Enum):
     PERCENT = "percent"  # a percentage of each winning wager
     COLLECTION = "collection"  # a flat fee per wager, by tier, taken in advance
@@ -157,6 +164,10 @@ class HouseRules:
     equal_pair_behind_fouls: bool = False
     #: The reasons a misdeal may be declared for (Capitol rule 29), as the dealer and supervisor pick them.
     misdeal_reasons: tuple[str, ...] = ()
+    #: A player's hand of the wrong number of cards: a foul, or (silent houses) not settled.
+    wrong_count: WrongCount = WrongCount.MISDEAL
+    #: The document's words that make it a foul, recorded with such a hand.
+    wrong_count_words: str = ""
     source: str = field(default="", compare=False)
 
     @classmethod
@@ -177,6 +188,10 @@ class HouseRules:
         player_foul = fouls.choice("player", FoulPenalty)
         banker_foul = fouls.choice("banker", FoulPenalty)
         equal_pair_behind_fouls = fouls.boolean("equal_pair_behind_fouls")
+        wrong_count = fouls.choice("wrong_count", WrongCount)
+        wrong_count_words = fouls.string("wrong_count_words", "")
+        if wrong_count is WrongCount.FOUL and not wrong_count_words.strip():
+            raise fouls.error("wrong_count_words", "a wrong count that fouls quotes the document's words")
         fouls.done()
 
         commission = _commission(top.table("commission"))
@@ -220,7 +235,8 @@ class HouseRules:
             key=key, name=name, joker=joker, wheel=wheel, house_way=house_way,
             player_foul=player_foul, banker_foul=banker_foul, commission=commission,
             banking=banking, start=start, limits=limits, fortune=fortune, envy=envy,
-            equal_pair_behind_fouls=equal_pair_behind_fouls, misdeal_reasons=misdeal_reasons, source=source,
+            equal_pair_behind_fouls=equal_pair_behind_fouls, misdeal_reasons=misdeal_reasons,
+            wrong_count=wrong_count, wrong_count_words=wrong_count_words.strip(), source=source,
         )
 
     def misdeal_reason(self, reason: str) -> str:

@@ -33,7 +33,7 @@ from ..devices.start_source import HealthTracker
 from ..game.banking import history_needed, passed_over
 from ..game.cards import Card, parse_cards
 from ..game.money import MoneyError, fmt, money
-from ..game.rules import BankerSetting, BankingMode
+from ..game.rules import BankerSetting, BankingMode, WrongCount
 from ..game.settlement import RoundError, Wager, check_wagers, house_way_difference
 from ..game.start_seat import DEALER, Position
 from ..vision.deck_match import DECK_MISMATCH
@@ -498,7 +498,11 @@ class DealerLoop:
                 self._accept_setting(setting, who)  # held (recorded): the dealer resets
                 return
             seats = [b["seat"] for b in current.state["bets"] if b["seat"] not in current.state["seat_cards"]]
-            ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"Seat {seat}") for seat in seats}
+            counted = self.table.rules.wrong_count is not WrongCount.FOUL  # else a wrong count is the player's foul
+            ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"Seat {seat}", counted)
+                     for seat in seats}
+            for seat, (front, back) in ready.items():  # refused before any seat is recorded
+                current.miscount(seat, len(front.cards()) + len(back.cards()))
             # every seat checked together before any is recorded: a card seen twice holds the whole table
             current.hold_if_seen({f"seat {seat}": front.cards() + back.cards()
                                   for seat, (front, back) in ready.items()})
@@ -535,11 +539,11 @@ class DealerLoop:
         # the PIN: slow, outside the lock (the table checks again that this setting is still the one held)
         self.table.setting_stands(round_id, supervisor, pin, reason, held, address)
 
-    def _hand(self, front_zone: str, back_zone: str, whose: str) -> tuple[ZoneRead, ZoneRead]:
-        """A hand's two zones, each steady and fully named, seven cards in all (a front of other than
-        two cards is the player's foul, settled as such)."""
+    def _hand(self, front_zone: str, back_zone: str, whose: str, counted: bool = True) -> tuple[ZoneRead, ZoneRead]:
+        """A hand's two zones, each steady and fully named, seven cards in all unless not ``counted`` (a
+        front of other than two cards is the player's foul, settled as such)."""
         front, back = self._complete(front_zone), self._complete(back_zone)
-        if len(front.cards()) + len(back.cards()) != HAND:
+        if counted and len(front.cards()) + len(back.cards()) != HAND:
             raise RoundStateError(f"{whose}: {len(front.cards()) + len(back.cards())} cards seen, {HAND} expected: "
                                   "name or enter the hand")
         return front, back
@@ -716,8 +720,10 @@ def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[s
     seats = sorted({name.split(".")[0] for name in wanted if name.startswith("seat")}, key=lambda s: int(s[4:]))
     counts = {s: len(zones[f"{s}.front"]["cards"]) + len(zones[f"{s}.back"]["cards"]) for s in seats}
     short = [f"{spoken(s)}: {n} cards seen" for s, n in counts.items() if n != HAND]
-    if short:
+    if short and table.rules.wrong_count is not WrongCount.FOUL:
         return "Name or enter the hands: " + "; ".join(short) + f" ({HAND} expected)"
-    fouls = [f"{spoken(s)} has {len(zones[f'{s}.front']['cards'])} cards in front" for s in seats
-             if len(zones[f"{s}.front"]["cards"]) != 2]
+    # where the house's document makes a wrong count a foul, CONFIRM settles it as one: said before
+    fouls = [f"{spoken(s)} has {counts[s]} cards, not {HAND}" if counts[s] != HAND else
+             f"{spoken(s)} has {len(zones[f'{s}.front']['cards'])} cards in front" for s in seats
+             if counts[s] != HAND or len(zones[f"{s}.front"]["cards"]) != 2]
     return "Press CONFIRM to settle" + (f" ({'; '.join(fouls)}: a foul)" if fouls else "")

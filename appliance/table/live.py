@@ -57,7 +57,9 @@ class LiveTable:
                 s["banker"].update({k: data[k] for k in ("cards", "front", "back") if k in data})
             elif event in (Events.SEAT_CARDS, Events.READ_CORRECTED):
                 s["phase"] = "players"
-                s["seats"][str(data["seat"])].update(front=data["front"], back=data["back"])
+                s["seats"][str(data["seat"])].update(front=data["front"], back=data["back"],
+                                                     **({"count": data["count"], "count_foul": data["foul"]}
+                                                        if "count" in data else {}))
             elif event == Events.ROUND_SETTLED:
                 settlement = data["settlement"]
                 s["phase"] = "settled"

@@ -23,7 +23,7 @@ from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.money import fmt
 from ..game.round_json import round_from_json, settlement_to_json
-from ..game.rules import HouseRules
+from ..game.rules import HouseRules, WrongCount
 from ..game.settlement import HouseWayDifference, house_way_difference, settle
 from ..game.start_seat import Position, StartMethodError, StartSeatError, first_hand, start_of_round
 from .listeners import tell
@@ -360,11 +360,28 @@ class TableRound:
             raise RoundStateError(f"round {self.round_id}: seat {seat} has no wager this round")
         if self.state.get("set_checked") and not self.state.get("banker_set"):
             raise RoundStateError(f"round {self.round_id}: the banker's setting is not read yet")
+        miscount = self.miscount(seat, len(front) + len(back))
         self.hold_if_seen({f"seat {seat}": format_cards(parse_cards([*front, *back], unique=False))})
         self.confirm_named(named)
         self._record(Events.SEAT_CARDS, {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                                          "back": format_cards(parse_cards(back, unique=False)), "read": read,
-                                         "images": list(images)}, who)
+                                         "images": list(images), **miscount}, who)
+
+    def miscount(self, seat: int, count: int) -> dict:
+        """A seat's hand of other than seven cards: where the house's document makes it a foul
+        (``fouls.wrong_count``: Capitol rule 27, the general rules) recorded with the count and the document's
+        words, and settled as the player's foul (the other seats settle as they lie); else refused (named
+        again, or a misdeal)."""
+        if count == 7:
+            return {}
+        if self.rules.wrong_count is not WrongCount.FOUL:
+            raise RoundStateError(f"round {self.round_id}: seat {seat}: {count} cards seen, 7 expected: name or "
+                                  f"enter the hand ({self.rules.name} does not foul a wrong count: fouls.wrong_count)")
+        bet = next(b for b in self.state["bets"] if b["seat"] == seat)
+        if any(w.get("bonus") for w in [bet, *bet.get("backline", [])]):
+            raise RoundStateError(f"round {self.round_id}: seat {seat}: {count} cards seen: the Fortune bonus needs "
+                                  "the seat's seven cards: name or enter the hand, or declare a misdeal")
+        return {"count": count, "foul": self.rules.wrong_count_words}
 
     def confirm_read(self, zone: str, position: int, card: str, who: str) -> None:
         """A card the reader could not read, confirmed or entered by a person (never by the appliance)."""
