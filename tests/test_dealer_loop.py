@@ -284,11 +284,11 @@ def test_a_player_banker_who_sets_his_own_hand_lays_it_in_his_seat(tmp_path):
     d.loop.press("next")
     d.loop.start_value("dice", DiceResult(1, (1, 1, 1)))  # rule 14: "The value of the dice cup"
     assert d.loop.wanted_zones() == ["seat4.front", "seat4.back"]
-    # his own setting: the nines in front (the house way would keep them in back)
-    d.look({"seat4.front": ["9c", "9s"], "seat4.back": ["As", "Kd", "5h", "5d", "2c"]})
+    # his own setting: ace-king in front, the two pair behind (rule 31: never a foul, which is refused)
+    d.look({"seat4.front": ["As", "Kd"], "seat4.back": ["9c", "9s", "5h", "5d", "2c"]})
     d.loop.press("confirm")
     banker = next(r for r in records(tmp_path / "log") if r["event"] == Events.BANKER_CARDS)
-    assert banker["data"]["set_by"] == "own" and banker["data"]["front"] == ["9c", "9s"]
+    assert banker["data"]["set_by"] == "own" and banker["data"]["front"] == ["As", "Kd"]
 
 
 def test_a_device_that_is_not_connected_is_said_so(tmp_path):
@@ -681,3 +681,24 @@ def test_a_seat_read_with_the_wrong_count_is_that_players_foul_and_the_other_sea
     assert settled[2]["result"] != "foul"
     assert d.live.snapshot()["seats"]["1"]["count"] == 6
     assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_a_player_dealers_fouled_setting_is_stopped_before_play(tmp_path):
+    """Capitol rule 31: "The casino dealer cannot permit the Player/Dealer to set his hand foul." The
+    Player/Dealer lays the aces in front of a back of one pair: CONFIRM refuses it, nothing is recorded, and
+    the hand set again is played as laid (never silently reset by the house way at settlement)."""
+    from appliance.config import load_house
+
+    d = Dealer(tmp_path / "log", rules=load_house("capitol"))
+    d.loop.set_bets([{"seat": 2, "wager": "25"}], 4, "100")
+    d.loop.press("next")
+    d.loop.start_value("dice", DiceResult(1, (1, 1, 1)))
+    d.look({"seat4.front": ["As", "Ad"], "seat4.back": ["Kd", "9c", "9s", "5h", "2c"]})
+    assert d.loop.press("confirm") == (
+        "round t-1: the Player/Dealer's setting is fouled (front outranks back: Pair of aces over Pair of nines): "
+        "the dealer cannot permit it (fouls.banker): set the hand again")
+    assert d.loop.step is Step.BANKER and Events.BANKER_CARDS not in events(tmp_path / "log")
+    d.look({"seat4.front": ["9c", "9s"], "seat4.back": ["As", "Ad", "Kd", "5h", "2c"]})
+    assert d.loop.press("confirm") == ""
+    banker = next(r["data"] for r in records(tmp_path / "log") if r["event"] == Events.BANKER_CARDS)
+    assert (banker["set_by"], banker["front"]) == ("own", ["9c", "9s"])

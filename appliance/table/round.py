@@ -23,7 +23,8 @@ from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.money import fmt
 from ..game.round_json import round_from_json, settlement_to_json
-from ..game.rules import HouseRules, WrongCount
+from ..game.rules import FoulPenalty, HouseRules, WrongCount
+from ..game.setting import SetHand
 from ..game.settlement import HouseWayDifference, house_way_difference, settle
 from ..game.start_seat import Position, StartMethodError, StartSeatError, first_hand, start_of_round
 from .listeners import tell
@@ -116,6 +117,10 @@ class HeldForSupervisor(RoundStateError):
 
 class StartValueRefused(RoundStateError):
     """A start value by a method the house does not use, or out of its range: nothing is recorded."""
+
+
+class FouledSettingRefused(RoundStateError):
+    """A Player/Dealer's own setting that fouls, stopped before play (Capitol rule 31)."""
 
 
 class CorrectionRefused(RoundStateError):
@@ -290,6 +295,7 @@ class TableRound:
                                            self.rules)
             if differs is not None:  # a house dealer resets by the house way before the round goes on
                 raise RoundStateError(f"round {self.round_id}: {differs}: reset the hand")
+            self._refuse_fouled_setting(front or [], back or [])
             setting = {"front": format_cards(parse_cards(front or [])), "back": format_cards(parse_cards(back or [])),
                        "rule": None, "set_by": "own"}
         else:
@@ -298,6 +304,18 @@ class TableRound:
         self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read,
                                            "images": list(images)}, who)
         return setting
+
+    def _refuse_fouled_setting(self, front: list[str], back: list[str]) -> None:
+        """A Player/Dealer's own setting that fouls is stopped before play (Capitol rule 31: "The casino
+        dealer cannot permit the Player/Dealer to set his hand foul"): the house way's reset
+        (``fouls.banker = "house-way"``) is for a foul let through "by mistake", which the camera does not
+        make. Refused, nothing recorded: the Player/Dealer sets the hand again."""
+        if self.rules.banker_foul is not FoulPenalty.HOUSE_WAY:
+            return
+        foul = SetHand.of(parse_cards(front), parse_cards(back), self.rules.evaluator()).foul
+        if foul is not None:
+            raise FouledSettingRefused(f"round {self.round_id}: the Player/Dealer's setting is fouled ({foul}): the "
+                                       "dealer cannot permit it (fouls.banker): set the hand again")
 
     def house_way_setting(self) -> dict:
         """The banker's seven cards as the house way sets them: ``{"front", "back", "rule"}``."""
