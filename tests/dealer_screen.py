@@ -28,7 +28,7 @@ SIZES = [(800, 480), (1024, 600), (1280, 720), (1280, 800), (1920, 1080)]
 #: (house, banker): six players with a house dealer; seven seats at a California table, where the
 #: Player/Dealer banks from one of them; at Greektown a player may take the bank from the house.
 TABLES = {"house-dealer": ("general", DEALER), "california": ("capitol", 4), "greektown": ("greektown", 3),
-          "fortune": ("fortune", 4)}
+          "fortune": ("fortune", 4), "general-bank": ("general", 3)}
 
 
 class ServedTable:

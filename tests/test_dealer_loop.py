@@ -527,7 +527,8 @@ def test_the_house_keeps_the_bank_when_every_player_declines(tmp_path):
         while loop.step is Step.BANK:
             asked.append(loop.prompt()["bank"]["walk"]["asked"])
             rail.press("next")
-        assert asked == [3, 4, 5, 6, 1, 2] and loop.banker == "dealer" and loop.message == ""
+        # the offer moves on from the last Player/Dealer (seat 3): he is asked last, not first again
+        assert asked == [4, 5, 6, 1, 2, 3] and loop.banker == "dealer" and loop.message == ""
     finally:
         table.close()
     log = records(tmp_path / "log")
@@ -702,3 +703,24 @@ def test_a_player_dealers_fouled_setting_is_stopped_before_play(tmp_path):
     assert d.loop.press("confirm") == ""
     banker = next(r["data"] for r in records(tmp_path / "log") if r["event"] == Events.BANKER_CARDS)
     assert (banker["set_by"], banker["front"]) == ("own", ["9c", "9s"])
+
+
+def test_the_bank_offer_moves_on_round_the_table_under_the_general_rules(tmp_path):
+    """General rules: "The house usually offers the bank to each seat in rotation" (no limit on consecutive
+    banks): after seat 3's bank the offer starts at seat 4, and seat 3 is asked last, every round."""
+    from dealer_screen import ServedTable
+
+    table = ServedTable(tmp_path, "general-bank")  # seat 3 banks at a house-dealer table
+    loop = table.d.loop
+    try:
+        table.wager_everyone()
+        for _ in range(3):
+            table.play_round()
+            assert loop.press("confirm") == ""
+            assert loop.prompt()["bank"]["walk"]["asked"] == 4
+            assert [o["seat"] for o in loop.prompt()["bank"]["offers"]] == [4, 5, 6, 1, 2, 3]
+            while loop.prompt()["bank"]["walk"]["asked"] != 3:
+                loop.press("next")
+            assert loop.press("confirm") == "" and loop.banker == 3  # seat 3, asked last, takes it again
+    finally:
+        table.close()

@@ -81,15 +81,18 @@ class BankOffer:
 def bank_offers(history: Sequence[BankRound], banking: Banking, player_seats: int) -> tuple[BankOffer, ...]:
     """Every player seat in the order the bank is offered for the next round, clockwise (rising seat
     numbers): from seat 1 in a new game (Fortune: "The Player/Dealer is determined in a new game by
-    starting at seat #1, continuing clockwise"), else from the last player-banker, who keeps the
-    option while the rules allow (Fortune: "the option to be the Player/Dealer for two consecutive
-    hands"), then on round the table. None at a house-banked table."""
+    starting at seat #1, continuing clockwise"), else from the seat after the last player-banker: the
+    offer moves on round the table (general rules: "offers the bank to each seat in rotation"; Capitol:
+    "rotates in a systematic and continuous manner"). Only where the house lets a Player/Dealer bank
+    consecutive hands (``banking.max_consecutive`` of 2 or more) does he keep the first refusal while the
+    rules allow (Fortune: "the option to be the Player/Dealer for two consecutive hands"). None at a
+    house-banked table."""
     if banking.mode is BankingMode.HOUSE:
         return ()
     last = next((r.banker for r in reversed(history) if r.banker != DEALER), None)
-    first = 1 if last is None else last
-    if last is not None and bank_refusal(last, history, banking) is not None:
-        first = last % player_seats + 1  # the option has passed on
+    first = 1 if last is None else last % player_seats + 1  # the option passes on
+    if last is not None and banking.max_consecutive > 1 and bank_refusal(last, history, banking) is None:
+        first = last  # his next consecutive hand, first
     seats = [(first - 1 + k) % player_seats + 1 for k in range(player_seats)]
     return tuple(BankOffer(seat, bank_refusal(seat, history, banking)) for seat in seats)
 
