@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..records.events import Events
 from .gaming_day import GamingDay
 
 GENESIS = "0" * 64
@@ -43,12 +44,13 @@ SUFFIX = ".jsonl"
 HEAD = "HEAD.json"
 STEP_BACK = dt.timedelta(seconds=1)  # a wall clock going back more than this is recorded (NTP slews less)
 
-AUDIT_RECOVERED = "AuditRecovered"  # a partial record cut at start-up
-AUDIT_GAP = "AuditGap"  # the log does not reach its head: records lost from the end (or the head itself)
-AUDIT_ACKNOWLEDGED = "AuditAcknowledged"  # a supervisor saw a start-up finding (with the PIN)
-CLOCK_STEPPED = "ClockStepped"
-RECORDING_RESUMED = "RecordingResumed"
-SHIFT_SEALED = "ShiftSealed"
+# The records the log writes itself (their names in the one registry, appliance/records/events.py):
+AUDIT_RECOVERED = Events.AUDIT_RECOVERED
+AUDIT_GAP = Events.AUDIT_GAP
+AUDIT_ACKNOWLEDGED = Events.AUDIT_ACKNOWLEDGED
+CLOCK_STEPPED = Events.CLOCK_STEPPED
+RECORDING_RESUMED = Events.RECORDING_RESUMED
+SHIFT_SEALED = Events.SHIFT_SEALED
 
 
 class AuditError(ValueError):
