@@ -222,3 +222,31 @@ def test_the_banking_history_of_the_last_settled_rounds_of_the_house(tmp_path):
     void_interrupted(audit)
     index.catch_up(tmp_path / "log")
     assert index.recent(1)[0]["status"] == "voided" and index.bank_rounds("capitol", 100) == capitol
+
+
+def test_an_rng_health_warning_reaches_the_shift_fault_chart(tmp_path):
+    """The index counted "DeviceHealth", an event that is never written: the start-seat device's
+    failed uniformity check (DeviceHealthWarning) never reached the supervisor's fault chart."""
+    from pathlib import Path
+
+    from appliance.config import load_devices, read_toml
+    from appliance.devices.protocol import RngResult
+    from appliance.station import Station
+    from appliance.table.table import Table
+
+    rules = load_house("general")
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {})
+    index = Index(tmp_path / "index.sqlite")
+    table.listeners.append(index.add)
+    station = Station(table, load_devices(), simulate=True, pace=3600, rounds=0, index=index)  # never started
+    window = load_devices().health_window
+    for seq in range(window):  # a device stuck on 7, its values fed as the serial line's reader feeds them
+        station.loop.start_value("start-seat", RngResult(seq, 7 if seq % 3 else 1 + seq % 7))
+    warnings = [r for r in records(tmp_path / "log") if r["event"] == "DeviceHealthWarning"]
+    assert len(warnings) == 1
+    hours = index.shift_hours()["hours"]  # what the supervisor's "Device faults per hour" chart plots
+    assert sum(h["faults"] for h in hours) == 1
+    index.close()
+    index = Index(tmp_path / "index.sqlite")  # and the same from the log alone
+    index.rebuild(tmp_path / "log")
+    assert sum(h["faults"] for h in index.shift_hours()["hours"]) == 1

@@ -20,6 +20,7 @@ from pathlib import Path
 from ..game.banking import BankRound
 from ..game.settlement import Result
 from ..game.start_seat import DEALER
+from ..records.events import Events
 from .log import records_from
 
 SCHEMA_VERSION = 2  # rounds carry their gaming day
@@ -41,7 +42,7 @@ CREATE TABLE IF NOT EXISTS faults (seq INTEGER PRIMARY KEY, ts TEXT, device TEXT
 
 #: The records that say a device went wrong (a device gone offline or faulty, a rejected line, a failed
 #: uniformity check), as the shift's chart counts them.
-FAULT_EVENTS = ("DeviceStatus", "DeviceRejected", "DeviceHealth")
+FAULT_EVENTS = (Events.DEVICE_STATUS, Events.DEVICE_REJECTED, Events.DEVICE_HEALTH)
 
 BATCH = 5000  # records per transaction while catching up
 
@@ -96,12 +97,12 @@ class Index:
         round_id = data.get("round")
         self.db.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?)",
                         (record["seq"], record["ts"], event, record.get("who"), round_id))
-        if event == "RoundOpened":
+        if event == Events.ROUND_OPENED:
             self.db.execute("INSERT OR REPLACE INTO rounds (round, house, banker, opened_at, status, seq, gaming_day) "
                             "VALUES (?, ?, ?, ?, 'open', ?, ?)",
                             (round_id, data["house"], str(data["banker"]), record["ts"], record["seq"],
                              record.get("gaming_day")))
-        elif event == "RoundSettled":
+        elif event == Events.ROUND_SETTLED:
             totals = data["settlement"]["totals"]
             self.db.execute("UPDATE rounds SET status = 'settled', settled_at = ?, banker_net = ?, commission = ?, "
                             "collection = ? WHERE round = ?",
@@ -110,9 +111,9 @@ class Index:
                 self.db.execute("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 (round_id, s["seat"], s["wager"], s["result"], s["front"], s["back"], s["won"],
                                  s["lost"], s["commission"], s["collection"], s["net"]))
-        elif event == "RoundVoided":
+        elif event == Events.ROUND_VOIDED:
             self.db.execute("UPDATE rounds SET status = 'voided', reason = ? WHERE round = ?", (data["reason"], round_id))
-        elif event in FAULT_EVENTS and (event != "DeviceStatus" or data.get("status") in ("offline", "fault")):
+        elif event in FAULT_EVENTS and (event != Events.DEVICE_STATUS or data.get("status") in ("offline", "fault")):
             self.db.execute("INSERT OR REPLACE INTO faults VALUES (?, ?, ?, ?)",
                             (record["seq"], record["ts"], data.get("device") or data.get("source"),
                              data.get("detail") or data.get("message") or data.get("reason", "")))
@@ -220,7 +221,8 @@ class Index:
                                       (start,)).fetchall()
             fouls = self.db.execute("SELECT r.settled_at FROM seats s JOIN rounds r USING (round) "
                                     "WHERE s.result = 'foul' AND r.opened_at >= ?", (start,)).fetchall()
-            named = self.db.execute("SELECT ts FROM events WHERE event = 'ReadConfirmed' AND ts >= ?", (start,)).fetchall()
+            named = self.db.execute("SELECT ts FROM events WHERE event = ? AND ts >= ?",
+                                    (Events.READ_CONFIRMED, start)).fetchall()
             faults = self.db.execute("SELECT ts FROM faults WHERE ts >= ?", (start,)).fetchall()
         bank, running = [], Decimal("0.00")
         for round_id, ts, net, commission, collection in settled:
