@@ -7,6 +7,7 @@ import datetime as dt
 from decimal import Decimal
 
 from ..game.money import fmt
+from ..records.events import Events
 
 OFFLINE_AFTER = dt.timedelta(seconds=15)  # a shipper says hello every few seconds, even with nothing to send
 SHIFTS = ("day", "swing", "grave")  # eight hours each from the start of the gaming day
@@ -126,6 +127,7 @@ def stats(conn, day: dt.date, by: str = "table", day_starts_at: dt.time = dt.tim
 def recall(conn, table: str, last: int = 10) -> list[dict]:
     """The table's last rounds, newest first, each with its records' events, cards and settlement."""
     rounds = [r[0] for r in conn.execute(
+        # the name spelled in the query, as the partial index floor_records_opened is, for the planner to use it
         "SELECT round FROM floor_records WHERE table_id = %s AND event = 'RoundOpened' ORDER BY seq DESC LIMIT %s",
         (table, last))]
     out = []
@@ -140,13 +142,13 @@ def recall(conn, table: str, last: int = 10) -> list[dict]:
 
 def _detail(event: str, data: dict) -> dict:
     """What a pit boss looks for in each record (the rules and the reads' confidences stay in the record)."""
-    if event == "RoundOpened":
+    if event == Events.ROUND_OPENED:
         return {"banker": data.get("banker"), "bets": data.get("bets")}
-    if event in ("BankerCards", "SeatCards"):
+    if event in (Events.BANKER_CARDS, Events.SEAT_CARDS):
         return {k: data.get(k) for k in ("seat", "front", "back", "images") if k in data}
-    if event in ("BankerSetHeld", "BankerSet"):  # the house dealer's setting against the house way's
+    if event in (Events.BANKER_SET_HELD, Events.BANKER_SET):  # the house dealer's setting against the house way's
         return {k: data[k] for k in ("front", "back", "house_way", "differs", "set_by", "reason") if k in data}
-    if event == "RoundSettled":
+    if event == Events.ROUND_SETTLED:
         s = data.get("settlement", {})
         return {"totals": s.get("totals"), "seats": [{k: x.get(k) for k in ("seat", "wager", "result", "net")}
                                                      for x in s.get("seats", [])]}

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..records.events import Events
 from .alerts import close_alert, raise_alert
 
-PHASES = {"RoundOpened": "bets_open", "StartSeat": "start_seat", "BankerCards": "banker",
-          "BankerSetHeld": "set_held", "BankerSet": "set", "SeatCards": "players",
-          "RoundSettled": "settled", "RoundVoided": "voided"}
+PHASES = {Events.ROUND_OPENED: "bets_open", Events.START_SEAT: "start_seat", Events.BANKER_CARDS: "banker",
+          Events.BANKER_SET_HELD: "set_held", Events.BANKER_SET: "set", Events.SEAT_CARDS: "players",
+          Events.ROUND_SETTLED: "settled", Events.ROUND_VOIDED: "voided"}
 
 
 @dataclass
@@ -26,18 +27,18 @@ def observe(state: Observed, record: dict, table: str, conn) -> None:
     event, data = record["event"], record["data"]
     if event in PHASES:
         state.phase, state.current_round = PHASES[event], data.get("round")
-    if event == "RoundSettled":
+    if event == Events.ROUND_SETTLED:
         totals = data.get("settlement", {}).get("totals", {})
         state.last_settlement = {"round": data.get("round"), "at": record["ts"], **totals}
-    elif event == "TableHeld":
+    elif event == Events.TABLE_HELD:
         state.held = True
         raise_alert(conn, table, "held", f"table {table} is held: {data.get('reason', 'no reason given')}")
-    elif event == "TableReleased":
+    elif event == Events.TABLE_RELEASED:
         state.held = False
         close_alert(conn, table, "held")
-    elif event == "DeviceHealthWarning":
+    elif event == Events.DEVICE_HEALTH:
         raise_alert(conn, table, "rng-health", f"table {table}: {data.get('message', 'start-seat device health warning')}")
-    elif event == "DeviceStatus":
+    elif event == Events.DEVICE_STATUS:
         device, status = str(data.get("device")), str(data.get("status"))
         state.devices = {**state.devices, device: status}
         if status == "online":
@@ -46,12 +47,12 @@ def observe(state: Observed, record: dict, table: str, conn) -> None:
         else:
             detail = f" ({data['detail']})" if data.get("detail") else ""
             raise_alert(conn, table, "device-fault", f"table {table}: {device} {status}{detail}")
-    elif event == "RecordingResumed":
+    elif event == Events.RECORDING_RESUMED:
         raise_alert(conn, table, "recording-was-stopped", f"table {table} recorded nothing for {data.get('seconds')} s "
                                                           f"from {data.get('stopped_at')}: {data.get('reason')}")
-    elif event == "ClockStepped":
+    elif event == Events.CLOCK_STEPPED:
         raise_alert(conn, table, "clock-stepped", f"table {table}'s clock stepped from {data.get('from')} to "
                                                   f"{data.get('to')}")
-    elif event == "AuditRecovered":
+    elif event == Events.AUDIT_RECOVERED:
         raise_alert(conn, table, "log-recovered", f"table {table}'s log was cut back after a power cut "
                                                   f"({data.get('cut_bytes')} bytes kept aside as {data.get('kept_as')})")
