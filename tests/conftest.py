@@ -13,6 +13,16 @@ from postgres_server import NoPostgres, PostgresServer
 
 _databases = itertools.count(1)
 
+#: A test that uses one of these fixtures, directly or through another fixture, gets its marker (pyproject.toml).
+MARKED_BY_FIXTURE = {"browser": "browser", "postgres": "postgres", "real_decks": "real_cards"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        for fixture, marker in MARKED_BY_FIXTURE.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(marker)
+
 
 @pytest.fixture(scope="session")
 def postgres():

@@ -13,6 +13,8 @@ import pytest
 
 from headless import CHROMIUM
 
+pytestmark = pytest.mark.browser  # Chromium, launched by the tests themselves (not the browser fixture)
+
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
 

@@ -17,6 +17,8 @@ from appliance.web.certificate import make_self_signed
 from appliance.web.front import TlsFiles
 from appliance.web.serving import serve_dashboard
 
+pytestmark = pytest.mark.browser  # Chromium, launched by the tests themselves (not the browser fixture)
+
 ARGS = [*headless.ARGS, "--hide-scrollbars"]
 
 

@@ -17,6 +17,8 @@ from appliance.floor.shipper import Shipper
 from appliance.table.simulation import play_rounds
 from floor_helpers import enrolled, floor_service, migrated
 
+pytestmark = pytest.mark.browser  # Chromium, launched by the tests themselves (not the browser fixture)
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
     if os.environ.get("CI"):

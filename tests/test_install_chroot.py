@@ -27,6 +27,8 @@ import pytest
 
 from debian_chroot import DebianChroot, NoChroot
 
+pytestmark = pytest.mark.chroot
+
 REPO = Path(__file__).resolve().parent.parent
 SRC = "/root/paigow-appliance"  # where the technician put the repository
 UNIT = "/etc/systemd/system/paigow-appliance.service"

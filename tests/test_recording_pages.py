@@ -1,13 +1,15 @@
 """Recording stopped and the shift seal, on the dealer's screen and the supervisor's page, in a real
 headless Chromium against the dashboard on loopback."""
 
-
+import pytest
 
 from appliance.audit.log import AuditLog, records
 from appliance.table.recording import RecordingProbe
 from audit_disk import FillingDisk
 from dealer_table import BANKER, KEY, Dealer
 from headless import CHROMIUM
+
+pytestmark = pytest.mark.browser  # Chromium, launched by the tests themselves (not the browser fixture)
 
 FLAGS = ["--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--hide-scrollbars"]

@@ -4,6 +4,7 @@
 laid by mistake refused with its reason and picture, taught again, and the taught deck then reads a
 card; the setup finished with the PIN releases the table."""
 
+import pytest
 
 import headless
 from headless import CHROMIUM
@@ -12,6 +13,8 @@ from setup_table import setup_table
 
 from appliance.audit.log import records
 from appliance.table.round import Events
+
+pytestmark = pytest.mark.browser  # Chromium, launched by the tests themselves (not the browser fixture)
 
 ARGS = [*headless.ARGS, "--hide-scrollbars"]
 SIZES = [(800, 480), (1280, 800), (800, 1280)]  # the 7-inch display; a tablet, landscape and portrait

@@ -7,6 +7,8 @@ import shutil
 
 import pytest
 
+pytestmark = pytest.mark.browser  # Chromium, launched by the tests themselves (not the browser fixture)
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
     if os.environ.get("CI"):
