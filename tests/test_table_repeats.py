@@ -4,7 +4,6 @@ through the same coalescing, per address: tests/test_web_gate.py.)"""
 
 import os
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +27,7 @@ def test_a_flood_of_bad_lines_is_counted_and_a_valid_line_is_not_kept_waiting(tm
     try:
         station = station_at_a_table(tmp_path, os.ttyname(slave), tmp_path, deck)
         arrived = {}
-        station.table.listeners.append(lambda r: arrived.setdefault("at", time.monotonic())
+        station.table.listeners.append(lambda r: arrived.setdefault("at", r["seq"])
                                        if r["event"] == Events.DEVICE_VALUE and r["data"]["seq"] == 77 else None)
         station.start()
         try:
@@ -39,11 +38,10 @@ def test_a_flood_of_bad_lines_is_counted_and_a_valid_line_is_not_kept_waiting(tm
             writer = threading.Thread(target=_write_all, args=(master, bad))
             writer.start()
             writer.join(60)
-            sent = time.monotonic()
             os.write(master, frame("R,77,3"))
-            wait_for(lambda: "at" in arrived, 10)
-            assert arrived["at"] - sent < 1.0  # promptly, not after 3,000 fsync-ed rejections
-            assert len(of(tmp_path / "log", Events.DEVICE_REJECTED)) <= 2  # the first of each kind, so far
+            wait_for(lambda: "at" in arrived, 10)  # the 10 s only stop a hang
+            # not kept waiting behind 3,000 fsync-ed rejections: the first of each kind is all that is written before it
+            assert len([r for r in of(tmp_path / "log", Events.DEVICE_REJECTED) if r["seq"] < arrived["at"]]) <= 2
         finally:
             station.stop()
     finally:
