@@ -104,6 +104,7 @@ def test_settle_refuses_bad_input_naming_the_field(change, message):
     assert message in out.stderr
 
 
+@pytest.mark.slow
 def test_simulate_small_run_is_reproducible():
     a = json.loads(run("simulate", "--hands", "3000", "--seed", "4").stdout)
     b = json.loads(run("simulate", "--hands", "3000", "--seed", "4", "--workers", "2").stdout)
@@ -132,6 +133,7 @@ def test_start_seat_command_prints_first_hand_action_order_and_rule():
     assert out.returncode == 2 and "--banker" in out.stderr
 
 
+@pytest.mark.slow
 def test_simulate_table_mislays_the_share_asked_and_refuses_a_share_outside_0_to_1(tmp_path):
     from appliance.audit.log import records
 

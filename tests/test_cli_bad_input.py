@@ -162,6 +162,7 @@ def test_every_subcommand_has_a_bad_input():
     assert missing == []
 
 
+@pytest.mark.slow
 def test_run_rounds_plays_them_and_exits(tmp_path):
     """--rounds 1 used to play one round and then serve the dashboard for ever."""
     out = appliance(["run", "--simulate", "--rounds", "1", "--pace", "0.05", "--port", "0", "--data", "data"],

@@ -36,6 +36,7 @@ def bug_counts():
     return exact_counts(BUG)
 
 
+@pytest.mark.slow
 def test_fortune_categories_over_all_154_143_080_hands(bug_counts):
     assert sum(bug_counts.values()) == 154_143_080
     assert dict(bug_counts) == PUBLISHED
@@ -47,6 +48,7 @@ def test_house_edge_of_the_common_pay_table(bug_counts):
     assert Fraction(player, 154_143_080) == Fraction(-11_970_096, 154_143_080)
 
 
+@pytest.mark.slow
 def test_wild_joker_counts_add_up_and_make_five_of_a_kind():
     counts = exact_counts(WILD)
     assert sum(counts.values()) == 154_143_080

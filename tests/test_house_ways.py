@@ -93,6 +93,7 @@ def test_golden_nugget_six_card_line_and_straight_flush_line_are_both_named(hand
     assert "six or seven card straight or flush" in s.rule and "straight flush" in s.rule
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(st.permutations(range(53)), st.sampled_from(list(HOUSE_WAYS)), st.sampled_from(ALL_EVALUATORS))
 def test_never_a_foul_and_the_same_cards(deck, way, ev):
@@ -105,6 +106,7 @@ def test_never_a_foul_and_the_same_cards(deck, way, ev):
     assert rule
 
 
+@pytest.mark.slow
 def test_never_a_foul_over_many_hands():
     rng = random.Random(11)
     for ev in ALL_EVALUATORS:
@@ -142,6 +144,7 @@ def test_errors():
         set_by_house_way(["Ah", "Kd", "9c", "9s", "5h", "5d", "Ah"], "trump-plaza", EV)
 
 
+@pytest.mark.slow
 def test_settings_remembered_by_rank_pattern_match_the_charts():
     from appliance.game import house_ways
 
@@ -158,6 +161,7 @@ def test_settings_remembered_by_rank_pattern_match_the_charts():
                         (sorted(full[0]), sorted(full[1]), full[2], full[3], full[4])
 
 
+@pytest.mark.slow
 def test_every_rank_pattern_under_every_houses_rules_never_fouls_and_repairs_only_under_the_wild_joker():
     """The bench over every 9th rank pattern (the full run: python bench/house_way_fouls.py)."""
     import json

@@ -224,6 +224,7 @@ def _round_strategy():
     return build()
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_round_strategy())
 def test_money_is_conserved(case):

@@ -41,6 +41,7 @@ WILD_COUNTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ev, expected", [(BUG, BUG_COUNTS), (WILD, WILD_COUNTS)], ids=["bug", "wild"])
 def test_every_five_card_hand_from_53_cards(ev, expected):
     natural, everything = Counter(), Counter()
@@ -55,6 +56,7 @@ def test_every_five_card_hand_from_53_cards(ev, expected):
     assert everything == Counter(expected)
 
 
+@pytest.mark.slow
 def test_order_agrees_with_treys_on_natural_hands():
     """treys ranks A-2-3-4-5 lowest; so does the LOWEST wheel rule."""
     treys = TreysEvaluator()
@@ -93,6 +95,7 @@ def _oracle_wild(four):
     return best
 
 
+@pytest.mark.slow
 def test_joker_hands_match_brute_force_substitution():
     rng = random.Random(3)
     samples = [tuple(rng.sample(range(52), 4)) for _ in range(4000)]

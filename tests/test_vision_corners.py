@@ -13,6 +13,8 @@ from appliance.vision.deck import learn
 from appliance.vision.reader import Thresholds, read_card
 from appliance.vision.render import DESIGNS, card_face
 
+pytestmark = pytest.mark.slow  # decks learned and tables read: minutes on two cores
+
 SEEN_PX_PER_MM = 2.3  # about what the overhead camera sees
 MARGIN_PX = 20
 CODES = [str(c) for c in CARDS if not c.is_joker]

@@ -20,6 +20,8 @@ from appliance.vision.reader import FIND_PX_PER_MM, read_frame, zone_image
 from appliance.vision.render import CARD_W, DESIGNS, FACE_PX_PER_MM, Design, Scene, card_face, deal_table, render_table
 from appliance.vision.spread import spread_corners, spread_pieces
 
+pytestmark = pytest.mark.slow  # decks learned and tables read: minutes on two cores
+
 LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
 OTHER_MAKERS = ("edge", "jumbo", "beside", "framed")
 

@@ -18,6 +18,8 @@ from appliance.vision.layout import load_layout
 from appliance.vision.reader import read_frame
 from appliance.vision.render import DESIGNS, Scene, card_face, deal_table, render_table
 
+pytestmark = pytest.mark.slow  # decks learned and tables read: minutes on two cores
+
 LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
 
 

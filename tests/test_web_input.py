@@ -163,6 +163,7 @@ BODIES = (st.fixed_dictionaries({}, optional=FIELDS).map(json.dumps) | VALUES.ma
           | st.binary(max_size=64).map(lambda b: b.decode("latin-1")))
 
 
+@pytest.mark.slow
 def test_no_body_on_any_route_gets_a_500_and_the_table_plays_on(dealer):
     client = dealer.app.test_client()
     token = client.get("/api/dealer").get_json()["csrf"]
