@@ -70,6 +70,7 @@ def test_the_record_is_on_disk_before_anyone_sees_it(tmp_path):
     assert on_disk == [True, True]
 
 
+@pytest.mark.slow
 def test_two_hundred_rounds_verify_and_replay_with_no_difference(tmp_path):
     out = subprocess.run([APPLIANCE, "simulate-table", "--rounds", "200", "--audit", str(tmp_path / "log")],
                          capture_output=True, text=True, timeout=300)
@@ -121,6 +122,7 @@ def test_replay_finds_a_settlement_that_the_rules_do_not_give(tmp_path):
     assert result["differences"][0]["recorded"]["banker_net"] == "999.00"
 
 
+@pytest.mark.slow
 def test_rendered_rounds_read_by_the_camera(tmp_path):
     audit = AuditLog(tmp_path / "log", KEY)
     totals = play_rounds(load_house("general"), audit, 1, seed=6, render=True, size=(4608, 2592))
@@ -158,6 +160,7 @@ def wait_for_growth(log, before, proc, timeout=60):
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 def test_killed_at_twenty_random_moments(tmp_path):
     """SIGKILL mid-run: the log verifies, no settled round is lost or repeated, the open one is voided."""
     rng = random.Random(20)
@@ -205,6 +208,7 @@ def test_a_card_seen_twice_holds_the_round_for_the_supervisor(tmp_path):
     table.void("misdeal: foreign card", who="supervisor 1042")
 
 
+@pytest.mark.slow
 def test_zone_images_are_kept_by_their_hash_and_checked(tmp_path):
     audit = AuditLog(tmp_path / "log", KEY)
     play_rounds(load_house("general"), audit, 1, seed=6, render=True, size=(4608, 2592))
