@@ -336,6 +336,46 @@ def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
     return grey, parts
 
 
+def _joined(parts, geometry: IndexGeometry) -> bool:
+    """One symbol's ink (``parts``, as ``_symbol_pieces`` gives them) reaches over the middle of the
+    other's region, where that one has none of its own: the rank and the suit touch (not a symbol
+    washed out by glare, whose neighbour keeps to its own region)."""
+    (_, rank_stats, rank), (_, suit_stats, suit) = parts
+    if bool(rank) == bool(suit):
+        return False
+    stats, pieces, empty = (rank_stats, rank, geometry.suit_mm) if rank else (suit_stats, suit, geometry.rank_mm)
+    box, region = _ink_box(stats, pieces), _region_px(empty, geometry)
+    axis = 0 if geometry.suit_beside else 1
+    middle = (region[axis] + region[axis + 2]) / 2
+    return box[axis] <= middle <= box[axis + 2]
+
+
+def _cut_apart(grey: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
+    """The corner (its darkest channel) with the rank and the suit cut apart where they touch: the
+    line across both regions, between their middles, that crosses the least ink, painted the paper's
+    shade (a row where the suit is printed below the rank, a column where beside it)."""
+    rank, suit = (_region_px(r, geometry) for r in (geometry.rank_mm, geometry.suit_mm))
+    beside = geometry.suit_beside
+    across = 0 if beside else 1  # (x0, y0, x1, y1): where the line may lie, between the middles ...
+    along = 1 - across  # ... and how far it runs
+    low = max(0, round((rank[across] + rank[across + 2]) / 2))
+    high = min(grey.shape[1 - across], round((suit[across] + suit[across + 2]) / 2))
+    start = max(0, round(min(rank[along], suit[along])))
+    stop = min(grey.shape[1 - along], round(max(rank[along + 2], suit[along + 2])))
+    if high <= low or stop <= start:
+        return grey
+    paper = paper_shade(grey)
+    band = grey[start:stop, low:high].T if beside else grey[low:high, start:stop]
+    line = low + int(np.argmin(np.clip(paper - band.astype(np.float32), 0, None).sum(axis=1)))
+    cut = grey.copy()
+    width = slice(max(0, line - 1), line + 2)  # three pixels: the ink is cut after a 3x3 blur
+    if beside:
+        cut[start:stop, width] = paper
+    else:
+        cut[width, start:stop] = paper
+    return cut
+
+
 def _region_px(region: tuple[float, float, float, float], geometry: IndexGeometry) -> tuple[float, float, float, float]:
     """A learned region (with half a millimetre round it) in pixels of the corner cut at ``geometry.box_mm``."""
     m = CANON_PX_PER_MM
@@ -449,7 +489,14 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
         return None
     grey, parts = found
     if any(not pieces for _, _, pieces in parts):
-        return None
+        if not _joined(parts, geometry):
+            return None
+        # the rank and the suit touch (a Q's tail on the suit below it): one piece, its middle in one
+        # region only; cut apart, each lies in its own
+        found = _symbol_pieces(_cut_apart(grey, geometry), geometry, own_cut or faint)
+        if found is None or any(not pieces for _, _, pieces in found[1]):
+            return None
+        grey, parts = found
     if _runs_out(corner, _ink_box(parts[1][1], parts[1][2]), geometry):
         # the suit runs out of the corner's far side (below it, or beside it where the suit is printed
         # beside the rank): joined to a picture beside it, or the corner is cut short or placed off
