@@ -453,21 +453,25 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
 
 def _joker_corner(flat: dict[str, np.ndarray], glyphs: dict, corners: dict[str, np.ndarray], geometry: IndexGeometry,
                   refused: dict[str, str], files: dict[str, Path]) -> np.ndarray | None:
-    """The joker's whole index corner, where the joker is taught by it (:mod:`.whole_corner`): it
-    prints no rank and suit (the word JOKER, a star, a picture), or symbols that look like another
-    card's (the J of JOKER, in the ranks' font, would leave every jack unclear); and its corner, as
-    the camera sees it, is clearly none of the other faces'. Its refusal is dropped then, or says
-    why not. None where the joker is taught by its symbols, or not at all."""
-    if JOKER not in flat or JOKER in glyphs and not _clashes(glyphs):
+    """The joker's whole index corner, where its corner, as the camera sees it, is clearly none of
+    the other faces' (:mod:`.whole_corner`): it names the joker where the symbols do not (a joker
+    printing no rank and suit: the word JOKER, a star, a picture, whose pieces may pass for symbols
+    on one view and not on the next), and refuses a card that looks more like the joker than like
+    itself. Symbols that look like another card's (the J of JOKER, in the ranks' font, would leave
+    every jack unclear) are not learned. Its refusal is dropped where the corner teaches it, or says
+    why not. None where it does not."""
+    if JOKER not in flat:
         return None
-    glyphs.pop(JOKER, None)
-    kept = KeptCorners({c: corners[c] for c in glyphs}, {}, corners[JOKER])
+    if JOKER in glyphs and _clashes(glyphs):
+        del glyphs[JOKER]
+    kept = KeptCorners({c: corners[c] for c in glyphs if c != JOKER}, {}, corners[JOKER])
     for px, view in _as_the_camera_sees(flat[JOKER]):
         if kept.joker_named([index_patch(view, geometry)]) is None:
-            scores = kept.scores([index_patch(view, geometry)])
-            like = max((c for c in scores if c != JOKER), key=scores.__getitem__)
-            refused[files[JOKER].name] = (f"its index corner, seen at {px:.1f} px/mm, is not clearly the joker's "
-                                          f"({scores[JOKER]:.2f}; {like} {scores[like]:.2f})")
+            if JOKER not in glyphs:
+                scores = kept.scores([index_patch(view, geometry)])
+                like = max((c for c in scores if c != JOKER), key=scores.__getitem__)
+                refused[files[JOKER].name] = (f"its index corner, seen at {px:.1f} px/mm, is not clearly the "
+                                              f"joker's ({scores[JOKER]:.2f}; {like} {scores[like]:.2f})")
             return None
     refused.pop(files[JOKER].name, None)
     return corners[JOKER]

@@ -68,8 +68,8 @@ class KeptCorners:
         """Where the card its symbols name as ``code`` looks at least as much like an untaught card
         or a joker taught by its corner as like its own: (that card, its likeness, the own likeness).
         The own corner is ``code``'s, or where its face was not learned another of its rank's."""
-        own = next((c for c in (code, *sorted(self.learned)) if c in self.learned and c[0] == code[0]), None)
-        others = set(self.untaught) | ({JOKER} if self.joker is not None else set())
+        own = next((c for c in (code, *sorted(self.learned)) if c in self.learned and _same_rank(c, code)), None)
+        others = (set(self.untaught) | ({JOKER} if self.joker is not None else set())) - {code}
         if own is None or not others:
             return None
         scores = self.scores(corners, others | {own})
@@ -87,3 +87,8 @@ class KeptCorners:
         if joker >= JOKER_FLOOR and 1 - joker <= JOKER_RATIO * (1 - scores[runner_up]):
             return joker, runner_up, scores[runner_up]
         return None
+
+
+def _same_rank(a: str, b: str) -> bool:
+    """Two card codes of one rank (the joker's is its own: "Jk" is no jack)."""
+    return (a == JOKER) == (b == JOKER) and a[0] == b[0]
