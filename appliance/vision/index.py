@@ -488,6 +488,7 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     if found is None:
         return None
     grey, parts = found
+    seen = grey  # (a cut's painted line is no edge of the ink: the blur is measured without it)
     if any(not pieces for _, _, pieces in parts):
         if not _joined(parts, geometry):
             return None
@@ -531,7 +532,7 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
         if glyph is None:
             return None
         glyphs.append(glyph)
-    suit = _suit_window(grey, geometry, dx, dy)
+    suit = _suit_window(seen, geometry, dx, dy)
     runs_out = _at_far_side(corner.shape[:2], _ink_box(parts[0][1], parts[0][2]))
     return (replace(glyphs[0], faint=faint, cut_from=suit, runs_out=runs_out),
             replace(glyphs[1], faint=faint, cut_from=suit))
