@@ -36,16 +36,22 @@ CORNERS = ("clear", "white", "black")  # an artwork's corners outside the card's
 GLYPH_CAP_PX = 200  # text is drawn once at this cap height, then scaled down
 
 
+#: The font packages .ci/run installs (fonts-dejavu-core, fonts-liberation2, fonts-freefont-ttf,
+#: fonts-urw-base35): only their faces are drawn, so a seed draws the same design wherever they are
+#: installed, whatever other packages brought (Chromium brings fonts-liberation).
+ZOO_FONT_DIRS = ("truetype/dejavu", "truetype/liberation2", "truetype/freefont", "opentype/urw-base35")
+
+
 @functools.cache
 def system_fonts() -> tuple[str, ...]:
-    """The upright text faces under /usr/share/fonts that Pillow can draw (none without Pillow):
-    symbol, math, script and slanted faces are left out, since no deck prints its index in them."""
+    """The upright text faces of ZOO_FONT_DIRS that Pillow can draw (none without Pillow): symbol,
+    math, script and slanted faces are left out, since no deck prints its index in them."""
     try:
         import PIL.ImageFont  # noqa: F401
     except ImportError:
         return ()
     skip = ("italic", "oblique", "symbol", "math", "d050000l", "z003", "extralight")
-    return tuple(sorted(str(p) for p in FONT_DIR.rglob("*")
+    return tuple(sorted(str(p) for folder in ZOO_FONT_DIRS for p in (FONT_DIR / folder).rglob("*")
                         if p.suffix.lower() in (".ttf", ".otf") and not any(s in p.name.lower() for s in skip)))
 
 
