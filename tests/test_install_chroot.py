@@ -262,9 +262,9 @@ def cleanup():
 """
 
 
-def test_with_a_serial_rng_a_camera_and_the_rail_the_service_starts_and_the_kiosk_opens_the_dashboard(installed):
-    """The technician's steps: devices.toml set (an RNG on a pseudo-terminal, given the dialout group as the
-    udev rule does; frames in a folder for the camera; the rail on RPi.GPIO, a stand-in here), the deck
+def test_with_a_serial_dice_shaker_a_camera_and_the_rail_the_service_starts_and_the_kiosk_opens_the_dashboard(installed):
+    """The technician's steps: devices.toml set (a dice shaker on a pseudo-terminal, as Capitol, the house
+    installed last, starts with dice only; given the dialout group as the udev rule does; frames in a folder for the camera; the rail on RPi.GPIO, a stand-in here), the deck
     taught into the configuration folder."""
     debian, _ = installed
     rpi = debian.root / "usr/lib/python3/dist-packages/RPi"
@@ -278,15 +278,15 @@ def test_with_a_serial_rng_a_camera_and_the_rail_the_service_starts_and_the_kios
               f" && appliance deck learn --faces /srv/faces --out {CONF}/deck >/dev/null"
               " && appliance vision render --clean --width 1600 --height 900 --out /srv/frames/f1.png >/dev/null",
               timeout=300)
-    rng = subprocess.Popen(debian.command("appliance", "devices", "simulate", "rng"), stdout=subprocess.PIPE,
+    shaker = subprocess.Popen(debian.command("appliance", "devices", "simulate", "dice"), stdout=subprocess.PIPE,
                            text=True, start_new_session=True)
     service = kiosk = None
     try:
-        port = json.loads(rng.stdout.readline())["port"]
+        port = json.loads(shaker.stdout.readline())["port"]
         debian.run("sh", "-c", f"chgrp dialout {port} && chmod 0660 {port}")
         devices = debian.root / CONF.lstrip("/") / "devices.toml"
         text = devices.read_text()
-        for old, new in [('source = "simulated"', 'source = "rng"'), ('port = "/dev/paigow-rng"', f'port = "{port}"'),
+        for old, new in [('source = "simulated"', 'source = "dice"'), ('port = "/dev/paigow-dice"', f'port = "{port}"'),
                          ('source = "synthetic"', 'source = "folder"'), ('device = "0"', 'device = "/srv/frames"'),
                          ('backend = "simulated"', 'backend = "rpi-gpio"')]:
             assert old in text
@@ -311,7 +311,7 @@ def test_with_a_serial_rng_a_camera_and_the_rail_the_service_starts_and_the_kios
         assert service.wait(timeout=30) == 0, errors.read_text()
         assert (debian.root / "tmp/rpi-gpio.calls").read_text().splitlines()[len(calls):] == ["cleanup"]  # pins freed
     finally:
-        for proc in (kiosk, service, rng):
+        for proc in (kiosk, service, shaker):
             stop(proc)
 
 
