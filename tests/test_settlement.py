@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from appliance.config import load_all_houses, load_house
 from appliance.game.cards import parse_cards
+from appliance.game.house_ways import set_by_house_way
 from appliance.game.rules import BankingMode, FoulPenalty
 from appliance.game.settlement import (
     Banker, Bet, Hand, Result, Round, RoundError, Side, Wager, collection_fee, settle,
@@ -268,9 +269,26 @@ def test_a_pair_of_aces_in_front_needs_two_pair_behind(front):
 
 
 def test_which_houses_foul_the_same_pair_behind():
-    # Capitol "The back hand must rank higher"; Safari "must be higher than the rank"; Fortune "must not rank lower".
-    chosen = {"general": True, "capitol": True, "safari": True, "greektown": False, "fortune": False}
+    # Only the general rules say so ("a pair of aces ... two pair or better"); Greektown "equal to or higher",
+    # Fortune "must not rank lower"; Capitol and Safari are silent and follow their Atlantic City chart.
+    chosen = {"general": True, "capitol": False, "capitol-jokers-wild": False, "safari": False,
+              "greektown": False, "fortune": False}
     assert {k: HOUSES[k].equal_pair_behind_fouls for k in chosen} == chosen
+
+
+# Issue 38 item 7: where the document is silent, the chart decides. The Atlantic City chart Capitol and
+# Safari use says of four aces "Aces: Always split": the player who splits them as the chart does is not
+# fouled, and the house way splits them too.
+@pytest.mark.parametrize("house", ["capitol", "safari"])
+def test_four_aces_split_as_the_chart_splits_them_is_not_a_foul(house):
+    rules = HOUSES[house]
+    cards = Hand(cards=parse_cards("Kd Qd 9s 8c 7h 6d 3c"))  # set by the house way: Q-9 in front, king high behind
+    banker = Banker(1, cards, D("100.00")) if rules.player_banked else Banker("dealer", cards)
+    rnd = Round(banker, 2, (Bet(2, D("20.00"), hand("As Ah", "Ad Ac 9d 4c 2s")),))
+    seat = settle(rnd, rules).seats[0]
+    assert seat.result is Result.WIN, seat.reason
+    way = set_by_house_way(parse_cards("As Ah Ad Ac 9d 5c 2s"), rules.house_way, rules.evaluator())
+    assert rules.evaluator().name(way.front_value) == "Pair of aces", way.rule
 
 
 # Capitol rule 6: "Players must wager at least the table minimum." Fortune: "As a player, you must bet at
