@@ -724,3 +724,83 @@ def test_the_bank_offer_moves_on_round_the_table_under_the_general_rules(tmp_pat
             assert loop.press("confirm") == "" and loop.banker == 3  # seat 3, asked last, takes it again
     finally:
         table.close()
+
+
+def capitol_seats(tmp_path):
+    """Capitol, the Player/Dealer in seat 4 with a weak hand of his own; seats 1 and 2 wager 25: the seats are next."""
+    from appliance.config import load_house
+
+    d = Dealer(tmp_path / "log", rules=load_house("capitol"))
+    d.loop.set_bets([{"seat": 1, "wager": "25"}, {"seat": 2, "wager": "25"}], 4, "100")
+    d.loop.press("next")
+    d.loop.start_value("dice", DiceResult(1, (1, 1, 1)))
+    d.look({"seat4.front": ["5h", "3d"], "seat4.back": ["Kd", "9c", "7s", "4h", "2c"]})
+    assert d.loop.press("confirm") == ""
+    return d
+
+
+ONE_PILE = ["As", "Ad", "Kh", "Kc", "Qs", "Jd", "8h"]
+SEAT1 = {"seat1.front": ["Th", "6d"], "seat1.back": ["Ks", "Qh", "7d", "7h", "3c"]}
+
+
+def test_a_hand_laid_in_one_pile_is_set_by_the_house_way_at_capitol(tmp_path):
+    """Capitol: "If all 7 cards are placed face down in one pile, it will be set as houseway" (issue 38 item 1:
+    the live table forfeited it, -26 instead of +24). Seat 2's seven cards lie in its back zone and none in front:
+    CONFIRM records them set by the house way, with the rule and why, and settles the seat as so set."""
+    d = capitol_seats(tmp_path)
+    d.look({**SEAT1, "seat2.front": [], "seat2.back": ONE_PILE})
+    assert d.loop.prompt()["say"] == "Press CONFIRM to settle (Seat 2 in one pile: set by the house way)"
+    assert d.loop.press("confirm") == ""
+    log = records(tmp_path / "log")
+    seat2 = next(r["data"] for r in log if r["event"] == Events.SEAT_CARDS and r["data"]["seat"] == 2)
+    way = decide(parse_cards(ONE_PILE), d.table.rules.house_way, d.table.rules.evaluator())
+    assert (seat2["set_by"], seat2["why"], seat2["rule"]) == ("house-way", "one pile", way[4])
+    assert sorted(seat2["front"]) == sorted(str(c) for c in way[0])
+    assert seat2["laid"] == {"front": [], "back": ONE_PILE}
+    settled = {s["seat"]: s for s in log[-1]["data"]["settlement"]["seats"]}
+    assert (settled[2]["result"], settled[2]["net"]) == ("win", "24.00")  # the wager less its collection
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_a_hand_laid_in_one_pile_is_a_foul_where_the_house_says_so(tmp_path):
+    """General rules: "A hand set ... with the wrong number of cards in either part, is a foul"."""
+    d = Dealer(tmp_path / "log")
+    d.open_round()
+    d.look({"banker": BANKER})
+    d.loop.press("confirm")
+    d.look({"seat2.front": [], "seat2.back": ["Ah", "Ad", "Kh", "Kc", "Qs", "Jd", "8h"]})
+    assert d.loop.prompt()["say"] == "Press CONFIRM to settle (Seat 2 has 0 cards in front: a foul)"
+    assert d.loop.press("confirm") == ""
+    assert records(tmp_path / "log")[-1]["data"]["settlement"]["seats"][0]["result"] == "foul"
+
+
+def test_a_player_asks_for_the_house_way_and_the_dealer_enters_it(tmp_path):
+    """Capitol: players "may request their hands to be set as houseway". The dealer enters seat 2's request;
+    the hand it laid (a foul: aces in front of kings) is set by the house way, recorded with who entered the
+    request; a house that does not set hands on request refuses it."""
+    d = capitol_seats(tmp_path)
+    with pytest.raises(DealerInputError, match="seat 3: no hand of that seat is being read now"):
+        d.loop.ask_house_way(3, "dealer 7")
+    d.look({**SEAT1, "seat2.front": ["As", "Ad"], "seat2.back": ["Kh", "Kc", "Qs", "Jd", "8h"]})
+    d.loop.ask_house_way(2, "dealer 7")
+    assert d.loop.prompt()["house_way_asked"] == [2]
+    assert d.loop.prompt()["say"] == "Press CONFIRM to settle (Seat 2 asked for the house way)"
+    assert d.loop.press("confirm", "dealer 7") == ""
+    log = records(tmp_path / "log")
+    seat2 = next(r for r in log if r["event"] == Events.SEAT_CARDS and r["data"]["seat"] == 2)
+    assert (seat2["data"]["why"], seat2["data"]["requested_by"], seat2["who"]) == ("request", "dealer 7", "dealer 7")
+    assert seat2["data"]["laid"] == {"front": ["As", "Ad"], "back": ["Kh", "Kc", "Qs", "Jd", "8h"]}
+    settled = {s["seat"]: s for s in log[-1]["data"]["settlement"]["seats"]}
+    assert (settled[2]["result"], settled[2]["net"]) == ("win", "24.00")
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+    # the next round's seat 2 is not asked for unless asked again
+    d.loop.press("next")
+    assert d.loop.prompt()["house_way_asked"] == []
+
+    from appliance.config import load_house
+    g = Dealer(tmp_path / "greektown", rules=load_house("greektown"))
+    g.open_round()
+    g.look({"banker": BANKER})
+    g.loop.press("confirm")
+    with pytest.raises(DealerInputError, match="player_hands.house_way_on_request"):
+        g.loop.ask_house_way(2)

@@ -40,6 +40,13 @@ class WrongCount(enum.Enum):
     MISDEAL = "misdeal"  # not settled: the hand is named again or the round is a misdeal
 
 
+class OnePile(enum.Enum):
+    """A player's seven cards laid face down in one pile, not set into a front and a back."""
+
+    HOUSE_WAY = "house-way"  # set by the house way and played (Capitol: "it will be set as houseway")
+    FOUL = "foul"  # the wrong number of cards in either part (general rules: "is a foul")
+
+
 class CommissionKind(enum.Enum):
     PERCENT = "percent"  # a percentage of each winning wager
     COLLECTION = "collection"  # a flat fee per wager, by tier, taken in advance
@@ -168,6 +175,11 @@ class HouseRules:
     wrong_count: WrongCount = WrongCount.MISDEAL
     #: The document's words that make it a foul, recorded with such a hand.
     wrong_count_words: str = ""
+    #: A player's hand laid in one pile of seven: set by the house way, or a foul.
+    one_pile: OnePile = OnePile.FOUL
+    #: A player may ask the dealer to set the hand by the house way (Capitol: "may request their hands
+    #: to be set as houseway").
+    house_way_on_request: bool = False
     source: str = field(default="", compare=False)
 
     @classmethod
@@ -193,6 +205,14 @@ class HouseRules:
         if wrong_count is WrongCount.FOUL and not wrong_count_words.strip():
             raise fouls.error("wrong_count_words", "a wrong count that fouls quotes the document's words")
         fouls.done()
+
+        # Optional, so the rules recorded with rounds logged before it replay as they were settled.
+        hands = top.table("player_hands", optional=True)
+        one_pile, on_request = OnePile.FOUL, False
+        if hands is not None:
+            one_pile = hands.choice("one_pile", OnePile)
+            on_request = hands.boolean("house_way_on_request")
+            hands.done()
 
         commission = _commission(top.table("commission"))
         banking = _banking(top.table("banking"))
@@ -236,7 +256,8 @@ class HouseRules:
             player_foul=player_foul, banker_foul=banker_foul, commission=commission,
             banking=banking, start=start, limits=limits, fortune=fortune, envy=envy,
             equal_pair_behind_fouls=equal_pair_behind_fouls, misdeal_reasons=misdeal_reasons,
-            wrong_count=wrong_count, wrong_count_words=wrong_count_words.strip(), source=source,
+            wrong_count=wrong_count, wrong_count_words=wrong_count_words.strip(), one_pile=one_pile,
+            house_way_on_request=on_request, source=source,
         )
 
     def misdeal_reason(self, reason: str) -> str:

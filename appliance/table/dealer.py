@@ -33,7 +33,7 @@ from ..devices.start_source import HealthTracker
 from ..game.banking import history_needed, passed_over
 from ..game.cards import Card, parse_cards
 from ..game.money import MoneyError, fmt, money
-from ..game.rules import BankerSetting, BankingMode, WrongCount
+from ..game.rules import BankerSetting, BankingMode, OnePile, WrongCount
 from ..game.settlement import RoundError, Wager, check_wagers, house_way_difference
 from ..game.start_seat import DEALER, Position
 from ..vision.deck_match import DECK_MISMATCH
@@ -118,6 +118,8 @@ class DealerLoop:
         self.looks = 0  # frames the camera has delivered
         self.message = ""  # the last refusal, shown to the dealer until the next input
         self.walk: BankWalk | None = None  # the bank being offered round the table, between rounds
+        #: (round, seat) -> who entered the player's request to have the hand set by the house way
+        self.requests: dict[tuple[str, int], str] = {}
         # A supervisor's action (a release, a void, a start value) changes what the dealer is asked.
         table.listeners.append(lambda record: self.announce())
 
@@ -501,8 +503,15 @@ class DealerLoop:
             counted = self.table.rules.wrong_count is not WrongCount.FOUL  # else a wrong count is the player's foul
             ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"Seat {seat}", counted)
                      for seat in seats}
+            ways = {seat: way for seat, (front, back) in ready.items()
+                    if (way := self._house_way_for(seat, len(front.cards()), len(back.cards()))) is not None}
             for seat, (front, back) in ready.items():  # refused before any seat is recorded
-                current.miscount(seat, len(front.cards()) + len(back.cards()))
+                count = len(front.cards()) + len(back.cards())
+                if seat not in ways:
+                    current.miscount(seat, count)
+                elif count != HAND:
+                    raise RoundStateError(f"Seat {seat}: {count} cards seen: the house way sets {HAND}: "
+                                          "name or enter the hand")
             # every seat checked together before any is recorded: a card seen twice holds the whole table
             current.hold_if_seen({f"seat {seat}": front.cards() + back.cards()
                                   for seat, (front, back) in ready.items()})
@@ -511,11 +520,41 @@ class DealerLoop:
             for seat, (front, back) in ready.items():
                 current.seat_cards(seat, front.cards(), back.cards(), read=[*front.reads, *back.reads],
                                    images=self._images(front) + self._images(back), who=who,
-                                   named=_named((f"seat{seat}.front", front), (f"seat{seat}.back", back)))
+                                   named=_named((f"seat{seat}.front", front), (f"seat{seat}.back", back)),
+                                   house_way=ways.get(seat))
             current.settle()
             self.zones = {}
         else:
             raise RoundStateError("CONFIRM does nothing now: there is no read to accept")
+
+    def _house_way_for(self, seat: int, in_front: int, behind: int) -> dict | None:
+        """Why the house way sets the seat's hand, or None: the player asked for it (entered by the dealer), or
+        laid the seven cards in one pile (all in one of the seat's two zones, none in the other) where the
+        house says so (``player_hands.one_pile``; Capitol: "it will be set as houseway")."""
+        asked = self.requests.get((self.table.current.round_id, seat))
+        if asked is not None:
+            return {"why": "request", "requested_by": asked}
+        if self.table.rules.one_pile is OnePile.HOUSE_WAY and sorted((in_front, behind)) == [0, HAND]:
+            return {"why": "one pile"}
+        return None
+
+    def ask_house_way(self, seat: int, who: str = "dealer") -> None:
+        """A player asks to have the hand set by the house way (Capitol: "may request their hands to be set
+        as houseway"): entered by the dealer on the seat while the players' hands are read, before CONFIRM.
+        CONFIRM then records the seat's seven cards, however laid, set by the house way, with who entered it."""
+        with self.table.lock:
+            rules = self.table.rules
+            if not rules.house_way_on_request:
+                raise DealerInputError(f"{rules.name} does not set a player's hand by the house way on request "
+                                       "(player_hands.house_way_on_request)")
+            current = self.table.current
+            if self.step is not Step.SEATS or type(seat) is not int or seat not in {
+                    b["seat"] for b in current.state["bets"]} or seat in current.state["seat_cards"]:
+                raise DealerInputError(f"seat {seat!r:.10}: no hand of that seat is being read now")
+            self.requests[(current.round_id, seat)] = who
+            log.info("%s: seat %s asked for the house way (entered by %s)", current.round_id, seat, who)
+            self.version += 1
+            self.announce()
 
     def _accept_setting(self, setting: tuple[ZoneRead, ZoneRead], who: str) -> None:
         """The house dealer's setting as read, recorded: accepted, or held for a reset."""
@@ -573,10 +612,11 @@ class DealerLoop:
             wanted = self.wanted_zones()
             bank = self._bank_prompt()
             setting = self._setting_prompt(zones) if step in (Step.SEATS, Step.RESET) else None
+            asked = sorted(seat for (round_id, seat) in self.requests if round_id == self._round_or_none())
             say = self.message or _say(step, self.table, self.bets, zones, wanted,
                                        bank["refused"] and f"seat {self.banker} may not bank this round",
-                                       self.walk, setting)
-            return {"step": step.value, "say": say, "bank": bank, "setting": setting,
+                                       self.walk, setting, asked)
+            return {"step": step.value, "say": say, "bank": bank, "setting": setting, "house_way_asked": asked,
                     "misdeal_reasons": list(self.table.rules.misdeal_reasons),
                     "held": self.table.held, "round": self._round_or_none(), "start_source": self.start_source,
                     "player_seats": self.table.rules.start.player_seats,
@@ -690,7 +730,7 @@ def spoken(zone: str) -> str:
 
 
 def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str], bank_refused: str | None,
-         walk: BankWalk | None, setting: dict | None) -> str:
+         walk: BankWalk | None, setting: dict | None, asked: list[int] = ()) -> str:
     if step is Step.HELD:
         return f"Held: {table.held}"
     if step is Step.BANK:
@@ -719,11 +759,18 @@ def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[s
     # A hand of other than seven cards is refused by CONFIRM: say so, rather than call it a foul.
     seats = sorted({name.split(".")[0] for name in wanted if name.startswith("seat")}, key=lambda s: int(s[4:]))
     counts = {s: len(zones[f"{s}.front"]["cards"]) + len(zones[f"{s}.back"]["cards"]) for s in seats}
-    short = [f"{spoken(s)}: {n} cards seen" for s, n in counts.items() if n != HAND]
-    if short and table.rules.wrong_count is not WrongCount.FOUL:
+    short = [f"{spoken(s)}: {n} cards seen" for s, n in counts.items()
+             if n != HAND and (int(s[4:]) in asked or table.rules.wrong_count is not WrongCount.FOUL)]
+    if short:
         return "Name or enter the hands: " + "; ".join(short) + f" ({HAND} expected)"
+    # a hand set by the house way (asked for, or laid in one pile where the house sets it so): said before
+    pile = table.rules.one_pile is OnePile.HOUSE_WAY
+    ways = {s: "asked for the house way" if int(s[4:]) in asked else "in one pile: set by the house way"
+            for s in seats if int(s[4:]) in asked or (pile and counts[s] == HAND and
+                                                      len(zones[f"{s}.front"]["cards"]) in (0, HAND))}
     # where the house's document makes a wrong count a foul, CONFIRM settles it as one: said before
     fouls = [f"{spoken(s)} has {counts[s]} cards, not {HAND}" if counts[s] != HAND else
              f"{spoken(s)} has {len(zones[f'{s}.front']['cards'])} cards in front" for s in seats
-             if counts[s] != HAND or len(zones[f"{s}.front"]["cards"]) != 2]
-    return "Press CONFIRM to settle" + (f" ({'; '.join(fouls)}: a foul)" if fouls else "")
+             if s not in ways and (counts[s] != HAND or len(zones[f"{s}.front"]["cards"]) != 2)]
+    return ("Press CONFIRM to settle" + "".join(f" ({spoken(s)} {why})" for s, why in ways.items())
+            + (f" ({'; '.join(fouls)}: a foul)" if fouls else ""))

@@ -113,6 +113,8 @@ def apply(state: dict, event: str, data: dict) -> None:
         state["set_held"] = None
     elif event == Events.SEAT_CARDS:
         state["seat_cards"][data["seat"]] = (data["front"], data["back"])
+        if data.get("set_by") == "house-way":  # laid in one pile, or asked for: settled as set by the house way
+            state.setdefault("house_way_seats", []).append(data["seat"])
     elif event == Events.READ_CORRECTED:
         if data["seat"] == "banker":
             state["banker_cards"] = data["cards"]
@@ -139,7 +141,10 @@ def derive(state: dict, rules: HouseRules) -> dict:
     seats = []
     for bet in state["bets"]:
         front, back = state["seat_cards"][bet["seat"]]
-        seats.append({**bet, "front": front, "back": back})
+        if bet["seat"] in state.get("house_way_seats", ()):
+            seats.append({**bet, "cards": [*front, *back]})  # the settlement sets them by the house way
+        else:
+            seats.append({**bet, "front": front, "back": back})
     data = {"house": state["house"], "banker": banker, "seats": seats,
             "action_seat": first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)}
     if state.get("previous_rounds") is not None:
@@ -332,17 +337,34 @@ class TableRound:
                                          "reason": reason.strip()}, who)
 
     def seat_cards(self, seat: int, front: list[str], back: list[str], read: list[dict] | None = None,
-                   images: list[str] = (), who: str = "reader", named: Sequence[Named] = ()) -> None:
+                   images: list[str] = (), who: str = "reader", named: Sequence[Named] = (),
+                   house_way: dict | None = None) -> None:
+        """A seat's hand as laid. ``house_way``: why the house way sets it instead (``{"why": "one pile", "words"}``
+        where ``player_hands.one_pile`` says so, or ``{"why": "request", "requested_by"}``): its seven cards as
+        laid, the house way's front and back and its rule are recorded, and it is settled as set by the house way."""
         if seat not in {b["seat"] for b in self.state.get("bets", [])}:
             raise RoundStateError(f"round {self.round_id}: seat {seat} has no wager this round")
         if self.state.get("set_checked") and not self.state.get("banker_set"):
             raise RoundStateError(f"round {self.round_id}: the banker's setting is not read yet")
-        miscount = self.miscount(seat, len(front) + len(back))
-        self.hold_if_seen({f"seat {seat}": format_cards(parse_cards([*front, *back], unique=False))})
+        laid = [*front, *back]
+        if house_way is not None:
+            if len(laid) != 7:
+                raise RoundStateError(f"round {self.round_id}: seat {seat}: {len(laid)} cards seen: the house way "
+                                      "sets seven: name or enter the hand")
+            miscount = {}
+        else:
+            miscount = self.miscount(seat, len(laid))
+        self.hold_if_seen({f"seat {seat}": format_cards(parse_cards(laid, unique=False))})
         self.confirm_named(named)
-        self._record(Events.SEAT_CARDS, {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
-                                         "back": format_cards(parse_cards(back, unique=False)), "read": read,
-                                         "images": list(images), **miscount}, who)
+        if house_way is not None:
+            setting = _house_way_setting(parse_cards(laid), self.rules)
+            data = {"seat": seat, "laid": {"front": format_cards(parse_cards(front)),
+                                           "back": format_cards(parse_cards(back))},
+                    **setting, "set_by": "house-way", **house_way}
+        else:
+            data = {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
+                    "back": format_cards(parse_cards(back, unique=False))}
+        self._record(Events.SEAT_CARDS, {**data, "read": read, "images": list(images), **miscount}, who)
 
     def miscount(self, seat: int, count: int) -> dict:
         """A seat's hand of other than seven cards: where the house's document makes it a foul

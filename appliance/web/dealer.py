@@ -117,6 +117,12 @@ def dealer_routes(loop: DealerLoop, live: LiveTable, pairings: ScreenPairings, p
                         supervisor=text(body, "supervisor", ID_LIMIT, required=False),
                         pin=text(body, "pin", 8, required=False), address=request.remote_addr or "?")
 
+    @bp.post("/api/dealer/house-way")
+    @screen_only
+    def house_way(body):
+        """A player's request to have the seat's hand set by the house way, entered by the dealer (recorded as the screen's)."""
+        loop.ask_house_way(whole(body, "seat"), g.screen)
+
     @bp.post("/api/dealer/setting-stands")
     @screen_only
     def setting_stands(body):
