@@ -112,3 +112,18 @@ def test_fortune_houses_pay_table_pays_trips_with_a_straight_as_the_straight():
     assert "three-of-a-kind" not in pays
     assert best_paying(parse_cards("5h 6c 7d 8s 9h 9c 9d"), WILD, pays) == "straight"
     assert best_paying(parse_cards("5h 5c 5d 8s 9h Jc 2d"), WILD, pays) is None
+
+
+def test_a_royal_with_the_joker_pays_the_royal_line_and_a_natural_seven_card_straight_flush_its_best_five():
+    """config/houses/README.md (issue 38 item 9): the pay table as printed. "ROYAL FLUSH 100 to 1" has no joker
+    line, and there is no 7-card line outside the Envy ranking."""
+    from appliance.config import load_house
+    from appliance.game.cards import parse_cards
+    from appliance.game.fortune import best_paying
+
+    rules = load_house("fortune")
+    ev = rules.evaluator()
+    assert best_paying(parse_cards("Th Jh Qh Kh Jk 2c 3d"), ev, rules.fortune.pays) == "royal-flush"
+    assert best_paying(parse_cards("3h 4h 5h 6h 7h 8h 9h"), ev, rules.fortune.pays) == "straight-flush"
+    assert best_paying(parse_cards("3h 4h 5h 6h 7h 8h 9h"), ev, rules.envy.pays) == "seven-card-straight-flush"
+    assert best_paying(parse_cards("Th Jh Qh Kh Jk 2c 3d"), ev, rules.envy.pays) == "royal-flush"
