@@ -1,4 +1,4 @@
-from appliance.audit.index import Index
+from appliance.audit.index import Index, IndexEdited, index_key, open_checked
 from appliance.audit.log import AuditLog, records
 from appliance.config import load_house
 from appliance.table.round import TableRound, void_interrupted
@@ -250,3 +250,78 @@ def test_an_rng_health_warning_reaches_the_shift_fault_chart(tmp_path):
     index = Index(tmp_path / "index.sqlite")  # and the same from the log alone
     index.rebuild(tmp_path / "log")
     assert sum(h["faults"] for h in index.shift_hours()["hours"]) == 1
+
+
+def _settled_index(tmp_path, rounds=40):
+    audit = AuditLog(tmp_path / "log", KEY)
+    play_rounds(load_house("general"), audit, rounds, seed=5)
+    index = Index(tmp_path / "index.sqlite", index_key(KEY))
+    index.catch_up(tmp_path / "log")
+    totals = index.shift()
+    index.close()
+    return totals
+
+
+def test_an_edited_row_is_not_shown_the_index_is_rebuilt_from_the_log_and_says_so(tmp_path):
+    """The old index showed whatever its file said: a commission edited with sqlite3 reached the shift page."""
+    import sqlite3
+
+    totals = _settled_index(tmp_path)
+    db = sqlite3.connect(tmp_path / "index.sqlite")
+    db.execute("UPDATE rounds SET commission = '999.00' WHERE round = '5-3'")
+    db.commit()
+    db.close()
+    notes = []
+    index = Index(tmp_path / "index.sqlite", index_key(KEY), tmp_path / "log", notes.append)
+    assert index.shift() == totals
+    assert len(notes) == 1 and "rounds row (round 5-3) does not match its signature" in notes[0]
+    assert notes[0].endswith("It was rebuilt from the audit log")
+    assert index.shift() == totals and len(notes) == 1  # rebuilt once: the rows match again
+
+
+def test_an_edited_row_is_refused_by_an_index_that_does_not_know_the_log(tmp_path):
+    import sqlite3
+
+    import pytest
+
+    _settled_index(tmp_path)
+    db = sqlite3.connect(tmp_path / "index.sqlite")
+    db.execute("UPDATE seats SET net = '5000.00' WHERE round = '5-2' AND seat = 1")
+    db.commit()
+    db.close()
+    index = Index(tmp_path / "index.sqlite", index_key(KEY))
+    with pytest.raises(IndexEdited, match=r"seats row \(round 5-2, seat 1\)"):
+        index.search(round_id="5-2")
+    with pytest.raises(IndexEdited):
+        index.shift()
+
+
+def _damage(path, at, size):
+    data = bytearray(path.read_bytes())
+    data[at:at + size] = bytes(range(256)) * (size // 256) + b"\xa5" * (size % 256)
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_header_or_damaged_pages_are_set_aside_and_the_index_rebuilt(tmp_path):
+    """The old start gave a traceback for a damaged header and exit 2 for damaged pages, at every start."""
+    totals = _settled_index(tmp_path)
+    assert (tmp_path / "index.sqlite").stat().st_size > 5 * 4096
+    for n, (at, size, said) in enumerate(((0, 16, "file is not a database"),
+                                          (2 * 4096, 4096, "database disk image is malformed"))):
+        damaged = (tmp_path / "index.sqlite").read_bytes()
+        _damage(tmp_path / "index.sqlite", at, size)
+        kept = (tmp_path / "index.sqlite").read_bytes()
+        index, why = open_checked(tmp_path / "index.sqlite", index_key(KEY), tmp_path / "log")
+        assert why.startswith(f"The history index is damaged ({said}") and "\n" not in why
+        assert why.endswith(f"the old file is kept as index.sqlite.damaged-{n}")
+        assert (tmp_path / f"index.sqlite.damaged-{n}").read_bytes() == kept  # the evidence, as it was found
+        index.catch_up(tmp_path / "log")
+        assert index.shift() == totals
+        index.close()
+        assert damaged != kept
+
+
+def test_a_sound_index_is_kept_as_it_is(tmp_path):
+    _settled_index(tmp_path)
+    index, why = open_checked(tmp_path / "index.sqlite", index_key(KEY), tmp_path / "log")
+    assert why is None and index.catch_up(tmp_path / "log") == 0

@@ -6,11 +6,21 @@ and is kept up to date record by record while the appliance runs. It remembers t
 it holds (sequence number and signature), so a start catches up with what was written since,
 in batches of one transaction each, instead of reading the whole history again; an index that
 does not match the log (another log, a log cut back) is rebuilt.
+
+The index file is not signed, and anyone with the disk could edit it: so every row carries an HMAC of
+its own columns under a key derived from the audit key (``sig``, made by SQLite through
+:func:`row_sig` from what it stored), and what is shown (the shift's totals, the history) is read only
+from rows that still match it. An edited row raises :class:`IndexEdited`; an index given the log's
+folder then rebuilds itself from the log and says so (``on_rebuilt``) instead of showing the figures.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import hashlib
+import hmac
+import json
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -23,22 +33,52 @@ from ..game.start_seat import DEALER
 from ..records.events import Events
 from .log import records_from
 
-SCHEMA_VERSION = 2  # rounds carry their gaming day
+SCHEMA_VERSION = 3  # each row signed
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rounds (
     round TEXT PRIMARY KEY, house TEXT, banker TEXT, opened_at TEXT, settled_at TEXT,
     status TEXT NOT NULL, reason TEXT, banker_net TEXT, commission TEXT, collection TEXT, seq INTEGER,
-    gaming_day TEXT);
+    gaming_day TEXT, sig TEXT);
 CREATE INDEX IF NOT EXISTS rounds_day ON rounds (gaming_day);
 CREATE TABLE IF NOT EXISTS seats (
     round TEXT, seat INTEGER, wager TEXT, result TEXT, front TEXT, back TEXT, won TEXT, lost TEXT,
-    commission TEXT, collection TEXT, net TEXT, PRIMARY KEY (round, seat));
-CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, ts TEXT, event TEXT, who TEXT, round TEXT);
+    commission TEXT, collection TEXT, net TEXT, sig TEXT, PRIMARY KEY (round, seat));
+CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, ts TEXT, event TEXT, who TEXT, round TEXT, sig TEXT);
 CREATE INDEX IF NOT EXISTS events_round ON events (round);
 CREATE INDEX IF NOT EXISTS seats_result ON seats (result);
 CREATE TABLE IF NOT EXISTS indexed (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, hmac TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS faults (seq INTEGER PRIMARY KEY, ts TEXT, device TEXT, message TEXT);
+CREATE TABLE IF NOT EXISTS faults (seq INTEGER PRIMARY KEY, ts TEXT, device TEXT, message TEXT, sig TEXT);
 """
+
+#: The signed columns of each table (all but ``sig``) and the columns that name one row.
+COLUMNS = {
+    "rounds": ("round", "house", "banker", "opened_at", "settled_at", "status", "reason", "banker_net",
+               "commission", "collection", "seq", "gaming_day"),
+    "seats": ("round", "seat", "wager", "result", "front", "back", "won", "lost", "commission", "collection", "net"),
+    "events": ("seq", "ts", "event", "who", "round"),
+    "faults": ("seq", "ts", "device", "message"),
+}
+ROW_KEY = {"rounds": ("round",), "seats": ("round", "seat"), "events": ("seq",), "faults": ("seq",)}
+
+
+class IndexEdited(sqlite3.DatabaseError):
+    """A row of the history index no longer matches its signature: the file was changed outside the appliance."""
+
+
+def index_key(audit_key: bytes) -> bytes:
+    """The rows' key: derived from the audit key, so the index never holds the key that signs the log."""
+    return hmac.new(audit_key, b"paigow history index rows", hashlib.sha256).digest()
+
+
+def row_sig(key: bytes, table: str, *values) -> str:
+    """A row's signature: its table and its columns' values as SQLite holds them.
+
+    >>> row_sig(b"k", "events", 1, "t", "RoundOpened", None, "r-1") == row_sig(b"k", "events", 1, "t", "RoundOpened", None, "r-1")
+    True
+    >>> row_sig(b"k", "seats", "r-1", 2, "20.00") == row_sig(b"k", "seats", "r-1", 2, "200.00")
+    False
+    """
+    return hmac.new(key, json.dumps([table, *values]).encode(), hashlib.sha256).hexdigest()
 
 #: The records that say a device went wrong (a device gone offline or faulty, a rejected line, a failed
 #: uniformity check), as the shift's chart counts them.
@@ -60,11 +100,36 @@ def log_time(when: dt.datetime | None) -> str | None:
     return None if when is None else when.astimezone(dt.timezone.utc).isoformat(timespec="microseconds")
 
 
-class Index:
-    """One connection shared by the round engine's thread (writes) and the dashboard's (reads)."""
+def shown(read: Callable) -> Callable:
+    """A reader of what the screens show: an edited row rebuilds the index from the log (when the index
+    knows the log's folder), says why (``on_rebuilt``), and the rebuilt index answers instead."""
 
-    def __init__(self, path: str | Path):
+    @functools.wraps(read)
+    def checked(self: Index, *args, **kwargs):
+        try:
+            return read(self, *args, **kwargs)
+        except IndexEdited as err:
+            if self.folder is None:
+                raise
+            self.rebuild(self.folder)
+            self.on_rebuilt(f"{err}. It was rebuilt from the audit log")
+            return read(self, *args, **kwargs)
+    return checked
+
+
+class Index:
+    """One connection shared by the round engine's thread (writes) and the dashboard's (reads).
+
+    ``key`` signs the rows (:func:`index_key` of the audit key; a tool's index of its own needs none).
+    ``folder``, the log's: an edited row found while reading rebuilds the index from it, and
+    ``on_rebuilt(why)`` is told, before the rebuilt index answers."""
+
+    def __init__(self, path: str | Path, key: bytes = b"", folder: str | Path | None = None,
+                 on_rebuilt: Callable[[str], None] = lambda why: None):
         self.db = sqlite3.connect(str(path), check_same_thread=False)
+        self.key, self.folder, self.on_rebuilt = key, folder, on_rebuilt
+        self.db.create_function("row_sig", -1, lambda table, *values: row_sig(self.key, table, *values),
+                                deterministic=True)
         self.lock = threading.RLock()
         with self.lock:
             if self.db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
@@ -73,6 +138,40 @@ class Index:
                     self.db.execute(f'DROP TABLE "{table}"')
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.executescript(SCHEMA)
+
+    def _sign(self, table: str, **row_key) -> None:
+        """Sign a row from what SQLite stored (so a value's type is as a later read sees it)."""
+        columns = ", ".join(COLUMNS[table])
+        where = " AND ".join(f"{name} = ?" for name in row_key)
+        self.db.execute(f"UPDATE {table} SET sig = row_sig('{table}', {columns}) WHERE {where}", tuple(row_key.values()))
+
+    def _check(self, table: str, where: str = "1 = 1", args: tuple | list = ()) -> None:
+        """Raise :class:`IndexEdited` naming the first row ``where`` selects that does not match its signature."""
+        columns = ", ".join(COLUMNS[table])
+        row = self.db.execute(f"SELECT {', '.join(ROW_KEY[table])} FROM {table} WHERE ({where}) "
+                              f"AND sig IS NOT row_sig('{table}', {columns}) LIMIT 1", args).fetchone()
+        if row is not None:
+            named = ", ".join(f"{k} {v}" for k, v in zip(ROW_KEY[table], row))
+            raise IndexEdited(f"the history index's {table} row ({named}) does not match its signature: "
+                              "the file was changed outside the appliance")
+
+    def check(self) -> None:
+        """Every row against its signature, and SQLite's own check of the file's pages (at start-up):
+        :class:`IndexEdited`, or SQLite's ``DatabaseError`` for a damaged file."""
+        with self.lock:
+            problems = [row[0] for row in self.db.execute("PRAGMA quick_check").fetchall()]
+            if problems != ["ok"]:
+                found = " ".join(problems[0].replace("*** in database main ***", "").split())  # one line, for the screens
+                raise sqlite3.DatabaseError(f"database disk image is malformed: {found}")
+            for table in COLUMNS:
+                self._check(table)
+
+    def _check_rounds(self, rounds: list[str]) -> None:
+        for start in range(0, len(rounds), 500):  # under SQLite's limit on parameters
+            part = rounds[start:start + 500]
+            marks = ", ".join("?" * len(part))
+            self._check("rounds", f"round IN ({marks})", part)
+            self._check("seats", f"round IN ({marks})", part)
 
     def close(self) -> None:
         self.db.close()
@@ -95,28 +194,34 @@ class Index:
     def _add(self, record: dict) -> None:
         data, event = record["data"], record["event"]
         round_id = data.get("round")
-        self.db.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?)",
+        self.db.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, NULL)",
                         (record["seq"], record["ts"], event, record.get("who"), round_id))
+        self._sign("events", seq=record["seq"])
         if event == Events.ROUND_OPENED:
             self.db.execute("INSERT OR REPLACE INTO rounds (round, house, banker, opened_at, status, seq, gaming_day) "
                             "VALUES (?, ?, ?, ?, 'open', ?, ?)",
                             (round_id, data["house"], str(data["banker"]), record["ts"], record["seq"],
                              record.get("gaming_day")))
+            self._sign("rounds", round=round_id)
         elif event == Events.ROUND_SETTLED:
             totals = data["settlement"]["totals"]
             self.db.execute("UPDATE rounds SET status = 'settled', settled_at = ?, banker_net = ?, commission = ?, "
                             "collection = ? WHERE round = ?",
                             (record["ts"], totals["banker_net"], totals["commission"], totals["collection"], round_id))
+            self._sign("rounds", round=round_id)
             for s in data["settlement"]["seats"]:
-                self.db.execute("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                self.db.execute("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
                                 (round_id, s["seat"], s["wager"], s["result"], s["front"], s["back"], s["won"],
                                  s["lost"], s["commission"], s["collection"], s["net"]))
+                self._sign("seats", round=round_id, seat=s["seat"])
         elif event == Events.ROUND_VOIDED:
             self.db.execute("UPDATE rounds SET status = 'voided', reason = ? WHERE round = ?", (data["reason"], round_id))
+            self._sign("rounds", round=round_id)
         elif event in FAULT_EVENTS and (event != Events.DEVICE_STATUS or data.get("status") in ("offline", "fault")):
-            self.db.execute("INSERT OR REPLACE INTO faults VALUES (?, ?, ?, ?)",
+            self.db.execute("INSERT OR REPLACE INTO faults VALUES (?, ?, ?, ?, NULL)",
                             (record["seq"], record["ts"], data.get("device") or data.get("source"),
                              data.get("detail") or data.get("message") or data.get("reason", "")))
+            self._sign("faults", seq=record["seq"])
 
     def catch_up(self, folder: str | Path, on_batch: Callable[[int], None] = lambda done: None) -> int:
         """Index what the log holds beyond the last record indexed; returns how many records that was.
@@ -165,6 +270,7 @@ class Index:
         numbers = [int(r[0][len(prefix) + 1:]) for r in rows if r[0][len(prefix) + 1:].isdigit()]
         return max(numbers, default=0)
 
+    @shown
     def bank_rounds(self, house: str, limit: int, excluding: tuple[str, ...] = ()) -> list[BankRound]:
         """The last ``limit`` settled rounds of ``house``, oldest first, as the bank's rotation rules see
         them: the banker and the seats that wagered (a Player/Dealer's own seat among them). ``excluding``:
@@ -174,6 +280,7 @@ class Index:
                 "SELECT r.round, r.banker, group_concat(s.seat) FROM rounds r LEFT JOIN seats s USING (round) "
                 "WHERE r.house = ? AND r.status = 'settled' GROUP BY r.round ORDER BY r.seq DESC LIMIT ?",
                 (house, limit + len(excluding))).fetchall()
+            self._check_rounds([row[0] for row in rows])
         history = []
         for round_id, banker, seats in reversed(rows):
             if round_id in excluding:
@@ -182,6 +289,7 @@ class Index:
             history.append(BankRound.played(position, (int(s) for s in seats.split(",")) if seats else ()))
         return history[-limit:] if limit else []
 
+    @shown
     def shift(self, since: dt.datetime | None = None, day: str | None = None) -> dict:
         """Totals of the rounds opened since a time (and, with ``day``, of that gaming day): rounds
         settled and voided, misdeals by reason, commission, collection, fouls, bank."""
@@ -189,6 +297,8 @@ class Index:
         if day is not None:
             where, args = f"{where} AND rounds.gaming_day = ?", [*args, day]
         with self.lock:
+            self._check("rounds", where, args)
+            self._check("seats", f"round IN (SELECT round FROM rounds WHERE {where})", args)
             rounds = self.db.execute("SELECT status, banker_net, commission, collection FROM rounds "
                                      f"WHERE {where}", args).fetchall()
             fouls = self.db.execute("SELECT COUNT(*) FROM seats JOIN rounds USING (round) "
@@ -204,6 +314,7 @@ class Index:
                 "banker_net": str(sum((Decimal(r[1]) for r in settled), Decimal("0.00"))),
                 "fouls": fouls}
 
+    @shown
     def shift_hours(self, since: dt.datetime | None = None) -> dict:
         """The shift hour by hour (UTC hours, as the log's times): rounds settled, commission, collection,
         fouls, cards named by a person (unreadable to the camera, or entered by hand) and device faults;
@@ -216,6 +327,10 @@ class Index:
                                                                  "collection": Decimal("0.00"), "fouls": 0,
                                                                  "named": 0, "faults": 0})
         with self.lock:
+            self._check("rounds", "opened_at >= ?", (start,))
+            self._check("seats", "round IN (SELECT round FROM rounds WHERE opened_at >= ?)", (start,))
+            self._check("events", "event = ? AND ts >= ?", (Events.READ_CONFIRMED, start))
+            self._check("faults", "ts >= ?", (start,))
             settled = self.db.execute("SELECT round, settled_at, banker_net, commission, collection FROM rounds "
                                       "WHERE status = 'settled' AND opened_at >= ? ORDER BY settled_at",
                                       (start,)).fetchall()
@@ -239,16 +354,19 @@ class Index:
                 "hours": [{"hour": h, **{k: str(v) if isinstance(v, Decimal) else v for k, v in counts.items()}}
                           for h, counts in sorted(hours.items())]}
 
+    @shown
     def recent(self, n: int = 10) -> list[dict]:
         """The last ``n`` rounds, newest first (game recall: the current one and the nine before)."""
         with self.lock:
             rows = self.db.execute("SELECT round, house, banker, opened_at, settled_at, status, reason, banker_net, "
                                    "commission, collection, gaming_day FROM rounds ORDER BY seq DESC LIMIT ?",
                                    (n,)).fetchall()
+            self._check_rounds([row[0] for row in rows])
         keys = ("round", "house", "banker", "opened_at", "settled_at", "status", "reason", "banker_net",
                 "commission", "collection", "gaming_day")
         return [dict(zip(keys, row)) for row in rows]
 
+    @shown
     def search(self, round_id: str | None = None, seat: int | None = None, result: str | None = None,
                start: dt.datetime | None = None, end: dt.datetime | None = None, limit: int = 200,
                day: str | None = None) -> list[dict]:
@@ -267,11 +385,53 @@ class Index:
                 query, args = f"{query} AND {clause}", [*args, value]
         with self.lock:
             rows = self.db.execute(query + " ORDER BY r.seq DESC, s.seat LIMIT ?", [*args, limit]).fetchall()
+            self._check_rounds(sorted({row[0] for row in rows}))
         keys = ("round", "status", "opened_at", "settled_at", "seat", "wager", "result", "net", "gaming_day")
         return [dict(zip(keys, row)) for row in rows]
 
+    @shown
     def events_of(self, round_id: str) -> list[dict]:
         with self.lock:
+            self._check("events", "round = ?", (round_id,))
             rows = self.db.execute("SELECT seq, ts, event, who FROM events WHERE round = ? ORDER BY seq",
                                    (round_id,)).fetchall()
         return [dict(zip(("seq", "ts", "event", "who"), row)) for row in rows]
+
+
+def open_checked(path: Path, key: bytes, folder: Path,
+                 on_rebuilt: Callable[[str], None] = lambda why: None) -> tuple[Index, str | None]:
+    """The index at ``path`` checked whole at start-up (SQLite's check of its pages, every row against its
+    signature): one that is damaged or edited is moved aside as evidence (``<name>.damaged-<n>``) and a
+    new one made in its place, which catching up builds from the log. Returns the index and, when the old
+    one was set aside, why, in plain words. SQLite's own refusals to write (a full disk) are not damage:
+    they are raised as they are."""
+    try:
+        index = Index(path, key, folder, on_rebuilt)
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.DatabaseError as err:  # "file is not a database": the header is damaged
+        return _set_aside(path, err, key, folder, on_rebuilt)
+    try:
+        index.check()
+    except sqlite3.OperationalError:
+        index.close()
+        raise
+    except sqlite3.DatabaseError as err:  # damaged pages, or an edited row
+        index.close()
+        return _set_aside(path, err, key, folder, on_rebuilt)
+    return index, None
+
+
+def _set_aside(path: Path, err: sqlite3.DatabaseError, key: bytes, folder: Path,
+               on_rebuilt: Callable[[str], None]) -> tuple[Index, str]:
+    n = len(list(path.parent.glob(f"{path.name}.damaged-*")))
+    aside = path.with_name(f"{path.name}.damaged-{n}")
+    path.rename(aside)
+    for extra in ("-journal", "-wal", "-shm"):  # SQLite's files beside it belong to the damaged one
+        sibling = path.with_name(path.name + extra)
+        if sibling.exists():
+            sibling.rename(aside.with_name(aside.name + extra))
+    what = "was changed outside the appliance" if isinstance(err, IndexEdited) else "is damaged"
+    reason = (f"The history index {what} ({err}): it is rebuilt from the audit log, and the old file "
+              f"is kept as {aside.name}")
+    return Index(path, key, folder, on_rebuilt), reason

@@ -52,6 +52,7 @@ class Events:
     CLOCK_STEPPED = "ClockStepped"
     RECORDING_RESUMED = "RecordingResumed"
     SHIFT_SEALED = "ShiftSealed"
+    INDEX_REBUILT = "IndexRebuilt"  # the history index was damaged or edited: set aside and rebuilt from the log
 
 
 def event_names() -> frozenset[str]:
