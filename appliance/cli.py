@@ -497,10 +497,30 @@ def house_to_deal_by(given: str | None, data: Path) -> tuple[str, str | None]:
     return choice["house"], None
 
 
+def history_index(data: Path, key: bytes, audit, on_rebuilt) -> tuple[object, str | None]:
+    """The history index at start-up, checked: a damaged or edited file is set aside and rebuilt from the
+    log (and why is returned); one that cannot even be made (a full disk on the first start) is kept in
+    memory for this run, caught up from the log once there is room, and the table held with the reason."""
+    import os
+    import sqlite3
+
+    from .audit.index import Index, open_checked
+    from .table.recording import index_reason
+
+    path = data / "index.sqlite"
+    try:
+        index, set_aside = open_checked(path, key, data / "audit", on_rebuilt)
+    except sqlite3.OperationalError as err:
+        audit.stop(index_reason(err), "history index")
+        return Index(":memory:", key, data / "audit", on_rebuilt), None
+    os.chmod(path, 0o640)
+    return index, set_aside
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     import os
 
-    from .audit.index import Index
+    from .audit.index import index_key
 
     from .audit.checkpoint import check_at_startup
     from .audit.gaming_day import GamingDay
@@ -513,7 +533,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .service import notify, start_watchdog
     from .station import Station
     from .table.live import LiveTable
-    from .table.recording import IndexFeed, catch_up
+    from .table.recording import IndexFeed
     from .table.round import Events
     from .table.supervisor import new_pin
     from .table.table import Table
@@ -566,15 +586,22 @@ def cmd_run(args: argparse.Namespace) -> int:
         shipper.recording = lambda: audit.stopped is None  # the pit shows "recording stopped"
     check = check_at_startup(audit)  # verify what was not verified before trusting the log
     live = LiveTable()
-    index = Index(data / "index.sqlite")
-    os.chmod(data / "index.sqlite", 0o640)
+
+    def index_rebuilt(why: str) -> None:  # an edited row found while the supervisor's page read it
+        audit.record_when_possible(Events.INDEX_REBUILT, {"reason": why}, "appliance")
+        table.notices.append(why)
+
+    index, set_aside = history_index(data, index_key(key), audit, index_rebuilt)
+    feed = IndexFeed(index.add, audit)  # an index that cannot be written stops recording too
     # The log is the truth; the index catches up with what was written since it last saw the log
     # (the first start after an upgrade builds it once), so a start does not grow with history.
     if audit.stopped is None or not audit.stopped.lasting:  # else the index, evidence of a longer log, is kept
-        catch_up(index, data / "audit", on_batch=lambda done: notify(  # the first build may be long: not a hang
-            f"EXTEND_TIMEOUT_USEC=60000000\nSTATUS=indexing the audit history: {done} records"))
-    feed = IndexFeed(index.add, audit)  # an index that cannot be written stops recording too
+        feed.catch_up_first(lambda: index.catch_up(data / "audit", on_batch=lambda done: notify(
+            f"EXTEND_TIMEOUT_USEC=60000000\nSTATUS=indexing the audit history: {done} records")))  # not a hang
     table = Table(rules, rules_mapping, audit, supervisors, listeners=[live, feed])
+    if set_aside:
+        audit.record_when_possible(Events.INDEX_REBUILT, {"reason": set_aside}, "appliance (start-up)")
+        table.notices.append(set_aside)
     if house_notice:
         table.notices.append(house_notice)
     if beside_data:

@@ -374,6 +374,18 @@ class AuditLog:
                 self.stopped = Stoppage(reason, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                                         time.monotonic(), event)
 
+    def record_when_possible(self, event: str, data: dict, who: str = "appliance") -> dict | None:
+        """A record about the box itself (the history index set aside) that a stop must not lose: written
+        now, else kept and written first once recording resumes (None until then)."""
+        with self._lock:
+            if self.stopped is None:
+                try:
+                    return self._append(event, data, who)
+                except RecordingStopped:
+                    pass
+            self._pending.append((event, data))
+            return None
+
     def free_mb(self) -> float:
         stat = os.statvfs(self.folder)
         return stat.f_bavail * stat.f_frsize / 1e6

@@ -68,13 +68,29 @@ class IndexFeed:
     def __init__(self, add: Callable[[dict], None], audit: AuditLog):
         self._add, self.audit = add, audit
         self._missed: list[dict] = []
+        self._behind: Callable[[], int] | None = None
 
     def __call__(self, record: dict) -> None:
         self._missed.append(record)
         self.flush()
 
+    def catch_up_first(self, catch_up: Callable[[], int]) -> bool:
+        """The index brought up to the log's end before anything else; an index that cannot be written
+        (a disk full at start-up) holds the table with the reason, and is caught up before recording
+        resumes, instead of stopping the start."""
+        self._behind = catch_up
+        return self.flush()
+
     def flush(self) -> bool:
         """Index what was missed; False (and recording stopped) while the index refuses."""
+        if self._behind is not None:
+            try:
+                self._behind()
+            except sqlite3.Error as err:
+                log.warning("history index: %s", err)
+                self.audit.stop(index_reason(err), "history index")
+                return False
+            self._behind = None
         while self._missed:
             try:
                 self._add(self._missed[0])
