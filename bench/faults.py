@@ -6,7 +6,9 @@ once (none lost, none repeated). Prints one table row per kind of fault.
 A second table covers faults found at start-up: the audit folder wiped (the history index left),
 the log rolled back under a shift seal, the clock stepped 400 days forward. Each start must detect
 it, hold the table with the reason the screens show, write nothing over the evidence, and lose no
-settled round once the log is put back and the table started again.
+settled round once the log is put back and the table started again. The history index damaged
+three ways (a row edited, its header overwritten, pages overwritten) must be detected, rebuilt from
+the log with the reason said, the old file kept aside, and the shift's totals the log's own.
 
 Run: python bench/faults.py [--fills 20] [--kills 50] [--starts 10] [--seed 1] [--tmpfs]
 
@@ -30,7 +32,7 @@ from pathlib import Path
 
 import datetime as dt
 
-from appliance.audit.index import Index
+from appliance.audit.index import Index, index_key, open_checked
 from appliance.audit.keys import audit_key
 from appliance.audit.log import CLOCK_STEPPED, AuditLog, RecordingStopped, day_files, records, verify
 from appliance.audit.seal import seal_head
@@ -239,6 +241,61 @@ def start_trials(n: int, rng: random.Random, work: Path) -> list[dict]:
     return rows
 
 
+def edited_row(path: Path, rng: random.Random) -> None:
+    """A settled round's commission raised in the file with sqlite3, as anyone with the disk could."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    rounds = [r[0] for r in db.execute("SELECT round FROM rounds WHERE status = 'settled'")]
+    db.execute("UPDATE rounds SET commission = '999.00' WHERE round = ?", (rng.choice(rounds),))
+    db.commit()
+    db.close()
+
+
+def damaged_header(path: Path, rng: random.Random) -> None:
+    data = bytearray(path.read_bytes())
+    data[:16] = rng.randbytes(16)
+    path.write_bytes(bytes(data))
+
+
+def damaged_pages(path: Path, rng: random.Random) -> None:
+    """Whole pages past the first overwritten (a bad sector, a torn write)."""
+    data = bytearray(path.read_bytes())
+    pages = len(data) // 4096
+    first = rng.randrange(1, pages)
+    data[first * 4096:(first + 1) * 4096] = rng.randbytes(4096)
+    path.write_bytes(bytes(data))
+
+
+def index_trials(n: int, rng: random.Random, work: Path) -> list[dict]:
+    """What a start (or the shift page, for an edited row) makes of a damaged history index."""
+    rows = []
+    for name, damage in (("index: edited row", edited_row), ("index: damaged header", damaged_header),
+                         ("index: damaged pages", damaged_pages)):
+        row = {"fault": name, "runs": n, "detected": 0, "held_with_reason": 0, "wrote_nothing": "-", "lost": 0}
+        for trial in range(n):
+            folder, path, key = work / f"{damage.__name__}-{trial}", work / f"{damage.__name__}-{trial}.sqlite", b"x" * 64
+            play_rounds(RULES, AuditLog(folder, key), rng.randint(20, 40), seed=trial)
+            index = Index(path, index_key(key))
+            index.catch_up(folder)
+            truth = index.shift()
+            index.close()
+            damage(path, rng)
+            said = []
+            index, why = open_checked(path, index_key(key), folder, said.append)
+            index.catch_up(folder)
+            shown = index.shift()
+            index.close()
+            why = why or (said[0] if said else None)
+            row["detected"] += why is not None
+            # Rebuilt with the reason the screens show: the old file kept aside (a start) or rebuilt in place (a read)
+            row["held_with_reason"] += bool(why) and "history index" in why and (
+                "kept as" not in why or path.with_name(path.name + ".damaged-0").is_file())
+            row["lost"] += shown != truth
+        rows.append(row)
+    return rows
+
+
 def _print_table(rows: list[dict], keys: list[str]) -> None:
     widths = [max(len(k), *(len(str(r.get(k, ""))) for r in rows)) for k in keys]
     print("  ".join(k.ljust(w) for k, w in zip(keys, widths)))
@@ -265,6 +322,7 @@ def main() -> None:
             rows.append(row or {"fault": "disk fills (2 MB tmpfs)", "trials": "not permitted (needs root)"})
         rows.append(kill_trials(args.kills, rng, work))
         starts = start_trials(args.starts, rng, work) if args.starts else []
+        starts += index_trials(args.starts, rng, work) if args.starts else []
         seconds = time.perf_counter() - start
     _print_table(rows, ["fault", "trials", "stopped_with_reason", "whole_while_full", "verify_after", "lost",
                         "repeated"])
