@@ -52,6 +52,9 @@ class KeptCorners:
     learned: dict[str, np.ndarray]
     untaught: dict[str, np.ndarray]
     joker: np.ndarray | None = None  # a joker taught by its whole corner
+    # ... and by nothing else: a card named by its symbols is then checked against it (a joker taught
+    # by symbols too is told from the cards by them, and its corner only names it where they do not)
+    joker_only: bool = True
     _coarse: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -68,9 +71,11 @@ class KeptCorners:
         """Where the card its symbols name as ``code`` looks at least as much like an untaught card
         or a joker taught by its corner as like its own: (that card, its likeness, the own likeness).
         The own corner is ``code``'s, or where its face was not learned another of its rank's."""
+        others = (set(self.untaught) | ({JOKER} if self.joker is not None and self.joker_only else set())) - {code}
+        if not others:  # (most decks, for every card: nothing to compare)
+            return None
         own = next((c for c in (code, *sorted(self.learned)) if c in self.learned and _same_rank(c, code)), None)
-        others = (set(self.untaught) | ({JOKER} if self.joker is not None else set())) - {code}
-        if own is None or not others:
+        if own is None:
             return None
         scores = self.scores(corners, others | {own})
         like = max(others, key=scores.__getitem__)
@@ -81,8 +86,11 @@ class KeptCorners:
         (JOKER_FLOOR, JOKER_RATIO); None otherwise, or where the deck keeps no joker's corner."""
         if self.joker is None:
             return None
+        joker = self.scores(corners, {JOKER})[JOKER]
+        if joker < JOKER_FLOOR:  # (most corners: the others need not be compared)
+            return None
         scores = self.scores(corners)
-        joker = scores.pop(JOKER)
+        del scores[JOKER]
         runner_up = max(scores, key=scores.__getitem__)
         if joker >= JOKER_FLOOR and 1 - joker <= JOKER_RATIO * (1 - scores[runner_up]):
             return joker, runner_up, scores[runner_up]
