@@ -175,17 +175,33 @@ def test_connections_past_the_limit_are_closed_at_once_and_the_rest_still_served
         state = b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % port
         idle = [socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0))
                 for source in ("127.0.0.2", "127.0.0.2", "127.0.0.3")]
-        time.sleep(0.5)  # the front has taken all three
-        for source in ("127.0.0.2", "127.0.0.4"):  # past its address's cap; past the cap in all
-            with socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0)) as late:
-                late.sendall(state)
-                with pytest.raises(ConnectionResetError):  # dropped, unanswered (not kept for the 10 s head timeout)
-                    late.recv(100)
-        assert answer_to(port, state).startswith(b"HTTP/1.1 200")  # the appliance's own address
-        for sock in idle:
-            sock.close()
+        try:
+            for source in ("127.0.0.2", "127.0.0.4"):  # past its address's cap; past the cap in all
+                assert dropped(port, source, state)
+            assert answer_to(port, state).startswith(b"HTTP/1.1 200")  # the appliance's own address
+        finally:
+            for sock in idle:
+                sock.close()
         time.sleep(0.2)
         assert answer_to(port, state, source="127.0.0.4").startswith(b"HTTP/1.1 200")
+
+
+def dropped(port, source, request, within_s=15.0) -> bool:
+    """A connection from ``source`` is closed unanswered (reset, not kept for the head timeout), once
+    the front has taken the connections made before it: it takes them as it gets to them, which on a
+    busy machine is not at once (an earlier one answered meanwhile: asked again)."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        with socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(source, 0)) as late:
+            late.sendall(request)
+            try:
+                late.recv(100)
+            except ConnectionResetError:
+                return True
+            except TimeoutError:
+                pass
+        time.sleep(0.2)
+    return False
 
 
 def ask_for_stream(port, source, cookie=None):
