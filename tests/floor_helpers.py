@@ -3,44 +3,54 @@ enrolled tables and simulated tables' logs."""
 
 from __future__ import annotations
 
-import threading
+import http.cookiejar
+import json
+import urllib.parse
+import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
-import waitress
 
 from appliance.audit.log import AuditLog
 from appliance.config import load_house
 from appliance.floor.database import Database
 from appliance.floor.enroll import Credentials, enroll, table_key
 from appliance.floor.migrate import migrate
-from appliance.floor.server import create_floor_app
+from appliance.floor.serving import serve_floor
 from appliance.floor.shipper import Shipped, Shipper
+from appliance.floor.users import add_user
 from appliance.table.simulation import play_rounds
+
+PASSWORD = "a floor test password"
 
 
 @contextmanager
-def floor_service(dsn: str, port: int = 0):
-    """The floor service (the same app ``appliance floor serve`` runs) on 127.0.0.1; yields its URL."""
-    server = waitress.create_server(create_floor_app(Database(dsn)), host="127.0.0.1", port=port, threads=8)
-    closing = threading.Event()
-
-    def serve():
-        try:
-            server.run()
-        except OSError:
-            if not closing.is_set():  # closing the socket under waitress's select loop is how it stops
-                raise
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+def floor_service(dsn: str, port: int = 0, **options):
+    """The floor service as ``appliance floor serve`` serves it (the door, waitress behind it) on
+    127.0.0.1; yields its URL."""
+    service = serve_floor(Database(dsn), port=port, threads=8, **options)
     try:
-        yield f"http://127.0.0.1:{server.effective_port}"
+        yield service.url
     finally:
-        closing.set()
-        server.close()
-        thread.join(5)
+        service.stop()
+
+
+def user(dsn: str, role: str, name: str | None = None) -> str:
+    """A floor user of ``role`` (named after it unless ``name``) with :data:`PASSWORD`; its name."""
+    name = name or role
+    add_user(dsn, name, role, PASSWORD, replace=True)
+    return name
+
+
+def logged_in(url: str, name: str, password: str = PASSWORD) -> urllib.request.OpenerDirector:
+    """An opener holding the session cookie of ``name``'s login (its ``csrf`` token as an attribute)."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    request = urllib.request.Request(f"{url}/login", json.dumps({"user": name, "password": password}).encode(),
+                                     {"Content-Type": "application/json"})
+    with opener.open(request, timeout=10) as response:
+        opener.csrf = json.loads(response.read())["csrf"]
+    return opener
 
 
 def migrated(dsn: str) -> str:
@@ -73,3 +83,29 @@ def ship(audit_dir: Path, url: str, credentials: Credentials, batch: int = 500) 
     """One shipping pass, its connection closed after."""
     with Shipper(audit_dir, url, credentials, batch) as shipper:
         return shipper.ship_pending()
+
+
+def role_for(path: str) -> str:
+    """The role that sees ``path``: recall is surveillance's, the reports accounting's, the rest the pit's."""
+    if path.startswith("/api/floor/tables/") and path.endswith("/recall"):
+        return "surveillance"
+    return "accounting" if path.startswith(("/api/floor/report/", "/floor/report/")) else "pit"
+
+
+def seen(url: str, role: str | None = None) -> bytes:
+    """What a GET of ``url`` answers to the user named after ``role`` (made by :func:`user`), logged in
+    for this request (``role`` by default: :func:`role_for` the path)."""
+    parts = urllib.parse.urlsplit(url)
+    with logged_in(f"{parts.scheme}://{parts.netloc}", role or role_for(parts.path)).open(url, timeout=10) as answer:
+        return answer.read()
+
+
+def seen_json(url: str, role: str | None = None):
+    return json.loads(seen(url, role))
+
+
+def users(dsn: str) -> str:
+    """The three roles' users (named after their roles); ``dsn``."""
+    for role in ("pit", "accounting", "surveillance"):
+        user(dsn, role)
+    return dsn

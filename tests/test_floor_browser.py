@@ -1,5 +1,6 @@
-"""The pit view in a real headless Chromium following a simulated floor live: tables appear and
-play, a table's recall opens on a click, a refused record shows as an alert."""
+"""The pit view in a real headless Chromium following a simulated floor live: a pit supervisor logs in,
+tables appear and play, a refused record shows as an alert; surveillance opens a table's recall on a
+click."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from appliance.config import load_house
 from appliance.floor.enroll import table_key
 from appliance.floor.shipper import Shipper
 from appliance.table.simulation import play_rounds
-from floor_helpers import enrolled, floor_service, migrated
+from floor_helpers import PASSWORD, enrolled, floor_service, migrated, users
 
 pytestmark = pytest.mark.browser  # Chromium, launched by the tests themselves (not the browser fixture)
 
@@ -26,10 +27,20 @@ if CHROMIUM is None:
     pytest.skip("chromium is not installed here", allow_module_level=True)
 
 
+def log_in(page, url: str, role: str) -> None:
+    """The floor's login page, as its user types (the user is named after the role)."""
+    page.goto(url + "/")
+    page.wait_for_url(url + "/login")
+    page.fill("#user", role)
+    page.fill("#password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(url + "/")
+
+
 def test_the_pit_view_follows_a_simulated_floor_live(floor_dsn, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
-    migrated(floor_dsn)
+    users(migrated(floor_dsn))
     tables = {}
     for table in ("T1", "T2"):
         credentials = enrolled(floor_dsn, table, tmp_path)
@@ -38,7 +49,8 @@ def test_the_pit_view_follows_a_simulated_floor_live(floor_dsn, tmp_path):
     with floor_service(floor_dsn) as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"])
         page = browser.new_page()
-        page.goto(url + "/")
+        log_in(page, url, "pit")
+        expect(page.locator("#who")).to_have_text("pit (pit)")
         expect(page.locator("#summary")).to_have_text("2 tables: 0 online, 0 held, 2 offline, 0 recording stopped")
         shippers, players = [], []
         for number, (credentials, audit_dir, audit) in enumerate(tables.values(), 1):
@@ -56,8 +68,12 @@ def test_the_pit_view_follows_a_simulated_floor_live(floor_dsn, tmp_path):
                 player.join()
             expect(page.locator("#stats tr")).to_have_count(3, timeout=10_000)  # the header, T1 and T2
             expect(page.locator("#stats")).to_contain_text("T2")
-            t1.click()
-            expect(page.locator("#recall .round")).to_have_count(6, timeout=10_000)
+            expect(page.locator("#recall-section")).to_be_hidden()  # the cards and bets: surveillance's
+            watcher = browser.new_context().new_page()
+            log_in(watcher, url, "surveillance")
+            expect(watcher.locator("#figures")).to_be_hidden()
+            watcher.locator('.table[data-table="T1"]').click()
+            expect(watcher.locator("#recall .round")).to_have_count(6, timeout=10_000)
             page.locator('.tabs button[data-by="shift"]').click()
             expect(page.locator("#stats th").first).to_have_text("shift")
             # T1 ships a forged record: refused, and the alert is on the page. Its shipper is stopped

@@ -16,12 +16,9 @@ from appliance.config import load_house
 from appliance.floor.enroll import Credentials, table_key
 from appliance.floor.shipper import FloorRefused, Shipper
 from appliance.table.simulation import play_rounds
-from floor_helpers import enrolled, ship, floor_lines, floor_service, log_lines, migrated, table_log
+from floor_helpers import enrolled, ship, floor_lines, floor_service, log_lines, migrated, seen, seen_json, table_log, users
 
-
-def get(url: str):
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.loads(response.read())
+get = seen_json  # the pit's JSON, as a logged-in user of the role that sees it
 
 
 def refused_rows(dsn: str, table: str) -> list[tuple]:
@@ -32,7 +29,7 @@ def refused_rows(dsn: str, table: str) -> list[tuple]:
 
 @pytest.fixture
 def floor(floor_dsn):
-    migrated(floor_dsn)
+    users(migrated(floor_dsn))
     with floor_service(floor_dsn) as url:
         yield floor_dsn, url
 
@@ -299,8 +296,8 @@ def test_the_day_a_record_is_booked_to_is_its_signed_one_not_the_day_sent_beside
         rounds = {str(d) for (d,) in conn.execute("SELECT DISTINCT gaming_day FROM floor_rounds")}
     assert days == rounds == {json.loads(line)["gaming_day"] for line in lines} == {signed_day}
     assert get(f"{url}/api/floor/alerts")[0]["kind"] == "day-differs"  # someone sent another day: the pit is told
-    report = urllib.request.urlopen(f"{url}/api/floor/report/{signed_day}.csv", timeout=10).read().decode()
-    moved = urllib.request.urlopen(f"{url}/api/floor/report/2020-01-01.csv", timeout=10).read().decode()
+    report = seen(f"{url}/api/floor/report/{signed_day}.csv").decode()
+    moved = seen(f"{url}/api/floor/report/2020-01-01.csv").decode()
     assert report.splitlines()[1].startswith("T1,3,") and len(moved.splitlines()) == 2  # only the floor's row
 
 

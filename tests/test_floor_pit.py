@@ -14,18 +14,15 @@ import pytest
 
 from appliance.audit.log import load_key
 from appliance.audit.replay import export_csv
-from floor_helpers import enrolled, floor_service, migrated, ship, table_log
+from floor_helpers import enrolled, floor_service, migrated, seen, ship, table_log, users
 
-
-def fetch(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return response.read()
+fetch = seen  # as a logged-in user of the role that sees it (recall: surveillance; reports: accounting)
 
 
 @pytest.fixture(scope="module")
 def pit(postgres, tmp_path_factory):
     """Two tables that played and shipped: T1 30 rounds, T2 12 rounds."""
-    dsn = migrated(postgres.create_database("floor_pit"))
+    dsn = users(migrated(postgres.create_database("floor_pit")))
     folder = tmp_path_factory.mktemp("pit")
     logs = {}
     with floor_service(dsn) as url:
@@ -115,7 +112,7 @@ def test_the_pit_page_is_served(pit):
 def test_a_foul_or_unreadable_rate_out_of_line_is_an_alert(floor_dsn, tmp_path):
     import psycopg
 
-    migrated(floor_dsn)
+    users(migrated(floor_dsn))
     with floor_service(floor_dsn) as url:
         for table, seed in (("T1", 1), ("T2", 2), ("T3", 3)):
             credentials = enrolled(floor_dsn, table, tmp_path)
@@ -140,7 +137,7 @@ def test_unreadable_cards_where_the_house_dealer_sets_the_bankers_hand_are_count
     from appliance.devices.protocol import RngResult
     from appliance.floor.enroll import table_key
 
-    migrated(floor_dsn)
+    users(migrated(floor_dsn))
     credentials = enrolled(floor_dsn, "T4", tmp_path)
     audit_dir = tmp_path / "T4-audit"
     d = Dealer(audit_dir, rules=load_house("greektown"), reads_setting=True,

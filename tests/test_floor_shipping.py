@@ -15,7 +15,7 @@ from appliance.config import DeviceConfigError, load_devices, load_house, shippe
 from appliance.floor.enroll import table_key
 from appliance.floor.shipper import Shipper
 from appliance.table.simulation import play_rounds
-from floor_helpers import enrolled, floor_lines, floor_service, log_lines, migrated, table_log
+from floor_helpers import enrolled, floor_lines, floor_service, log_lines, migrated, seen_json, table_log, users
 
 
 def appliance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -104,7 +104,7 @@ def test_devices_toml_names_the_floor(tmp_path):
 def test_a_table_whose_log_stopped_recording_shows_so_in_the_pit(floor_dsn, tmp_path):
     import urllib.request
 
-    migrated(floor_dsn)
+    users(migrated(floor_dsn))
     credentials = enrolled(floor_dsn, "T4", tmp_path)
     audit_dir = table_log(tmp_path, credentials, rounds=1)
     recording = [False]
@@ -113,8 +113,7 @@ def test_a_table_whose_log_stopped_recording_shows_so_in_the_pit(floor_dsn, tmp_
         shipper.ship_pending()
 
         def pit(path):
-            with urllib.request.urlopen(url + path, timeout=10) as response:
-                return json.loads(response.read())
+            return seen_json(url + path)
 
         assert pit("/api/floor/tables")[0]["status"] == "recording-stopped"
         assert [a["kind"] for a in pit("/api/floor/alerts")] == ["recording-stopped"]

@@ -81,19 +81,62 @@ def cmd_prune(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    import waitress
-
+    from ..web.front import TlsFiles
     from .database import Database, connect
-    from .server import create_floor_app
+    from .serving import check_floor_bind, serve_floor
 
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise ValueError("--tls-cert and --tls-key go together")
+    tls = TlsFiles(Path(args.tls_cert).absolute(), Path(args.tls_key).absolute()) if args.tls_cert else None
+    check_floor_bind(args.host, tls is not None, args.tls_proxy)  # before anything starts
+    if tls is not None:
+        tls.context()  # a certificate or key that cannot be used: said now, in one line
+    starts = dt.time.fromisoformat(args.day_starts_at)
     db = Database(args.db)
     with connect(args.db) as conn:  # no database or no schema: say so now, not at the first request
-        if conn.execute("SELECT to_regclass('floor_tables')").fetchone()[0] is None:
-            raise ValueError("the floor database has no schema yet: run appliance floor migrate first")
-    starts = dt.time.fromisoformat(args.day_starts_at)
-    server = waitress.create_server(create_floor_app(db, starts), host=args.host, port=args.port, threads=16)
-    print(json.dumps({"floor": f"http://{args.host}:{server.effective_port}/"}), flush=True)
-    server.run()
+        if conn.execute("SELECT to_regclass('floor_users')").fetchone()[0] is None:
+            raise ValueError("the floor database's schema is missing or old: run appliance floor migrate first")
+    service = serve_floor(db, starts, args.host, args.port, tuple(args.name), tls, args.tls_proxy)
+    print(json.dumps({"floor": service.url + "/", "tls": tls is not None, "tls_proxy": args.tls_proxy,
+                      "names": sorted(service.site.hostnames())}), flush=True)
+    service.wait()
+    return 0
+
+
+def read_password(prompt: str) -> str:
+    """A password from the terminal (asked twice), else the first line of stdin."""
+    import getpass
+    import sys
+
+    if sys.stdin.isatty():
+        password = getpass.getpass(prompt)
+        if getpass.getpass("The same password again: ") != password:
+            raise ValueError("the two passwords differ; nothing was changed")
+        return password
+    return sys.stdin.readline().rstrip("\r\n")
+
+
+def cmd_user_add(args) -> int:
+    from .users import add_user
+
+    add_user(args.db, args.name, args.role, read_password(f"Password for {args.name}: "), args.replace)
+    print(json.dumps({"user": args.name, "role": args.role}), flush=True)
+    return 0
+
+
+def cmd_user_remove(args) -> int:
+    from .users import UserError, remove_user
+
+    if not remove_user(args.db, args.name):
+        raise UserError(f"no user {args.name!r}")
+    print(json.dumps({"removed": args.name}), flush=True)
+    return 0
+
+
+def cmd_user_list(args) -> int:
+    from .users import list_users
+
+    print(json.dumps(list_users(args.db)), flush=True)
     return 0
 
 
@@ -111,7 +154,33 @@ def add_floor_commands(sub) -> None:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=port, default=8090, help="the floor service's port (0: any free one)")
     p.add_argument("--day-starts-at", default="06:00", help="the start of the gaming day (and of the day shift)")
+    p.add_argument("--name", action="append", default=[], metavar="NAME",
+                   help="a name or address the pit's browsers and the tables reach the floor by (repeatable); "
+                        "requests naming anything else are refused (loopback's names are always taken)")
+    p.add_argument("--tls-cert", help="PEM certificate (appliance tls selfsigned makes one); off loopback, "
+                                      "TLS or --tls-proxy is required")
+    p.add_argument("--tls-key", help="PEM private key of --tls-cert")
+    p.add_argument("--tls-proxy", metavar="ADDRESS", help="plain HTTP behind a TLS-terminating proxy connecting "
+                   "from ADDRESS (its X-Forwarded-For is taken from there only; browsers see https)")
     p.set_defaults(func=cmd_serve)
+
+    user = commands.add_parser("user", help="who may log in to the pit view and reports, and their role")
+    users = user.add_subparsers(dest="user_command", required=True)
+    p = users.add_parser("add", help="add a user; the password is asked (or read from stdin's first line)")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--role", required=True, choices=("pit", "accounting", "surveillance"),
+                   help="pit: tables, alerts, figures; accounting: figures, reports; surveillance: tables, "
+                        "alerts, recall of cards and bets")
+    p.add_argument("--db", default="", help=db_help)
+    p.add_argument("--replace", action="store_true", help="set an existing user's role and password anew")
+    p.set_defaults(func=cmd_user_add)
+    p = users.add_parser("remove", help="remove a user (their sessions end at once)")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("--db", default="", help=db_help)
+    p.set_defaults(func=cmd_user_remove)
+    p = users.add_parser("list", help="the users and their roles (JSON)")
+    p.add_argument("--db", default="", help=db_help)
+    p.set_defaults(func=cmd_user_list)
 
     p = commands.add_parser("enroll", help="register a table; write the credentials file it ships with (mode 600)")
     p.add_argument("table", metavar="TABLE_ID")

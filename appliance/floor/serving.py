@@ -1,0 +1,105 @@
+"""The floor service served: the door (:mod:`.door`) on the floor's address and port, waitress with the
+Flask app behind it on a Unix socket in a private folder.
+
+Plain HTTP is served to loopback only. Any other address (``0.0.0.0``, ``::``, a LAN address) is
+served over TLS (a certificate and key: ``appliance tls selfsigned`` makes them), or over plain HTTP
+only behind a TLS-terminating proxy that the operator names (``tls_proxy``: the proxy's address;
+the site is then https to browsers: Secure cookies, https origins).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import resource
+import shutil
+import socket
+import tempfile
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import waitress
+
+from ..web.front import HEAD_LIMIT, TlsFiles
+from ..web.site_guard import Site, SiteError, bracketed, is_loopback
+from .database import Database
+from .door import DoorLimits, FloorDoor
+from .server import BODY_LIMIT, create_floor_app
+
+
+@dataclass
+class FloorService:
+    url: str
+    site: Site
+    door: FloorDoor
+    db: Database
+    _server: object
+    _thread: threading.Thread
+    _stopping: threading.Event
+    _folder: Path
+
+    def stop(self) -> None:
+        self.door.stop()
+        self._stopping.set()
+        self._server.task_dispatcher.shutdown()
+        for channel in list(self._server._map.values()):
+            channel.close()
+        self._server.close()
+        self._thread.join(5)
+        self.db.close()
+        shutil.rmtree(self._folder, ignore_errors=True)
+
+    def wait(self) -> None:
+        self._thread.join()
+
+
+def check_floor_bind(host: str, tls: bool, tls_proxy: str | None) -> None:
+    """Plain HTTP is for loopback; anything else is TLS, here or at a proxy the operator names."""
+    if not tls and tls_proxy is None and not is_loopback(host):
+        raise SiteError(f"--host {host}: off loopback the floor is served over HTTPS: give --tls-cert and --tls-key "
+                        "(appliance tls selfsigned makes them), or --tls-proxy ADDRESS behind a TLS-terminating proxy")
+
+
+def serve_floor(db: Database, day_starts_at: dt.time = dt.time(6, 0), host: str = "127.0.0.1", port: int = 0,
+                names: tuple[str, ...] = (), tls: TlsFiles | None = None, tls_proxy: str | None = None,
+                limits: DoorLimits = DoorLimits(BODY_LIMIT), threads: int = 16) -> FloorService:
+    """Bind, build the app for the bound site, and serve until :meth:`FloorService.stop`."""
+    check_floor_bind(host, tls is not None, tls_proxy)
+    context = tls.context() if tls is not None else None  # an unusable certificate or key fails here
+    _room_for_connections(2 * (limits.connections + limits.own_connections) + 256)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.create_server((host.strip("[]"), port), family=family, backlog=4096)
+    secure = tls is not None or tls_proxy is not None
+    site = Site(host, sock.getsockname()[1], tuple(names), tls=secure)
+    folder = Path(tempfile.mkdtemp(prefix="appliance-floor-"))  # mode 700: only this user reaches the socket
+    upstream = str(folder / "flask.sock")
+    server = waitress.create_server(
+        create_floor_app(db, day_starts_at, site), unix_socket=upstream, unix_socket_perms="600", threads=threads,
+        # Only the door connects here; the client's address and scheme come from the headers it sets.
+        trusted_proxy="localhost", trusted_proxy_headers={"x-forwarded-for", "x-forwarded-proto"},
+        clear_untrusted_proxy_headers=True, max_request_body_size=limits.body_limit + 1,
+        max_request_header_size=HEAD_LIMIT, channel_timeout=int(limits.request_timeout_s),
+        connection_limit=limits.connections + limits.own_connections + 64, asyncore_use_poll=True, ident="floor")
+    stopping = threading.Event()
+
+    def run():
+        try:
+            server.run()
+        except OSError:
+            if not stopping.is_set():
+                raise
+
+    thread = threading.Thread(target=run, name="floor-waitress", daemon=True)
+    thread.start()
+    door = FloorDoor(upstream, limits, context, tls_proxy)
+    door.start(sock)
+    shown = "localhost" if host in ("0.0.0.0", "::", "") else bracketed(host)
+    scheme = "https" if tls is not None else "http"
+    return FloorService(f"{scheme}://{shown}:{site.port}", site, door, db, server, thread, stopping, folder)
+
+
+def _room_for_connections(wanted: int) -> None:
+    """A descriptor per connection, twice (the door's and waitress's): raise the soft limit if need be."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
