@@ -11,9 +11,11 @@ the app sees it, spooling past 512 KiB to a file: a 1 GB upload was written to d
   request and its answer must be done within ``request_timeout_s``;
 - connections are capped per address and in all (:class:`appliance.web.front_caps.ConnectionCaps`,
   as the dashboard's front caps its own), with room past the cap in all for the floor's own host;
-- a ``Content-Length`` over ``body_limit`` is answered 413 before a byte of the body is read; a
-  chunked body is passed on as it comes and waitress (``max_request_body_size``, the same limit)
-  answers 413 when it passes the limit; the door stops passing it on there too;
+- a ``Content-Length`` over ``body_limit`` is answered 413 before a byte of the body is read, and a
+  body without one (``Transfer-Encoding: chunked``) is refused (411) before a byte of it is read:
+  passed on, waitress spooled each to a file up to the limit before answering, and a client sending
+  them over and over kept the floor's disk and processor busy (the shipper and browsers send a
+  ``Content-Length``). Waitress's ``max_request_body_size`` is the same limit, a second line;
 - TLS is terminated here (Python's ``ssl``), as the dashboard's front does.
 
 The door tells waitress who the client is (``X-Forwarded-For``, ``X-Forwarded-Proto``: waitress
@@ -38,13 +40,11 @@ from ..web.site_guard import security_headers
 
 log = logging.getLogger(__name__)
 
-# Dropped from what a client sends and set by the door alone; Transfer-Encoding is kept (waitress
-# reads a chunked body itself and cuts it at the limit).
-DROPPED = {"connection", "keep-alive", "proxy-connection", "upgrade", "x-forwarded-for", "x-forwarded-proto",
-           "x-forwarded-host", "x-forwarded-port", "forwarded"}
-STATUS = {400: "Bad Request", 413: "Payload Too Large", 502: "Bad Gateway"}
+# Dropped from what a client sends and set by the door alone.
+DROPPED = {"connection", "keep-alive", "proxy-connection", "upgrade", "te", "trailer", "x-forwarded-for",
+           "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port", "forwarded"}
+STATUS = {400: "Bad Request", 411: "Length Required", 413: "Payload Too Large", 502: "Bad Gateway"}
 LINGER_BYTES = 1 << 20  # thrown away after an answer at most: a refused upload is not taken whole
-CHUNKED_SLACK = 64 * 1024  # bytes of chunk framing passed on past the body limit before the door stops
 
 
 @dataclass(frozen=True)
@@ -129,11 +129,11 @@ class FloorDoor:
             request = parse_head(head)
         except BadHead as err:
             return await self._answer(writer, 400, str(err))
-        length, chunked = request.headers.get("content-length"), "transfer-encoding" in request.headers
+        if "transfer-encoding" in request.headers:  # one framing, that the door and waitress read alike
+            return await self._answer(writer, 411, "send the body with a Content-Length, without Transfer-Encoding")
+        length = request.headers.get("content-length")
         if length is not None and not (length.isascii() and length.isdigit()):  # isdigit alone takes "²"
             return await self._answer(writer, 400, "Content-Length is not a number")
-        if length is not None and chunked:  # two framings that two readers could read differently
-            return await self._answer(writer, 400, "a request has a Content-Length or a Transfer-Encoding, not both")
         if length is not None and int(length) > self.limits.body_limit:
             return await self._answer(writer, 413, f"the body is {length} bytes; at most {self.limits.body_limit}")
         client = peer[0] if isinstance(peer, tuple) else "?"
@@ -149,7 +149,7 @@ class FloorDoor:
         except OSError as err:
             log.error("floor door: waitress does not answer on %s: %s", self.upstream, err)
             return await self._answer(writer, 502, "the floor service is not answering; try again")
-        sending = asyncio.create_task(self._send_body(reader, up_writer, int(length or 0), chunked))
+        sending = asyncio.create_task(self._send_body(reader, up_writer, int(length or 0)))
         try:
             up_writer.write(("\r\n".join(forwarded) + "\r\n\r\n").encode("latin-1"))
             while chunk := await up_reader.read(65536):
@@ -159,11 +159,9 @@ class FloorDoor:
             sending.cancel()
             up_writer.transport.abort()
 
-    async def _send_body(self, reader: asyncio.StreamReader, up_writer: asyncio.StreamWriter, length: int,
-                         chunked: bool) -> None:
-        """The body as it comes: ``length`` bytes, or a chunked one until waitress has answered (it cuts
-        a chunked body off at the limit; so does this, a little past it: the chunks' framing)."""
-        left = length if not chunked else self.limits.body_limit + CHUNKED_SLACK
+    async def _send_body(self, reader: asyncio.StreamReader, up_writer: asyncio.StreamWriter, length: int) -> None:
+        """The body as it comes, ``length`` bytes (waitress reads it whole before Flask sees it)."""
+        left = length
         try:
             while left > 0:
                 chunk = await reader.read(min(left, 65536))
