@@ -9,14 +9,21 @@ rate the tables wrote at in the same run (1.0: the floor kept up).
 A third run writes every table's log while the floor is unreachable, then ships all the backlogs
 at once: the floor's ingest capacity in records per second.
 
+The paced run is played under attack too (unless --no-hostile): 110 slow clients from four strangers'
+addresses, each trickling a request head a byte a second and opening again when the floor closes it,
+and a 1 GB body in flight all along (announced with its Content-Length, then sent chunked, again
+0.2 s after each refusal). Its line adds what they got: the slow connections the floor closed and refused, and the 1 GB
+uploads answered (413) with the bytes the floor let through before it cut them off.
+
 Run: python bench/floor_load.py [--tables 60] [--speedup 10] [--paced-seconds 90] [--fast-rounds 5]
-     [--backlog-rounds 20]
+     [--backlog-rounds 20] [--viewers 4] [--no-hostile] [--only paced|fast|backlog]
      [--db DSN]   (default: a PostgreSQL server of its own in a temporary folder, as the tests start)
 """
 
 from __future__ import annotations
 
 import argparse
+import http.cookiejar
 import json
 import multiprocessing
 import socket
@@ -36,9 +43,14 @@ from appliance.config import load_house
 from appliance.floor.enroll import Credentials, enroll, table_key
 from appliance.floor.migrate import migrate
 from appliance.floor.shipper import Shipper
+from appliance.floor.users import add_user
 from appliance.table.simulation import play_rounds
 
 STEPS_PER_ROUND = 9  # the simulated dealer's moves in a round (pace() runs between them)
+VIEWER, VIEWER_PASSWORD = "bench-pit", "the bench's pit password"
+SLOW_CLIENTS = 110
+STRANGERS = [f"127.0.0.{n}" for n in range(2, 6)]  # loopback addresses that are not the floor's own
+GIGABYTE = 10 ** 9
 
 
 def table_worker(folder: str, url: str, tables: list[str], rounds: int, round_every: float, out) -> None:
@@ -124,15 +136,83 @@ def free_port() -> int:
 
 
 def pit_refresh(url: str, stop: threading.Event, times: list[float]) -> None:
+    """A pit supervisor's screen: logged in, its three JSON calls every second."""
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+    login = json.dumps({"user": VIEWER, "password": VIEWER_PASSWORD}).encode()
+    opener.open(urllib.request.Request(url + "/login", login, {"Content-Type": "application/json"}), timeout=30).read()
     while not stop.wait(1.0):
         start = time.perf_counter()
         for path in ("/api/floor/tables", "/api/floor/alerts", "/api/floor/stats?by=table"):
-            with urllib.request.urlopen(url + path, timeout=30) as response:
+            with opener.open(url + path, timeout=30) as response:
                 response.read()
         times.append(time.perf_counter() - start)
 
 
-def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_every: float, workers: int) -> dict:
+def slow_clients(port: int, stop: threading.Event, counts: dict) -> None:
+    """``SLOW_CLIENTS`` connections trickling a request head, a byte a second each, opened again when the
+    floor closes one (or refused: counted)."""
+    head = b"GET /api/floor/tables HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 10_000
+    held: dict[socket.socket, int] = {}
+
+    def open_one(n: int) -> None:
+        try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(STRANGERS[n % 4], 0))
+            sock.setblocking(False)
+            held[sock] = 0
+            counts["opened"] += 1
+        except OSError:
+            counts["refused"] += 1
+
+    for n in range(SLOW_CLIENTS):
+        open_one(n)
+    while not stop.wait(1.0):
+        for sock in list(held):
+            try:
+                sock.send(head[held[sock]:held[sock] + 1])
+                held[sock] += 1
+                if sock.recv(1, socket.MSG_PEEK) == b"":
+                    raise ConnectionError
+            except BlockingIOError:
+                pass  # nothing to read: still open
+            except OSError:
+                counts["closed_by_the_floor"] += 1
+                del held[sock]
+                sock.close()
+        for n in range(SLOW_CLIENTS - len(held)):
+            open_one(n)
+    for sock in held:
+        sock.close()
+
+
+def gigabyte_uploads(port: int, stop: threading.Event, counts: dict) -> None:
+    """A 1 GB body in flight all along: announced (Content-Length), then chunked, again and again; the
+    bytes the floor takes before it answers are counted."""
+    chunk = b"%x\r\n" % (1 << 20) + bytes(1 << 20) + b"\r\n"
+    announced = True
+    while not stop.is_set():
+        framing = f"Content-Length: {GIGABYTE}" if announced else "Transfer-Encoding: chunked"
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(STRANGERS[0], 0))
+        sent = 0
+        try:
+            sock.sendall(f"PUT /api/floor/images/{'0' * 64} HTTP/1.1\r\nHost: 127.0.0.1\r\n{framing}\r\n\r\n".encode())
+            while sent < GIGABYTE and not stop.is_set():
+                sock.sendall(chunk)
+                sent += len(chunk)
+        except OSError:
+            pass  # the floor has answered and stopped taking it
+        try:
+            status = sock.recv(64).split(b" ")[1].decode()
+        except (OSError, IndexError):
+            status = "none"
+        sock.close()
+        counts["answers"][status] = counts["answers"].get(status, 0) + 1
+        counts["most_bytes_sent"] = max(counts["most_bytes_sent"], sent)
+        announced = not announced
+        stop.wait(0.2)  # one upload in flight at a time, started again at once: not a flood of them
+
+
+def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_every: float, workers: int,
+        viewers: int = 1, hostile: bool = False) -> dict:
     folder = tempfile.mkdtemp(prefix=f"floor-bench-{name}-")
     for table in tables:
         enroll(dsn, table, Path(folder) / f"{table}.credentials")
@@ -141,8 +221,15 @@ def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_eve
     out = multiprocessing.Queue()
     groups = [tables[i::workers] for i in range(workers)]
     stop, pit_times = threading.Event(), []
-    watcher = threading.Thread(target=pit_refresh, args=(url, stop, pit_times))
-    watcher.start()
+    port = int(url.rsplit(":", 1)[1])
+    slow = {"opened": 0, "refused": 0, "closed_by_the_floor": 0}
+    uploads = {"answers": {}, "most_bytes_sent": 0}
+    watchers = [threading.Thread(target=pit_refresh, args=(url, stop, pit_times)) for _ in range(viewers)]
+    if hostile:
+        watchers += [threading.Thread(target=slow_clients, args=(port, stop, slow)),
+                     threading.Thread(target=gigabyte_uploads, args=(port, stop, uploads))]
+    for watcher in watchers:
+        watcher.start()
     start = time.perf_counter()
     procs = [multiprocessing.Process(target=table_worker, args=(folder, url, g, rounds, round_every, out))
              for g in groups]
@@ -153,7 +240,8 @@ def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_eve
         proc.join()
     seconds = time.perf_counter() - start
     stop.set()
-    watcher.join()
+    for watcher in watchers:
+        watcher.join()
     with psycopg.connect(dsn) as conn:
         conn.execute("CHECKPOINT")
         after_size = conn.execute("SELECT pg_database_size(current_database())").fetchone()[0]
@@ -176,6 +264,8 @@ def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_eve
         "pit_refresh_max_ms": round(max(pit_times) * 1000, 1) if pit_times else None,
         "db_bytes_per_1000_rounds": round((after_size - before_size) / settled * 1000) if settled else None,
         "records_lost": sum(max(0, written[t] - held.get(t, 0)) for t in tables),
+        "pit_viewers": viewers,
+        **({"slow_clients": slow, "gigabyte_uploads": uploads} if hostile else {}),
     }
 
 
@@ -187,6 +277,9 @@ def main() -> None:
     parser.add_argument("--fast-rounds", type=int, default=5, help="rounds per table in the as-fast-as-possible run")
     parser.add_argument("--backlog-rounds", type=int, default=20, help="rounds per table written during an outage")
     parser.add_argument("--workers", type=int, default=4, help="processes the tables are spread over")
+    parser.add_argument("--viewers", type=int, default=4, help="pit screens refreshing every second")
+    parser.add_argument("--no-hostile", action="store_true", help="the paced run without slow clients and 1 GB body")
+    parser.add_argument("--only", choices=("paced", "fast", "backlog"), help="this run alone")
     parser.add_argument("--db", help="a floor database (default: a PostgreSQL server of its own)")
     args = parser.parse_args()
     server = None
@@ -199,6 +292,7 @@ def main() -> None:
         server = PostgresServer()
         dsn = server.create_database("floor_bench")
     migrate(dsn)
+    add_user(dsn, VIEWER, "pit", VIEWER_PASSWORD, replace=True)
     port = free_port()
     floor = subprocess.Popen([sys.executable, "-m", "appliance", "floor", "serve", "--db", dsn, "--port", str(port)],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -206,14 +300,18 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}"
     try:
         round_every = 60.0 / args.speedup
-        paced = run(dsn, url, f"paced-x{args.speedup:g}", [f"P{i}" for i in range(1, args.tables + 1)],
-                    max(1, int(args.paced_seconds / round_every)), round_every, args.workers)
-        print(json.dumps(paced), flush=True)
-        fast = run(dsn, url, "as-fast-as-simulated", [f"F{i}" for i in range(1, args.tables + 1)],
-                   args.fast_rounds, 0.0, args.workers)
-        print(json.dumps(fast), flush=True)
-        print(json.dumps(backlog(dsn, url, [f"B{i}" for i in range(1, args.tables + 1)], args.backlog_rounds,
-                                 args.workers)), flush=True)
+        if args.only in (None, "paced"):
+            paced = run(dsn, url, f"paced-x{args.speedup:g}" + ("" if args.no_hostile else "-under-attack"),
+                        [f"P{i}" for i in range(1, args.tables + 1)], max(1, int(args.paced_seconds / round_every)),
+                        round_every, args.workers, args.viewers, hostile=not args.no_hostile)
+            print(json.dumps(paced), flush=True)
+        if args.only in (None, "fast"):
+            fast = run(dsn, url, "as-fast-as-simulated", [f"F{i}" for i in range(1, args.tables + 1)],
+                       args.fast_rounds, 0.0, args.workers, args.viewers)
+            print(json.dumps(fast), flush=True)
+        if args.only in (None, "backlog"):
+            print(json.dumps(backlog(dsn, url, [f"B{i}" for i in range(1, args.tables + 1)], args.backlog_rounds,
+                                     args.workers)), flush=True)
     finally:
         floor.terminate()
         floor.wait(10)
