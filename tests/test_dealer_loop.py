@@ -782,6 +782,7 @@ def test_a_player_asks_for_the_house_way_and_the_dealer_enters_it(tmp_path):
     with pytest.raises(DealerInputError, match="seat 3: no hand of that seat is being read now"):
         d.loop.ask_house_way(3, "dealer 7")
     d.look({**SEAT1, "seat2.front": ["As", "Ad"], "seat2.back": ["Kh", "Kc", "Qs", "Jd", "8h"]})
+    assert d.loop.prompt()["house_way_seats"] == [1, 2]  # the seats the screen offers the request for
     d.loop.ask_house_way(2, "dealer 7")
     assert d.loop.prompt()["house_way_asked"] == [2]
     assert d.loop.prompt()["say"] == "Press CONFIRM to settle (Seat 2 asked for the house way)"
@@ -795,12 +796,13 @@ def test_a_player_asks_for_the_house_way_and_the_dealer_enters_it(tmp_path):
     assert replay(tmp_path / "log", KEY)["differences"] == []
     # the next round's seat 2 is not asked for unless asked again
     d.loop.press("next")
-    assert d.loop.prompt()["house_way_asked"] == []
+    assert d.loop.prompt()["house_way_asked"] == [] and d.loop.prompt()["house_way_seats"] == []
 
     from appliance.config import load_house
     g = Dealer(tmp_path / "greektown", rules=load_house("greektown"))
     g.open_round()
     g.look({"banker": BANKER})
     g.loop.press("confirm")
+    assert g.loop.prompt()["house_way_seats"] == []
     with pytest.raises(DealerInputError, match="player_hands.house_way_on_request"):
         g.loop.ask_house_way(2)

@@ -617,6 +617,7 @@ class DealerLoop:
                                        bank["refused"] and f"seat {self.banker} may not bank this round",
                                        self.walk, setting, asked)
             return {"step": step.value, "say": say, "bank": bank, "setting": setting, "house_way_asked": asked,
+                    "house_way_seats": self._house_way_seats(),
                     "misdeal_reasons": list(self.table.rules.misdeal_reasons),
                     "held": self.table.held, "round": self._round_or_none(), "start_source": self.start_source,
                     "player_seats": self.table.rules.start.player_seats,
@@ -626,6 +627,14 @@ class DealerLoop:
                     "banker_wager": None if self.banker_wager is None else str(self.banker_wager),
                     "wanted": wanted, "zones": zones, "version": self.version,
                     "recording": self.space.status(self.table.audit), "notices": self.table.notices}
+
+    def _house_way_seats(self) -> list[int]:
+        """The seats whose player may ask now to have the hand set by the house way (:meth:`ask_house_way`):
+        the seats being read, where the house sets a hand so on request."""
+        if not self.table.rules.house_way_on_request or self.step is not Step.SEATS:
+            return []
+        done = self.table.current.state["seat_cards"]
+        return sorted(b["seat"] for b in self.table.current.state["bets"] if b["seat"] not in done)
 
     def _setting_prompt(self, zones: dict) -> dict | None:
         """The house dealer's setting beside the house way's, while it is to be accepted: each hand's cards
