@@ -7,6 +7,7 @@ import socket
 import subprocess
 import time
 import urllib.request
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,8 @@ def test_the_table_view_shows_the_settled_round(settled_table, tmp_path):
         for code in s["front"] + s["back"]:
             assert f'data-card="{code}"' in dom
         assert f'data-result="{s["result"]}"' in dom
-        assert f"net {s['net']}" in dom  # the amount paid or taken
+        signed = s["net"] if s["net"].startswith("-") or Decimal(s["net"]) == 0 else f"+{s['net']}"
+        assert f" {signed}</div>" in dom  # the amount paid (+) or taken (-)
     for code in state["banker"]["front"] + state["banker"]["back"]:
         assert f'data-card="{code}"' in dom
     assert state["banker"]["rule"] in dom
