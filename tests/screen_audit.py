@@ -74,3 +74,63 @@ def problems(found: dict) -> list[str]:
         if s["width"] > s["innerWidth"] or s["height"] > s["innerHeight"] else []
     return scrolls + found["covered"] + [f"small target {x}" for x in found["small"]] + \
         [f"low contrast {x}" for x in found["lowContrast"]]
+
+
+FIT_JS = r"""
+() => {
+  // Nothing scrolls, nothing is clipped: every text, amount, card index and control is inside the window and
+  // inside every box that clips it, and no text overflows its own box; each card index of a spread hand ends
+  // before the next card begins (a "10" never runs into its neighbour).
+  const d = document.documentElement, out = {problems: [], way: null, seat: null};
+  const say = e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") +
+    (typeof e.className === "string" && e.className.trim() ? "." + e.className.trim().split(/\s+/).join(".") : "") +
+    ` "${(e.innerText || e.textContent || "").trim().replace(/\s+/g, " ").slice(0, 30)}"`;
+  if (d.scrollWidth > innerWidth || d.scrollHeight > innerHeight || document.body.scrollHeight > innerHeight)
+    out.problems.push(`scrolls: ${d.scrollWidth}x${d.scrollHeight} in ${innerWidth}x${innerHeight}`);
+  const shown = e => { const r = e.getBoundingClientRect(), cs = getComputedStyle(e);
+    return r.width > 0 && r.height > 0 && cs.visibility !== "hidden" && !e.closest("dialog:not([open])"); };
+  const modal = document.querySelector("dialog[open]");
+  const scope = modal || document.body;
+  const texts = [...scope.querySelectorAll("*")].filter(e => e.tagName !== "SCRIPT" && shown(e) &&
+    ([...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) || e.matches("button, input, select")));
+  const inside = (r, c) => r.left >= c.left - 0.5 && r.right <= c.right + 0.5 && r.top >= c.top - 0.5 && r.bottom <= c.bottom + 0.5;
+  const win = {left: 0, top: 0, right: innerWidth, bottom: innerHeight};
+  for (const e of texts) {
+    const r = e.getBoundingClientRect();
+    if (!inside(r, win)) { out.problems.push(`${say(e)} is outside the window`); continue; }
+    if (e.clientWidth && (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1))
+      out.problems.push(`${say(e)} overflows its box (${e.scrollWidth}x${e.scrollHeight} in ${e.clientWidth}x${e.clientHeight})`);
+    for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+      const cs = getComputedStyle(p);
+      if (cs.overflowX !== "visible" || cs.overflowY !== "visible") {
+        if (!inside(r, p.getBoundingClientRect())) { out.problems.push(`${say(e)} is clipped by ${say(p)}`); break; }
+      }
+    }
+  }
+  if (!modal) {
+    for (const box of document.querySelectorAll("#table .cards")) {
+      const cards = [...box.children];
+      cards.forEach((c, i) => {
+        const cr = c.getBoundingClientRect(), next = cards[i + 1] && cards[i + 1].getBoundingClientRect();
+        for (const part of c.children) {
+          const r = part.getBoundingClientRect();
+          if (!inside(r, cr)) out.problems.push(`card ${c.dataset.card}: its ${part.className} "${part.textContent}" leaves the card`);
+          if (next && r.right > next.left + 0.5) out.problems.push(`card ${c.dataset.card}: "${part.textContent}" runs into the next card`);
+        }
+        if (!inside(cr, box.closest(".zone").getBoundingClientRect())) out.problems.push(`card ${c.dataset.card} leaves its tile`);
+      });
+    }
+    const full = sel => [...document.querySelectorAll(sel)].map(c => c.getBoundingClientRect().width);
+    const way = full("#banker .side.way .cards > .card:last-child"), seat = full("#table .zone:not(#banker) .cards > .card:last-child");
+    out.way = way.length ? Math.min(...way) : null;
+    out.seat = seat.length ? Math.min(...seat) : null;
+  }
+  return out;
+}
+"""
+
+
+def fit(page) -> dict:
+    """Whether the page fits its window: ``problems`` (scrolling, anything clipped or overflowing, a card's
+    index running into the next card), and the narrowest whole card of the house way and of the seats (px)."""
+    return page.evaluate(FIT_JS)
