@@ -13,42 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from itertools import combinations_with_replacement
 
 from appliance.config import load_all_houses
-from appliance.game.cards import JOKER_INDEX
 from appliance.game.house_ways import HOUSE_WAYS, ChartFoulError, decide
-
-
-def rank_patterns(every: int = 1):
-    """(ranks 0-12 with repeats, joker?) for every legal pattern, every ``every``-th one."""
-    k = 0
-    for joker in (False, True):
-        for ranks in combinations_with_replacement(range(13), 6 if joker else 7):
-            if max(ranks.count(r) for r in set(ranks)) <= 4:
-                if k % every == 0:
-                    yield ranks, joker
-                k += 1
-
-
-def deals(ranks: tuple[int, ...], joker: bool):
-    """The pattern dealt with suits spread, and with suits packed into one suit where the ranks allow."""
-    spread, packed, used = [], [], {}
-    for r in ranks:
-        n = used.get(r, 0)
-        used[r] = n + 1
-        spread.append(4 * r + (len(spread) + n) % 4)
-        packed.append(4 * r + n)  # a rank's first card is a club: every distinct rank shares suit 0
-    hands = [spread, packed]
-    for hand in hands:
-        if len(set(hand)) != len(hand):  # spread collided on a suit: move it to a free suit
-            seen = set()
-            for i, c in enumerate(hand):
-                while c in seen:
-                    c = 4 * (c >> 2) + ((c & 3) + 1) % 4
-                hand[i] = c
-                seen.add(c)
-    return [tuple(h + [JOKER_INDEX]) if joker else tuple(h) for h in hands]
+from appliance.game.house_ways.patterns import deals, rank_patterns
 
 
 def check(every: int = 1) -> dict:
