@@ -20,6 +20,7 @@ from ..cards import JOKER_INDEX, Card, card, check_unique, format_cards, parse_c
 from ..setting import SPLITS
 from ..values import Evaluator, JokerRule
 from . import ballys, golden_nugget, trump_plaza
+from .chart import Chart
 from .shape import Decision, Shape
 
 HOUSE_WAYS = {
@@ -27,6 +28,15 @@ HOUSE_WAYS = {
     "ballys": ballys,
     "golden-nugget": golden_nugget,
 }
+
+
+#: What sets a hand: a house way module's name (``"trump-plaza"``) or a chart read from data.
+HouseWay = str | Chart
+
+
+def way_name(way: HouseWay) -> str:
+    """The name a setting and a message give the house way."""
+    return way.name if isinstance(way, Chart) else way
 
 
 class UnknownHouseWayError(ValueError):
@@ -72,7 +82,7 @@ _BY_RANKS: dict[tuple, dict[tuple[int, ...], tuple]] = {}
 _BACK_OF = {front: itemgetter(*(i for i in range(7) if i not in front)) for front in combinations(range(7), 2)}
 
 
-def decide(cards: Sequence[int], way: str, ev: Evaluator) -> tuple[tuple[int, int], tuple[int, ...], int, int, str]:
+def decide(cards: Sequence[int], way: HouseWay, ev: Evaluator) -> tuple[tuple[int, int], tuple[int, ...], int, int, str]:
     """The fast path for simulations: (front, back, front value, back value, rule), no checks."""
     cards = tuple(sorted(cards))
     joker = cards[-1] == JOKER_INDEX
@@ -91,21 +101,21 @@ def decide(cards: Sequence[int], way: str, ev: Evaluator) -> tuple[tuple[int, in
     return (cards[i], cards[j]), _BACK_OF[(i, j) if i < j else (j, i)](cards), fv, bv, rule
 
 
-def _decide(cards: tuple[int, ...], way: str, ev: Evaluator) -> tuple[tuple[int, int], tuple[int, ...], int, int, str]:
+def _decide(cards: tuple[int, ...], way: HouseWay, ev: Evaluator) -> tuple[tuple[int, int], tuple[int, ...], int, int, str]:
     shape = Shape(cards, ev)
-    d = HOUSE_WAYS[way].decide(shape)
+    d = (way if isinstance(way, Chart) else HOUSE_WAYS[way]).decide(shape)
     fv, bv = ev.two(d.front), ev.five(d.back)
     if ev.fouls(fv, bv):
         if ev.joker is not JokerRule.WILD:
             # The charts are written for the bug: a fouled setting there is a bug in the chart's code.
-            raise ChartFoulError(f"house way {way!r} fouled {format_cards(cards)} by its line {d.rule!r}")
+            raise ChartFoulError(f"house way {way_name(way)!r} fouled {format_cards(cards)} by its line {d.rule!r}")
         d, fv, bv = _keep_back_higher(shape.cards, d, ev)
     return d.front, d.back, fv, bv, d.rule
 
 
-def set_by_house_way(cards: Sequence[int | str], way: str, ev: Evaluator) -> HouseWaySetting:
-    """Set seven cards by the named house way; the result is never fouled."""
-    if way not in HOUSE_WAYS:
+def set_by_house_way(cards: Sequence[int | str], way: HouseWay, ev: Evaluator) -> HouseWaySetting:
+    """Set seven cards by the named house way, or by a chart; the result is never fouled."""
+    if not isinstance(way, Chart) and way not in HOUSE_WAYS:
         raise UnknownHouseWayError(f"unknown house way {way!r}: expected one of {', '.join(HOUSE_WAYS)}")
     hand = tuple(card(c) for c in cards)
     if len(hand) != 7:
@@ -115,7 +125,7 @@ def set_by_house_way(cards: Sequence[int | str], way: str, ev: Evaluator) -> Hou
     # Shown high to low (the joker first), as a dealer lays the cards out.
     front = tuple(card(c) for c in sorted(front, reverse=True))
     back = tuple(card(c) for c in sorted(back, reverse=True))
-    return HouseWaySetting(way, hand, front, back, fv, bv, rule)  # type: ignore[arg-type]
+    return HouseWaySetting(way_name(way), hand, front, back, fv, bv, rule)  # type: ignore[arg-type]
 
 
 def _keep_back_higher(cards: tuple[int, ...], d: Decision, ev: Evaluator) -> tuple[Decision, int, int]:
