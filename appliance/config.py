@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from .devices.gpio import BACKENDS, BUTTONS, LAMPS, PanelPins
 from .devices.serial_device import DeviceKind, SerialSettings
+from .game.house_ways.chart import ChartError
 from .game.rules import HouseRules, HouseRulesError, UnknownHouseError
 from .game.schema import SchemaError, Table
 
@@ -40,6 +41,39 @@ def read_toml(path: Path) -> dict:
         raise HouseRulesError(f"{path}: {err}") from None
 
 
+def read_chart(path: Path) -> dict:
+    """Parse a house way chart file; a missing file or a syntax error names the file (and the line)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ChartError(f"{path}: no such chart file")
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as err:
+        raise ChartError(f"{path}: not TOML: {err}") from None
+
+
+def chart_file(name: str, config_dir: Path | None = None) -> Path:
+    """The shipped chart of a house way module's name (``trump-plaza`` -> ``house_ways/trump-plaza.toml``)."""
+    return (config_dir or shipped_config_dir()) / "house_ways" / f"{name}.toml"
+
+
+def read_house(path: Path) -> dict:
+    """Parse a house file. Where its house way names a chart file (``house_way = "../house_ways/x.toml"``,
+    relative to the house file), the chart is read into the mapping as ``house.house_way_chart``: the
+    mapping is then the whole of the house's rules, as recorded with every round and replayed."""
+    data = read_toml(path)
+    house = data.get("house")
+    way = house.get("house_way") if isinstance(house, dict) else None
+    if isinstance(way, str) and way.endswith(".toml") and "house_way_chart" not in house:
+        try:
+            chart = read_chart(Path(path).parent / way)
+        except ChartError as err:
+            raise HouseRulesError(f"{path}: house.house_way: {err}") from None
+        data["house"] = {**house, "house_way_chart": chart}
+    return data
+
+
 def house_files(config_dir: Path | None = None) -> dict[str, Path]:
     """House key (file stem) -> rules file."""
     folder = (config_dir or shipped_config_dir()) / "houses"
@@ -50,14 +84,14 @@ def load_house(name: str = DEFAULT_HOUSE, config_dir: Path | None = None) -> Hou
     """A house by file stem (``capitol``) or by its name (``Capitol Casino``), or a path to a file."""
     candidate = Path(name)
     if candidate.suffix == ".toml" and candidate.is_file():
-        return HouseRules.from_mapping(read_toml(candidate), str(candidate), candidate.stem)
+        return HouseRules.from_mapping(read_house(candidate), str(candidate), candidate.stem)
     files = house_files(config_dir)
     wanted = name.strip().lower()
     for key, path in files.items():
         if wanted == key:
-            return HouseRules.from_mapping(read_toml(path), str(path), key)
+            return HouseRules.from_mapping(read_house(path), str(path), key)
     for key, path in files.items():
-        rules = HouseRules.from_mapping(read_toml(path), str(path), key)
+        rules = HouseRules.from_mapping(read_house(path), str(path), key)
         if rules.name.lower() == wanted:
             return rules
     raise UnknownHouseError(f"unknown house {name!r}: expected one of {', '.join(files) or '(none installed)'}")
@@ -65,7 +99,7 @@ def load_house(name: str = DEFAULT_HOUSE, config_dir: Path | None = None) -> Hou
 
 def load_all_houses(config_dir: Path | None = None) -> dict[str, HouseRules]:
     return {
-        key: HouseRules.from_mapping(read_toml(path), str(path), key)
+        key: HouseRules.from_mapping(read_house(path), str(path), key)
         for key, path in house_files(config_dir).items()
     }
 

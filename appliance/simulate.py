@@ -13,7 +13,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .game.house_ways import decide
+from .game.house_ways import HouseWay, decide, way_name
 from .game.rules import CommissionKind, HouseRules
 from .game.values import CATEGORY_SHIFT, evaluator
 
@@ -26,7 +26,7 @@ class Job:
     joker: object
     wheel: object
     equal_pair_behind_fouls: bool
-    way: str
+    way: HouseWay
     seed: int
     chunk: int
     hands: int
@@ -62,8 +62,8 @@ def run_chunk(job: Job) -> Counter:
     return tally
 
 
-def simulate(rules: HouseRules, hands: int, seed: int = 1, workers: int = 1, way: str | None = None) -> dict:
-    way = way or rules.house_way
+def simulate(rules: HouseRules, hands: int, seed: int = 1, workers: int = 1, way: HouseWay | None = None) -> dict:
+    way = way or rules.way
     jobs = [Job(rules.joker, rules.wheel, rules.equal_pair_behind_fouls, way, seed, i, min(CHUNK, hands - start))
             for i, start in enumerate(range(0, hands, CHUNK))]
     total: Counter = Counter()
@@ -82,7 +82,7 @@ def _rate(count: int, n: int) -> dict:
     return {"count": count, "rate": p, "se": math.sqrt(p * (1 - p) / n)}
 
 
-def summarize(total: Counter, n: int, rules: HouseRules, way: str, seed: int) -> dict:
+def summarize(total: Counter, n: int, rules: HouseRules, way: HouseWay, seed: int) -> dict:
     c = rules.commission
     keep = 1 - (c.percent / 100 if c.kind is CommissionKind.PERCENT else Decimal(0))
     win, push, loss = total["win"], total["push"], total["loss"]
@@ -92,7 +92,7 @@ def summarize(total: Counter, n: int, rules: HouseRules, way: str, seed: int) ->
     se = math.sqrt(max(second - mean * mean, 0) / n)
     return {
         "house": rules.key,
-        "house_way": way,
+        "house_way": way_name(way),
         "hands": n,
         "seed": seed,
         "player_win": _rate(win, n),

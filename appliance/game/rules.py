@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from .house_ways import HOUSE_WAYS, HouseWay
+from .house_ways.chart import Chart, ChartError
+from .house_ways.chart_check import load_chart
 from .money import Rounding
 from .schema import SchemaError, Table
 from .values import Evaluator, JokerRule, WheelRule, evaluator
@@ -180,7 +183,19 @@ class HouseRules:
     #: A player may ask the dealer to set the hand by the house way (Capitol: "may request their hands
     #: to be set as houseway").
     house_way_on_request: bool = False
+    #: The chart the house way names (``house_way = "../house_ways/x.toml"``), read into the house's mapping by
+    #: the configuration loader as ``house.house_way_chart`` so the rules recorded with a round carry it.
+    chart: Chart | None = None
     source: str = field(default="", compare=False)
+
+    @property
+    def way(self) -> HouseWay:
+        """What sets a hand by this house's way: its chart, or the house way module's name."""
+        return self.chart if self.chart is not None else self.house_way
+
+    @property
+    def house_way_name(self) -> str:
+        return self.chart.name if self.chart is not None else self.house_way
 
     @classmethod
     def from_mapping(cls, data: Any, source: str, key: str) -> HouseRules:
@@ -189,7 +204,7 @@ class HouseRules:
         house = top.table("house")
         name = house.string("name")
         house_way = house.string("house_way")
-        house.done()
+        chart_data = house.raw("house_way_chart", None)
 
         cards = top.table("cards")
         joker = cards.choice("joker", JokerRule)
@@ -205,6 +220,8 @@ class HouseRules:
         if wrong_count is WrongCount.FOUL and not wrong_count_words.strip():
             raise fouls.error("wrong_count_words", "a wrong count that fouls quotes the document's words")
         fouls.done()
+        chart = _chart(house, house_way, chart_data, evaluator(joker, wheel, equal_pair_behind_fouls))
+        house.done()
 
         # Optional, so the rules recorded with rounds logged before it replay as they were settled.
         hands = top.table("player_hands", optional=True)
@@ -257,7 +274,7 @@ class HouseRules:
             banking=banking, start=start, limits=limits, fortune=fortune, envy=envy,
             equal_pair_behind_fouls=equal_pair_behind_fouls, misdeal_reasons=misdeal_reasons,
             wrong_count=wrong_count, wrong_count_words=wrong_count_words.strip(), one_pile=one_pile,
-            house_way_on_request=on_request, source=source,
+            house_way_on_request=on_request, chart=chart, source=source,
         )
 
     def misdeal_reason(self, reason: str) -> str:
@@ -275,6 +292,23 @@ class HouseRules:
     @property
     def player_banked(self) -> bool:
         return self.banking.mode is not BankingMode.HOUSE
+
+
+def _chart(house: Table, house_way: str, data: Any, ev: Evaluator) -> Chart | None:
+    """The house way's chart, proven under this house's rules; a house way without one names a module."""
+    if house_way.endswith(".toml"):
+        if data is None:
+            raise house.error("house_way", f"the chart {house_way!r} was not read (the configuration loader reads it)")
+        try:
+            return load_chart(data, f"{house.source}: house.house_way {house_way!r}", ev)
+        except ChartError as err:
+            raise HouseRulesError(str(err)) from None
+    if data is not None:
+        raise house.error("house_way_chart", "only a house way that names a chart file (.toml) has a chart")
+    if house_way not in HOUSE_WAYS:
+        raise house.error("house_way", f"unknown house way {house_way!r}: expected one of {', '.join(HOUSE_WAYS)}, "
+                                       "or a chart file (.toml) beside the house file")
+    return None
 
 
 def _commission(t: Table) -> Commission:

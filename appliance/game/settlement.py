@@ -310,7 +310,7 @@ def _side(player: int, banker: int) -> Side:
 
 
 def _house_way(cards: Sequence[int], rules: HouseRules, ev: Evaluator, reset_from: SetHand | None = None) -> Played:
-    front, back, _, _, rule = house_way_decide(cards, rules.house_way, ev)
+    front, back, _, _, rule = house_way_decide(cards, rules.way, ev)
     return Played(SetHand.of(front, back, ev), rule, reset_from)
 
 

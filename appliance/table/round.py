@@ -483,7 +483,7 @@ class TableRound:
 
 def _house_way_setting(hand, rules: HouseRules) -> dict:
     """Seven cards set by the house's way, shown high to low as a dealer lays them, with the rule."""
-    f, b, _, _, rule = decide(hand, rules.house_way, rules.evaluator())
+    f, b, _, _, rule = decide(hand, rules.way, rules.evaluator())
     return {"front": format_cards(sorted(f, reverse=True)), "back": format_cards(sorted(b, reverse=True)),
             "rule": rule}
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..audit.index import Index
 from ..audit.log import AuditLog, RecordingStopped
-from ..config import read_toml
+from ..config import read_house
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import BankingMode, HouseRules, StartMethod
@@ -94,7 +94,7 @@ def players_set(hands: dict, seats: list[int], rules: HouseRules, ev) -> dict[st
 
 def house_way_laid(hand: list[str], place: str, rules: HouseRules, ev) -> dict[str, list[str]]:
     """Seven cards set by the house way, as laid in ``place``'s front and back zones (``seat3``, ``banker``)."""
-    front, back, _, _, _ = decide(parse_cards(hand), rules.house_way, ev)
+    front, back, _, _, _ = decide(parse_cards(hand), rules.way, ev)
     return {f"{place}.front": format_cards(sorted(front, reverse=True)),
             f"{place}.back": format_cards(sorted(back, reverse=True))}
 
@@ -126,7 +126,7 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
     if index is None:
         index = Index(":memory:")
     catch_up(index, audit.folder)
-    table = Table(rules, read_toml(Path(rules.source)), audit, {}, listeners=[IndexFeed(index.add, audit), *listeners])
+    table = Table(rules, read_house(Path(rules.source)), audit, {}, listeners=[IndexFeed(index.add, audit), *listeners])
     table.log(Events.APPLIANCE_STARTED, {"mode": "simulate-table", "seed": seed, "render": render,
                                          "house": rules.key}, "appliance")
     interrupted = void_interrupted(audit)

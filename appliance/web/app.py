@@ -186,7 +186,7 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
                 raise ValueError(f"give 7 cards, got {len(cards)}")
         except ValueError as err:
             return jsonify({"error": str(err)}), 400
-        front, back, fv, bv, rule = decide(cards, rules.house_way, ev)
+        front, back, fv, bv, rule = decide(cards, rules.way, ev)
         chosen = sorted(front)
         splits = []
         for back_pos, front_pos in SPLITS:

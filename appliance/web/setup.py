@@ -293,4 +293,4 @@ def _chosen(rig: SetupRig) -> str | None:
 
 
 def _house_summary(rules) -> dict:
-    return {"name": rules.name, "house_way": rules.house_way, "player_seats": rules.start.player_seats}
+    return {"name": rules.name, "house_way": rules.house_way_name, "player_seats": rules.start.player_seats}

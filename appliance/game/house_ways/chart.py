@@ -16,7 +16,7 @@ frozenset({'no pair'})
 ...     "rule": "One pair", "holdin": "an ace"}]}, "bad.toml")
 Traceback (most recent call last):
 ...
-appliance.game.house_ways.chart.ChartError: bad.toml: line 1 ("One pair"): unknown rule term 'holdin': expected one of hand, play, rule, rank, pair, pairs, higher_pair, lower_pair, holding, straight_or_flush, front, lower_straight, unless
+appliance.game.house_ways.chart.ChartError: bad.toml: chart line 1 ("One pair"): unknown rule term 'holdin': expected one of hand, play, rule, rank, pair, pairs, higher_pair, lower_pair, holding, straight_or_flush, front, lower_straight, unless
 """
 
 from __future__ import annotations
@@ -306,7 +306,7 @@ class ChartLine:
         return True
 
     def where(self) -> str:
-        return f"line {self.number} ({json.dumps(self.rule)})"
+        return f"chart line {self.number} ({json.dumps(self.rule)})"
 
 
 @dataclass(frozen=True, eq=False)
@@ -320,6 +320,10 @@ class Chart:
     digest: str  # sha256 of the chart's content, the same wherever it is written
     #: hand name -> the lines that can set it, in chart order
     by_hand: dict[str, tuple[ChartLine, ...]] = field(repr=False)
+    data: Any = field(repr=False, default=None)  # the chart as read, to send it to another process
+
+    def __reduce__(self):
+        return parse_chart, (self.data, self.source)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Chart) and other.digest == self.digest
@@ -374,12 +378,12 @@ def parse_chart(data: Any, source: str) -> Chart:
     lines = tuple(_line(item, number, source) for number, item in enumerate(raw_lines, 1))
     by_hand = {hand: tuple(line for line in lines if hand in line.hands) for hand in HANDS}
     digest = hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
-    return Chart(head["name"].strip(), source, tuple(notes), lines, digest, by_hand)
+    return Chart(head["name"].strip(), source, tuple(notes), lines, digest, by_hand, data)
 
 
 def _line(item: Any, number: int, source: str) -> ChartLine:
     rule = item.get("rule") if isinstance(item, Mapping) else None
-    where = f"{source}: line {number}" + (f" ({json.dumps(rule)})" if isinstance(rule, str) else "")
+    where = f"{source}: chart line {number}" + (f" ({json.dumps(rule)})" if isinstance(rule, str) else "")
     if not isinstance(item, Mapping):
         raise ChartError(f"{where}: expected a table, got {item!r}")
     for key in item:
