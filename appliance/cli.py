@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from .arguments import existing_folder, existing_path, new_path, not_negative, port, positive, share, whole_number
-from .config import DEFAULT_HOUSE, load_house, read_toml, shipped_config_dir
+from .config import DEFAULT_HOUSE, load_house, read_chart, read_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
 from .floor.commands import add_floor_commands, add_shipping_options, floor_url, shipping
@@ -30,6 +30,7 @@ from .game.cards import format_cards, parse_cards
 from .game.fortune import best_paying
 from .game.money import fmt
 from .game.house_ways import HOUSE_WAYS, set_by_house_way
+from .game.house_ways.chart_check import load_chart
 from .game.setting import SPLITS
 from .game.round_json import house_of, round_from_json, settlement_to_json
 from .game.settlement import settle
@@ -47,10 +48,14 @@ def _print(obj: object) -> None:
 
 def cmd_houseway(args: argparse.Namespace) -> int:
     rules = load_house(args.house)
-    way = args.house_way or rules.house_way
-    if way not in HOUSE_WAYS:
-        raise UsageError(f"unknown house way {way!r}: expected one of {', '.join(HOUSE_WAYS)}")
     ev = rules.evaluator()
+    if args.chart:
+        # Proven under this house's rules before any hand is set: a chart that can foul is refused here.
+        way = load_chart(read_chart(Path(args.chart)), args.chart, ev)
+    else:
+        way = args.house_way or rules.way
+        if isinstance(way, str) and way not in HOUSE_WAYS:
+            raise UsageError(f"unknown house way {way!r}: expected one of {', '.join(HOUSE_WAYS)}")
     if args.cards:
         _print(set_by_house_way(parse_cards(args.cards), way, ev).to_json(ev))
         return 0
@@ -576,7 +581,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     # a second one on the same log would fork its chain.
     data.mkdir(mode=0o750, exist_ok=True)
     hold_for_writing(data / "audit")
-    rules_mapping = read_toml(Path(rules.source))
+    rules_mapping = read_house(Path(rules.source))
     key, shipper = shipping(args, data / "audit", key_file, devices.floor, make_key=make_key)
     if demo_pin:
         print(f"simulation: supervisor id demo, PIN {demo_pin} (this run only)", file=sys.stderr, flush=True)
@@ -713,7 +718,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("houseway", help="set seven cards by the house way (stdin: one hand per line)")
     p.add_argument("--house", default=DEFAULT_HOUSE, help="house rules (file name or house name)")
-    p.add_argument("--house-way", help=f"override the house's house way: {', '.join(HOUSE_WAYS)}")
+    way = p.add_mutually_exclusive_group()
+    way.add_argument("--house-way", help=f"override the house's house way: {', '.join(HOUSE_WAYS)}")
+    way.add_argument("--chart", metavar="FILE", help="set by a house way chart (config/house_ways/README.md), "
+                     "proven over every rank pattern under the house's rules first")
     p.add_argument("cards", nargs="*", help="seven cards, e.g. As Kd 9c 9s 5h 5d Jk")
     p.set_defaults(func=cmd_houseway)
 

@@ -35,6 +35,16 @@ def test_houseway_batch_from_stdin_keeps_going_after_a_bad_line(tmp_path):
     assert rows[2]["hand"] == ["Th", "Jh", "Qh", "Kh", "Ah", "2c", "3d"]
 
 
+def test_houseway_by_a_chart_sets_as_the_house_way_module(tmp_path):
+    from appliance.config import chart_file
+
+    lines = "As Kd 9c 9s 5h 5d 2c\nTh 9h 8h 7h 6h Jc 2h\nAh Ac As Ad Jk Kc Ks\n"
+    by_chart = run("houseway", "--chart", str(chart_file("golden-nugget")), stdin=lines, cwd=tmp_path)
+    by_module = run("houseway", "--house-way", "golden-nugget", stdin=lines, cwd=tmp_path)
+    assert by_chart.returncode == 0, by_chart.stderr
+    assert by_chart.stdout == by_module.stdout and len(by_chart.stdout.splitlines()) == 3
+
+
 def test_evaluate_two_five_seven():
     assert json.loads(run("evaluate", "Jk", "Kd").stdout)["value"] == "Ace, king"
     assert json.loads(run("evaluate", "--house", "fortune", "Jk", "Kd").stdout)["value"] == "Pair of kings"

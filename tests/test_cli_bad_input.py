@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 SEVEN = ["As", "Kd", "9c", "9s", "5h", "5d", "2c"]
+CHARTS = Path(__file__).parent / "house_way_charts"  # charts written wrong on purpose
 ROUND = {"house": "general", "banker": {"seat": "dealer", "cards": ["Ah", "Kh", "Qh", "Jh", "9c", "8c", "2d"]},
          "action_seat": 1, "seats": [{"seat": 1, "wager": "25.00", "front": ["3h", "2s"],
                                       "back": ["7c", "7s", "4h", "4d", "Jc"]}]}
@@ -29,6 +30,16 @@ CASES = [
     (["houseway", "As", "Kd"], None, "the house way sets exactly 7 cards, got 2"),
     (["houseway", "--house-way", "nope", *SEVEN], None, "unknown house way 'nope'"),
     (["houseway", "--house", "Bellagio", *SEVEN], None, "unknown house 'Bellagio'"),
+    (["houseway", "--chart", "missing.toml", *SEVEN], None, "missing.toml: no such chart file"),
+    (["houseway", "--chart", str(CHARTS / "not-toml.toml"), *SEVEN], None,
+     "not-toml.toml: not TOML: Expected ']' at the end of a table declaration (at line 2, column 7)"),
+    (["houseway", "--chart", str(CHARTS / "unknown-term.toml"), *SEVEN], None,
+     'unknown-term.toml: chart line 1 ("One pair: pair in back"): unknown rule term \'holdin\''),
+    (["houseway", "--chart", str(CHARTS / "fouling.toml"), *SEVEN], None,
+     'fouling.toml: chart line 29 ("Two pair, {pairs}: always split, the higher pair in front") fouls'),
+    (["houseway", "--chart", str(CHARTS / "gap.toml"), *SEVEN], None, "gap.toml: no line sets"),
+    (["houseway", "--chart", str(CHARTS / "gap.toml"), "--house-way", "ballys", *SEVEN], None,
+     "argument --house-way: not allowed with argument --chart"),
     (["evaluate", "Zz"], None, "unknown card 'Zz'"),
     (["evaluate", "As", "Kd", "2c"], None, "evaluate takes 2, 5 or 7 cards, got 3"),
     (["settle", "-"], round_with(lambda r: r.__setitem__("banker", None)), "banker: expected a table"),
