@@ -11,7 +11,7 @@ from appliance.config import chart_file, load_house, read_chart, read_house, shi
 from appliance.game.cards import format_cards, parse_cards
 from appliance.game.house_ways import HOUSE_WAYS, _decide, decide, set_by_house_way
 from appliance.game.house_ways.chart import ChartError, parse_chart
-from appliance.game.house_ways.chart_check import ChartFoulsError, check_chart, load_chart
+from appliance.game.house_ways.chart_check import ChartFoulsError, check_chart
 from appliance.game.house_ways.patterns import PATTERNS, every_deal, rank_patterns
 from appliance.game.rules import HouseRules, HouseRulesError
 from appliance.game.values import JokerRule, WheelRule, evaluator

@@ -241,7 +241,7 @@ PLAYS: dict[str, Callable[[Shape, str], Decision]] = {
 # --- reading a chart ---------------------------------------------------------------------------------
 
 
-def _group_rank(index: int, key: str):
+def _group_rank(index: int):
     def build(value: Any) -> Callable[[Shape], bool]:
         ranks = rank_range(_text(value))
         return lambda h: h.groups[index].size >= 2 and h.groups[index].rank in ranks
@@ -273,11 +273,11 @@ def _flag(test: Callable[[Shape], bool]) -> Callable[[Any], Callable[[Shape], bo
 
 #: The conditions a line (or its ``unless``) can state, each a test of the seven cards.
 CONDITIONS: dict[str, Callable[[Any], Callable[[Shape], bool]]] = {
-    "rank": _group_rank(0, "rank"),  # the rank of the largest group: the pair, three or four of a kind
-    "pair": _group_rank(1, "pair"),  # the rank of the second group: the pair beside it (or a second three)
+    "rank": _group_rank(0),  # the rank of the largest group: the pair, three or four of a kind
+    "pair": _group_rank(1),  # the rank of the second group: the pair beside it (or a second three)
     "pairs": _pairs,
-    "higher_pair": _group_rank(0, "higher_pair"),
-    "lower_pair": _group_rank(1, "lower_pair"),
+    "higher_pair": _group_rank(0),
+    "lower_pair": _group_rank(1),
     "holding": lambda value: _holding(_text(value)),
     "straight_or_flush": _choice(_STRAIGHT_OR_FLUSH),
     "front": lambda value: _front(_text(value)),
