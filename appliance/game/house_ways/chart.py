@@ -147,10 +147,31 @@ def _aces_with_joker(h: Shape):
     return aces if aces is not None and aces.size >= 2 else None
 
 
+def _best(h: Shape) -> tuple | None:
+    """The straight or flush behind that leaves the highest front, found once per hand (several lines ask)."""
+    try:
+        return h._chart_best
+    except AttributeError:
+        h._chart_best = h.best_sf()
+        return h._chart_best
+
+
+def _is_straight_flush(fv: int, bv: int, back: tuple) -> bool:
+    return bv >> 20 == Category.STRAIGHT_FLUSH
+
+
+def _best_straight_flush(h: Shape) -> tuple | None:
+    try:
+        return h._chart_best_sf
+    except AttributeError:
+        h._chart_best_sf = h.best_sf(_is_straight_flush)
+        return h._chart_best_sf
+
+
 def _sf_given_up(h: Shape, royal: bool) -> bool:
     """A straight flush behind leaves a lower front than some straight or flush behind."""
-    best = h.best_sf()
-    best_sf = h.best_sf(lambda fv, bv, back: bv >> 20 == Category.STRAIGHT_FLUSH)
+    best = _best(h)
+    best_sf = _best_straight_flush(h)
     return (best_sf is not None and best_sf[0] < best[0]
             and ((best_sf[1] >> 16) & 15 == ACE_HIGH_STRAIGHT) == royal)
 
@@ -158,11 +179,11 @@ def _sf_given_up(h: Shape, royal: bool) -> bool:
 _STRAIGHT_OR_FLUSH = {
     True: lambda h: h.has_sf,
     False: lambda h: not h.has_sf,
-    "with the pair in front": lambda h: h.has_sf and h.best_sf()[0] >> 20 == Category.PAIR,
+    "with the pair in front": lambda h: h.has_sf and _best(h)[0] >> 20 == Category.PAIR,
     "more than one": lambda h: len(h.sf) > 1,
     "over a straight flush": lambda h: h.has_sf and _sf_given_up(h, royal=False),
     "over a royal flush": lambda h: h.has_sf and _sf_given_up(h, royal=True),
-    _JOKER_ACE_HIGH: lambda h: h.has_sf and _aces_with_joker(h) is not None and _ace_high_with_joker(h.best_sf()),
+    _JOKER_ACE_HIGH: lambda h: h.has_sf and _aces_with_joker(h) is not None and _ace_high_with_joker(_best(h)),
 }
 
 
@@ -173,7 +194,7 @@ def _front(text: str) -> Callable[[Shape], bool]:
     if rank is None:
         raise ValueError(f"{text!r}: expected \"<rank> or better\", e.g. \"jack or better\"")
     least = pack(Category.HIGH_CARD, rank)
-    return lambda h: h.has_sf and h.best_sf()[0] >= least
+    return lambda h: h.has_sf and _best(h)[0] >= least
 
 
 def _lower_straight(h: Shape) -> bool:
@@ -194,7 +215,7 @@ def _highest_pair(h: Shape):
 
 
 def _sf(h: Shape, rule: str, accept=None) -> Decision:
-    best = h.best_sf(accept) if accept else h.best_sf()
+    best = h.best_sf(accept) if accept else _best(h)
     if best is None:
         raise ValueError("no straight or flush can be played in back")
     return h.decide(best[3], best[2], rule)
@@ -230,8 +251,7 @@ PLAYS: dict[str, Callable[[Shape, str], Decision]] = {
     "pair of aces in back, one ace and the next highest card in front":
         lambda h, r: h.ace_and_highest_in_front(h.groups[0], r),
     "straight or flush in back, highest front": _sf,
-    "straight flush in back, highest front":
-        lambda h, r: _sf(h, r, lambda fv, bv, back: bv >> 20 == Category.STRAIGHT_FLUSH),
+    "straight flush in back, highest front": lambda h, r: _sf(h, r, _is_straight_flush),
     "lower straight in back, highest front":
         lambda h, r: _sf(h, r, lambda fv, bv, back: not _ace_high_with_joker((fv, bv, back, None))),
     "pair of aces in back, next two highest in front": _aces_behind_next_two_in_front,
