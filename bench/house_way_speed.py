@@ -2,7 +2,11 @@
 
 The house way must set a hand faster than treys can evaluate the 21 possible backs of
 that hand. Both sides get the same joker-free hands, so treys (which has no joker) can
-take part. Run: python bench/house_way_speed.py [--hands N]
+take part. Each house way runs as its Python module and as its chart (config/house_ways/*.toml)
+in the same run; "chart_vs_module" is the module's time over the chart's (below 1: the chart is
+slower), cold (every rank pattern met for the first time), warm (remembered by rank pattern, as at
+a table after a while) and uncached (every hand read through the chart or module).
+Run: python bench/house_way_speed.py [--hands N]
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ from itertools import combinations
 from treys import Card as TreysCard
 from treys import Evaluator as TreysEvaluator
 
+from appliance.config import chart_file, read_chart
 from appliance.game import house_ways
-from appliance.game.house_ways import HOUSE_WAYS, decide
+from appliance.game.house_ways import HOUSE_WAYS, _decide, decide
+from appliance.game.house_ways.chart import parse_chart
 from appliance.game.values import JokerRule, WheelRule, evaluator
 
 
@@ -37,6 +43,11 @@ def timed(fn, items, repeat: int = 3) -> float:
 def _set_all(items, way, ev) -> None:
     for hand in items:
         decide(hand, way, ev)
+
+
+def _set_all_uncached(items, way, ev) -> None:
+    for hand in items:
+        _decide(hand, way, ev)
 
 
 def main() -> None:
@@ -72,18 +83,27 @@ def main() -> None:
     report = {"hands": args.hands, "five_card_hands": len(backs)}
     treys_time = timed(treys_21, treys_hands)
     report["treys_21_backs_hands_per_s"] = round(args.hands / treys_time)
-    for way in HOUSE_WAYS:
-        # Cold: every rank pattern met for the first time; warm: as at a table after a while.
-        house_ways._BY_RANKS.clear()
-        gc.collect()
-        start = time.perf_counter()
-        _set_all(hands, way, ev)
-        cold = time.perf_counter() - start
-        warm = timed(lambda items, way=way: _set_all(items, way, ev), hands)
-        report[f"{way}_settings_per_s_cold"] = round(args.hands / cold)
-        report[f"{way}_settings_per_s_warm"] = round(args.hands / warm)
-        report[f"{way}_vs_treys_21_backs_cold"] = round(treys_time / cold, 2)
-        report[f"{way}_vs_treys_21_backs_warm"] = round(treys_time / warm, 2)
+    sorted_hands = [tuple(sorted(hand)) for hand in hands]
+    for name in HOUSE_WAYS:
+        chart = parse_chart(read_chart(chart_file(name)), name)
+        times = {}
+        for label, way in ((name, name), (f"{name}_chart", chart)):
+            # Cold: every rank pattern met for the first time; warm: as at a table after a while.
+            house_ways._BY_RANKS.clear()
+            gc.collect()
+            start = time.perf_counter()
+            _set_all(hands, way, ev)
+            cold = time.perf_counter() - start
+            warm = timed(lambda items, way=way: _set_all(items, way, ev), hands)
+            uncached = timed(lambda items, way=way: _set_all_uncached(items, way, ev), sorted_hands, repeat=2)
+            times[label] = (cold, warm, uncached)
+            report[f"{label}_settings_per_s_cold"] = round(args.hands / cold)
+            report[f"{label}_settings_per_s_warm"] = round(args.hands / warm)
+            report[f"{label}_settings_per_s_uncached"] = round(args.hands / uncached)
+            report[f"{label}_vs_treys_21_backs_cold"] = round(treys_time / cold, 2)
+            report[f"{label}_vs_treys_21_backs_warm"] = round(treys_time / warm, 2)
+        for i, kind in enumerate(("cold", "warm", "uncached")):
+            report[f"{name}_chart_vs_module_{kind}"] = round(times[name][i] / times[f"{name}_chart"][i], 2)
     t_ours, t_treys = timed(ours_five, backs), timed(treys_five, treys_backs)
     report["five_card_evals_per_s"] = round(len(backs) / t_ours)
     report["treys_five_card_evals_per_s"] = round(len(backs) / t_treys)
