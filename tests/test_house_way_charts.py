@@ -186,3 +186,20 @@ def test_a_chart_goes_to_another_process_as_its_text(charts):
     copy = pickle.loads(pickle.dumps(charts["ballys"]))
     hand = parse_cards("Ah Ac Jk Kd Qc Js 2c")
     assert copy == charts["ballys"] and same(decide(hand, copy, GENERAL), decide(hand, "ballys", GENERAL))
+
+
+def test_a_round_settled_under_a_chart_house_records_the_same_rules_as_under_the_module(house_with_chart):
+    from appliance.game.round_json import round_from_json, settlement_to_json
+    from appliance.game.settlement import settle
+
+    by_chart = load_house(str(house_with_chart))
+    by_module = HouseRules.from_mapping(
+        {**read_house(house_with_chart), "house": {"name": by_chart.name, "house_way": "golden-nugget"}},
+        "general.toml", "general")
+    data = {"banker": {"seat": "dealer", "cards": ["Th", "9h", "8h", "7h", "6h", "Jc", "2h"]}, "action_seat": 1,
+            "seats": [{"seat": 1, "wager": "25.00", "cards": ["8d", "8c", "3s", "3d", "Qh", "9c", "2s"]},
+                      {"seat": 2, "wager": "25.00", "front": ["Ks", "Qd"], "back": ["Ac", "Ad", "5s", "4d", "3c"]}]}
+    results = [settlement_to_json(settle(round_from_json(data), rules), rules.evaluator())
+               for rules in (by_chart, by_module)]
+    assert results[0] == results[1]
+    assert "Play the straight or flush over the straight flush" in str(results[0])
