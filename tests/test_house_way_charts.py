@@ -203,3 +203,15 @@ def test_a_round_settled_under_a_chart_house_records_the_same_rules_as_under_the
                for rules in (by_chart, by_module)]
     assert results[0] == results[1]
     assert "Play the straight or flush over the straight flush" in str(results[0])
+
+
+@pytest.mark.parametrize("way", list(HOUSE_WAYS))
+def test_each_chart_sets_random_hands_as_its_module(charts, way):
+    """The sweep deals each pattern two ways; random hands bring the suits in other arrangements."""
+    import random
+
+    rng = random.Random(38)
+    for ev in (GENERAL, evaluator(JokerRule.WILD, WheelRule.LOWEST, False)):
+        hands = [tuple(sorted(rng.sample(range(53), 7))) for _ in range(5000)]
+        differ = [format_cards(h) for h in hands if not same(_decide(h, way, ev), _decide(h, charts[way], ev))]
+        assert differ == []
