@@ -23,6 +23,9 @@ Run: python bench/floor_load.py [--tables 60] [--speedup 10] [--paced-seconds 90
 from __future__ import annotations
 
 import argparse
+# Imported before any worker's threads start: 15 shippers resolving the floor's name at once raced on
+# importing the idna codec, and about one in five died of "LookupError: unknown encoding: idna".
+import encodings.idna  # noqa: F401
 import http.cookiejar
 import json
 import multiprocessing
