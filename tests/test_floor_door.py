@@ -1,12 +1,15 @@
 """The floor's door, as a stranger on the floor network tries it: the pit needs a login and each role
 sees its part; wrong passwords are slowed; a foreign Host or Origin is refused; a body over the limit
-is refused before it is read; slow clients do not stop the pit or the tables' ingest; off loopback
-the floor is served over TLS or not at all."""
+is refused before it is read, and so is a table's request with a wrong token; slow clients do not stop
+the pit or the tables' ingest; off loopback the floor is served over TLS or not at all; the door's
+process and the floor's stop together."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
+import signal
 import socket
 import ssl
 import subprocess
@@ -199,3 +202,61 @@ def test_over_tls_the_floor_answers_https_and_the_cookie_is_secure(floor, tmp_pa
         assert answer.status == 200 and "Secure" in answer.headers["Set-Cookie"]
         assert answer.headers["Strict-Transport-Security"]
         conn.close()
+
+
+def test_a_table_request_with_an_unknown_table_or_wrong_token_is_refused_before_its_body_is_read(floor):
+    dsn, url, folder = floor
+    credentials = enrolled(dsn, "TOKEN1", folder)
+    for table, token in (("NOSUCH", "x"), ("TOKEN1", "not its token"), ("TOKEN1", "")):
+        started = time.monotonic()
+        sock = raw(url, f"POST /api/floor/ingest HTTP/1.1\nHost: 127.0.0.1\nX-Floor-Table: {table}\n"
+                        f"Authorization: Bearer {token}\nContent-Type: application/json\nContent-Length: {BODY_LIMIT}\n\n")
+        with sock:  # a body within the limit announced, none sent: the old floor waited for it all
+            assert answer_status(sock) == 401 and time.monotonic() - started < 2
+    with Shipper(table_log(folder, credentials, rounds=1), url, credentials) as shipper:  # its own token ships
+        assert shipper.ship_pending().pending == 0
+
+
+def serve_floor_process(dsn: str) -> tuple[subprocess.Popen, dict]:
+    proc = subprocess.Popen([sys.executable, "-m", "appliance", "floor", "serve", "--db", dsn, "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, json.loads(proc.stdout.readline())
+
+
+def gone(pid: int) -> bool:
+    try:  # a process whose parent was killed may wait as a zombie for a reaper: gone all the same
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def wait_until(done, timeout: float = 15.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return done()
+
+
+def test_the_door_killed_stops_the_floor_service_with_exit_status_1_for_systemd_to_restart(floor):
+    dsn, _, _ = floor
+    proc, started = serve_floor_process(dsn)
+    assert status(f"{started['floor']}api/floor/day") == 200
+    os.kill(started["door_pid"], signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=15)
+    assert proc.returncode == 1
+    assert stderr.strip().endswith("the floor stopped") and f"door (pid {started['door_pid']})" in stderr
+
+
+def test_the_floor_stopped_or_killed_ends_its_door(floor):
+    dsn, _, _ = floor
+    proc, started = serve_floor_process(dsn)
+    proc.send_signal(signal.SIGTERM)  # systemd's stop: both go, the floor saying nothing failed
+    proc.communicate(timeout=15)
+    assert proc.returncode == 0 and wait_until(lambda: gone(started["door_pid"]))
+    proc, started = serve_floor_process(dsn)
+    proc.kill()
+    proc.communicate(timeout=10)
+    assert wait_until(lambda: gone(started["door_pid"]))  # its feed ended
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", urllib.parse.urlsplit(started["floor"]).port), timeout=2)

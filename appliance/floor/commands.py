@@ -81,6 +81,9 @@ def cmd_prune(args) -> int:
 
 
 def cmd_serve(args) -> int:
+    import signal
+    import sys
+
     from ..web.front import TlsFiles
     from .database import Database, connect
     from .serving import check_floor_bind, serve_floor
@@ -97,9 +100,18 @@ def cmd_serve(args) -> int:
         if conn.execute("SELECT to_regclass('floor_users')").fetchone()[0] is None:
             raise ValueError("the floor database's schema is missing or old: run appliance floor migrate first")
     service = serve_floor(db, starts, args.host, args.port, tuple(args.name), tls, args.tls_proxy)
+    signal.signal(signal.SIGTERM, lambda *_: service.ask_to_stop())
     print(json.dumps({"floor": service.url + "/", "tls": tls is not None, "tls_proxy": args.tls_proxy,
-                      "names": sorted(service.site.hostnames())}), flush=True)
-    service.wait()
+                      "names": sorted(service.site.hostnames()), "door_pid": service.door.pid}), flush=True)
+    try:
+        stopped = service.wait()
+    except KeyboardInterrupt:
+        stopped = None
+    finally:
+        service.stop()
+    if stopped:  # the door's process or waitress: the floor does not serve half of itself; systemd starts it again
+        print(f"appliance floor serve: {stopped}; the floor stopped", file=sys.stderr)
+        return 1
     return 0
 
 

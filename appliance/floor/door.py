@@ -1,5 +1,6 @@
-"""The floor's door: an asyncio server on the floor's port that takes each connection, reads its
-request head, and passes the request to waitress (Flask) on a Unix socket in a private folder.
+"""The floor's door: an asyncio server, in a process of its own, on the floor's port that takes each
+connection, reads its request head, and passes the request to waitress (Flask) on a Unix socket in a
+private folder.
 
 Why a door in front of waitress: waitress takes at most ``connection_limit`` connections and keeps a
 connection that trickles a byte now and then for as long as it trickles; 110 slow connections filled
@@ -16,7 +17,17 @@ the app sees it, spooling past 512 KiB to a file: a 1 GB upload was written to d
   passed on, waitress spooled each to a file up to the limit before answering, and a client sending
   them over and over kept the floor's disk and processor busy (the shipper and browsers send a
   ``Content-Length``). Waitress's ``max_request_body_size`` is the same limit, a second line;
+- a table's request (ingest, head, images) whose ``X-Floor-Table`` and token are not an enrolled
+  table's is answered 401 before a byte of its body is read: the door asks the floor's process
+  (:mod:`.door_process`, one indexed query) and keeps a table's token it was told is right for
+  ``TOKEN_KEPT_S``, so the tables' requests cost no question at all. The app checks the token again;
+  when the floor cannot tell (its database down) the request goes on to the app, which answers 503;
 - TLS is terminated here (Python's ``ssl``), as the dashboard's front does.
+
+Why a process of its own: run as a thread of the floor's process, every byte of every request went
+through Python twice (the door, then waitress) under one interpreter lock, and the attackers' bytes
+took the lock from the tables' ingest. This process ends when its feed from the floor's process ends
+(the floor stopped or died); the floor's process stops, exiting 1, when this one dies.
 
 The door tells waitress who the client is (``X-Forwarded-For``, ``X-Forwarded-Proto``: waitress
 trusts them from its private socket only, after the door drops any a client sent). Behind a
@@ -27,14 +38,18 @@ put in ``X-Forwarded-For``. Requests are answered one per connection (``Connecti
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import logging
+import resource
+import signal
 import socket
 import ssl
-import threading
-from dataclasses import dataclass
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
-from ..web.front import HEAD_LIMIT, BadHead, parse_head
+from ..web.front import HEAD_LIMIT, BadHead, TlsFiles, frame, parse_head
 from ..web.front_caps import ConnectionCaps, counted_address
 from ..web.site_guard import security_headers
 
@@ -43,8 +58,16 @@ log = logging.getLogger(__name__)
 # Dropped from what a client sends and set by the door alone.
 DROPPED = {"connection", "keep-alive", "proxy-connection", "upgrade", "te", "trailer", "x-forwarded-for",
            "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port", "forwarded"}
-STATUS = {400: "Bad Request", 411: "Length Required", 413: "Payload Too Large", 502: "Bad Gateway"}
+STATUS = {400: "Bad Request", 401: "Unauthorized", 411: "Length Required", 413: "Payload Too Large", 502: "Bad Gateway"}
 LINGER_BYTES = 1 << 20  # thrown away after an answer at most: a refused upload is not taken whole
+# A table's token the floor said is right is taken without asking again for this long: a table whose
+# token is changed (enrolled anew) is refused by the app within this, and by the door after it.
+TOKEN_KEPT_S = 60.0
+# The feed between the floor's process and this one: frames of one kind byte, a 4-byte length, a payload.
+READY = b"R"  # to the floor: serving
+ASK = b"A"  # to the floor: is this table's token right? [table, token] (JSON)
+TOKEN = b"T"  # to the door, one per ASK in order: b"1" right, b"0" wrong or unknown, b"?" cannot tell now
+TABLE_PATHS = ("/api/floor/ingest", "/api/floor/head")  # and /api/floor/images/...: the tables' requests
 
 
 @dataclass(frozen=True)
@@ -63,55 +86,84 @@ class DoorLimits:
     linger_s: float = 2.0  # what a client still sends after its answer is taken, and thrown away, this long
 
 
+class Feed(asyncio.Protocol):
+    """The door's end of the feed from the floor's process: the answers to the door's questions."""
+
+    def __init__(self, door: "FloorDoor"):
+        self.door, self.pending, self.ended = door, bytearray(), asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:
+        self.door._feed = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.pending += data
+        while len(self.pending) >= 5 and len(self.pending) >= 5 + (length := int.from_bytes(self.pending[1:5], "big")):
+            kind, payload = bytes(self.pending[:1]), bytes(self.pending[5:5 + length])
+            del self.pending[:5 + length]
+            if kind == TOKEN and self.door._asked:
+                asked = self.door._asked.popleft()
+                if not asked.done():
+                    asked.set_result(payload)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        for asked in self.door._asked:
+            if not asked.done():
+                asked.set_result(b"?")
+        if not self.ended.done():
+            self.ended.set_result(None)
+
+
 class FloorDoor:
     def __init__(self, upstream: str, limits: DoorLimits, tls: ssl.SSLContext | None = None,
                  proxy: str | None = None):
         self.upstream, self.limits, self.tls, self.proxy = upstream, limits, tls, proxy
         self.connections = ConnectionCaps(limits.connections_per_address, limits.connections, limits.own_connections)
-        self.refused = 0  # connections closed unanswered: past a cap
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stopping: asyncio.Event | None = None
-        self._thread: threading.Thread | None = None
+        self._feed: asyncio.Transport | None = None
+        self._asked: collections.deque[asyncio.Future] = collections.deque()  # answered in the order asked
+        self._tokens: dict[tuple[str, str], float] = {}  # (table, token) the floor said is right -> until when
 
-    def start(self, sock: socket.socket) -> None:
-        """Serve on the bound ``sock`` from a thread of its own until :meth:`stop`."""
-        ready = threading.Event()
-
-        def run():
-            self._loop = asyncio.new_event_loop()
-            try:
-                self._loop.run_until_complete(self._serve(sock, ready))
-            finally:
-                self._loop.close()
-
-        self._thread = threading.Thread(target=run, name="floor-door", daemon=True)
-        self._thread.start()
-        if not ready.wait(10):
-            raise RuntimeError("the floor's door did not open within 10 s")
-
-    async def _serve(self, sock: socket.socket, ready: threading.Event) -> None:
-        self._stopping = asyncio.Event()
+    async def serve(self, sock: socket.socket, feed: socket.socket) -> None:
+        """Serve on the bound, listening ``sock`` until the floor's process closes ``feed``."""
         server = await asyncio.start_server(
             self._connection, sock=sock, ssl=self.tls, limit=HEAD_LIMIT, backlog=4096,
             ssl_handshake_timeout=self.limits.head_timeout_s if self.tls else None)
-        ready.set()
-        await self._stopping.wait()
-        server.close()
-        others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
-        for task in others:
-            task.cancel()
-        await asyncio.gather(*others, return_exceptions=True)
+        _, fed = await asyncio.get_running_loop().connect_accepted_socket(lambda: Feed(self), feed)
+        self._feed.write(frame(READY, b""))
+        try:
+            await fed.ended
+        finally:
+            server.close()
+            others = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in others:
+                task.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
 
-    def stop(self) -> None:
-        if self._loop is not None and self._thread.is_alive():
-            self._loop.call_soon_threadsafe(self._stopping.set)
-            self._thread.join(5)
+    async def _table_refusal(self, request) -> str | None:
+        """Why a table's request is refused before its body is read (not an enrolled table, or not its
+        token), or None: right, or the floor cannot tell now (the app checks it again)."""
+        table = request.headers.get("x-floor-table", "")
+        token = request.headers.get("authorization", "").removeprefix("Bearer ")
+        loop = asyncio.get_running_loop()
+        if self._tokens.get((table, token), 0.0) > loop.time():
+            return None
+        if self._feed is None or self._feed.is_closing():
+            return None
+        asked = loop.create_future()
+        self._asked.append(asked)
+        self._feed.write(frame(ASK, json.dumps([table, token]).encode()))
+        answer = await asked
+        if answer == b"1":
+            if len(self._tokens) > 10_000:  # tables are enrolled by the dozen: only a flood of tokens gets here
+                self._tokens.clear()
+            self._tokens[(table, token)] = loop.time() + TOKEN_KEPT_S
+        elif answer == b"0":
+            return f"table {table[:100]!r} is not enrolled here, or its token is wrong"
+        return None
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         peer = writer.get_extra_info("peername")
         address = counted_address(peer[0] if isinstance(peer, tuple) else "?")
         if not self.connections.admit(address):
-            self.refused += 1
             writer.transport.abort()  # unanswered: nothing read, nothing owed
             return
         try:
@@ -136,6 +188,11 @@ class FloorDoor:
             return await self._answer(writer, 400, "Content-Length is not a number")
         if length is not None and int(length) > self.limits.body_limit:
             return await self._answer(writer, 413, f"the body is {length} bytes; at most {self.limits.body_limit}")
+        path = request.path.split("?")[0]
+        if path in TABLE_PATHS or path.startswith("/api/floor/images/"):
+            refused = await self._table_refusal(request)
+            if refused:
+                return await self._answer(writer, 401, refused)
         client = peer[0] if isinstance(peer, tuple) else "?"
         if self.proxy is not None and client == self.proxy and request.headers.get("x-forwarded-for"):
             client = request.headers["x-forwarded-for"].split(",")[-1].strip()
@@ -201,3 +258,34 @@ async def _close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, lin
 async def _discard(reader: asyncio.StreamReader, most: int = LINGER_BYTES) -> None:
     while most > 0 and (chunk := await reader.read(65536)):
         most -= len(chunk)
+
+
+# --- the door's process -----------------------------------------------------------------------------
+
+def arguments(sock: socket.socket, feed: socket.socket, upstream: str, limits: DoorLimits, tls: TlsFiles | None,
+              proxy: str | None) -> str:
+    """What :func:`main` is started with (the two sockets are passed by descriptor)."""
+    return json.dumps({"listen_fd": sock.fileno(), "feed_fd": feed.fileno(), "upstream": upstream,
+                       "limits": asdict(limits), "tls": [str(tls.cert), str(tls.key)] if tls else None,
+                       "proxy": proxy})
+
+
+def main(given: str) -> None:
+    config = json.loads(given)
+    # Ctrl-C and systemd's SIGTERM reach the floor's process too, whose going ends this one: stopped
+    # from there, the floor's process does not take this one's going for a failure.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    limits = DoorLimits(**config["limits"])
+    wanted = limits.connections + limits.own_connections + 256  # a descriptor per connection, and one upstream
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < 2 * wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (2 * wanted if hard == resource.RLIM_INFINITY else min(2 * wanted, hard), hard))
+    tls = TlsFiles(*map(Path, config["tls"])).context() if config["tls"] else None
+    door = FloorDoor(config["upstream"], limits, tls, config["proxy"])
+    asyncio.run(door.serve(socket.socket(fileno=config["listen_fd"]), socket.socket(fileno=config["feed_fd"])))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

@@ -8,6 +8,7 @@ record's signature itself (docs/floor.md says why escrow rather than Ed25519).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -68,6 +69,12 @@ class Credentials:
 
 def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def token_is_right(conn: psycopg.Connection, table: str, token: str) -> bool:
+    """Whether ``token`` is enrolled ``table``'s shipping token (the app's check and the door's question)."""
+    row = conn.execute("SELECT token_sha256 FROM floor_tables WHERE table_id = %s", (table,)).fetchone()
+    return row is not None and hmac.compare_digest(row[0], token_digest(token))
 
 
 def enroll(dsn: str, table: str, out: Path, audit_key_file: Path | None = None) -> Credentials:

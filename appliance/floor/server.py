@@ -1,8 +1,9 @@
 """The floor service: the tables' ingest API, the pit view and its JSON API, the accounting report.
 
 Shipping requests carry the table's id (``X-Floor-Table``) and its token (``Authorization:
-Bearer``); an unknown table or a wrong token is refused before anything is read. Bad input
-is a 400 naming what was wrong; the database being down is a 503 the shipper retries.
+Bearer``); an unknown table or a wrong token is refused before anything is read (by the door, before
+the body is read, and here again). Bad input is a 400 naming what was wrong; the database being down
+is a 503 the shipper retries.
 
 People log in (``/login``) with a name and password (``appliance floor user add``) and see what
 their role allows (:mod:`.users`, ``SEES`` below); a session is kept on the floor, the browser's
@@ -16,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
-import hmac
 import importlib.resources
 import json
 import logging
@@ -31,7 +31,7 @@ from ..web.site_guard import Site, security_headers
 from ..web.supervisor_sessions import SessionStore
 from .alerts import close_alert, raise_alert
 from .database import Database
-from .enroll import token_digest
+from .enroll import token_is_right
 from .ingest import Incoming, ingest
 from .login_gate import Account, LoginGate, LoginRefused
 from .pit import StatsError, alerts, gaming_day, recall, stats, tables
@@ -172,8 +172,7 @@ def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0), site:
         """The authenticated table's id, or a 401 that says why."""
         table = request.headers.get("X-Floor-Table", "")
         token = request.headers.get("Authorization", "").removeprefix("Bearer ")
-        row = db.conn().execute("SELECT token_sha256 FROM floor_tables WHERE table_id = %s", (table,)).fetchone()
-        if row is None or not hmac.compare_digest(row[0], token_digest(token)):
+        if not token_is_right(db.conn(), table, token):
             raise PermissionError(f"table {table!r} is not enrolled here, or its token is wrong")
         return table
 

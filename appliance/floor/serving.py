@@ -1,5 +1,10 @@
-"""The floor service served: the door (:mod:`.door`) on the floor's address and port, waitress with the
-Flask app behind it on a Unix socket in a private folder.
+"""The floor service served: the door (:mod:`.door`, in its own process) on the floor's address and port,
+waitress with the Flask app behind it on a Unix socket in a private folder, in this process.
+
+The two are supervised together: when the door's process or waitress stops by itself,
+:meth:`FloorService.wait` returns what stopped, and ``appliance floor serve`` stops the other and
+exits 1 (systemd starts it again); when this process stops or dies, the door's feed ends and so does
+the door.
 
 Plain HTTP is served to loopback only. Any other address (``0.0.0.0``, ``::``, a LAN address) is
 served over TLS (a certificate and key: ``appliance tls selfsigned`` makes them), or over plain HTTP
@@ -10,33 +15,40 @@ the site is then https to browsers: Secure cookies, https origins).
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import resource
 import shutil
 import socket
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import psycopg
 import waitress
 
 from ..web.front import HEAD_LIMIT, TlsFiles
 from ..web.site_guard import Site, SiteError, bracketed, is_loopback
 from .database import Database
-from .door import DoorLimits, FloorDoor
+from .door import DoorLimits
+from .door_process import DoorProcess
+from .enroll import token_is_right
 from .server import BODY_LIMIT, create_floor_app
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
 class FloorService:
     url: str
     site: Site
-    door: FloorDoor
+    door: DoorProcess
     db: Database
     _server: object
     _thread: threading.Thread
     _stopping: threading.Event
     _folder: Path
+    _asked: threading.Event = field(default_factory=threading.Event)
 
     def stop(self) -> None:
         self.door.stop()
@@ -49,8 +61,19 @@ class FloorService:
         self.db.close()
         shutil.rmtree(self._folder, ignore_errors=True)
 
-    def wait(self) -> None:
-        self._thread.join()
+    def ask_to_stop(self) -> None:
+        """Make :meth:`wait` return (from a signal handler: it only sets an event)."""
+        self._asked.set()
+
+    def wait(self) -> str | None:
+        """Serve until :meth:`ask_to_stop` (None), or until the door's process or waitress stops by itself:
+        then what stopped, in words."""
+        while not self._asked.wait(0.2):
+            if self.door.ended.is_set() or self.door.process.poll() is not None:
+                return f"the floor's door (pid {self.door.pid}) stopped, exit status {self.door.process.wait(5)}"
+            if not self._thread.is_alive():
+                return "waitress stopped"
+        return None
 
 
 def check_floor_bind(host: str, tls: bool, tls_proxy: str | None) -> None:
@@ -65,8 +88,9 @@ def serve_floor(db: Database, day_starts_at: dt.time = dt.time(6, 0), host: str 
                 limits: DoorLimits = DoorLimits(BODY_LIMIT), threads: int = 16) -> FloorService:
     """Bind, build the app for the bound site, and serve until :meth:`FloorService.stop`."""
     check_floor_bind(host, tls is not None, tls_proxy)
-    context = tls.context() if tls is not None else None  # an unusable certificate or key fails here
-    _room_for_connections(2 * (limits.connections + limits.own_connections) + 256)
+    if tls is not None:
+        tls.context()  # an unusable certificate or key fails here, not in the door's process
+    _room_for_connections(limits.connections + limits.own_connections + 256)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.create_server((host.strip("[]"), port), family=family, backlog=4096)
     secure = tls is not None or tls_proxy is not None
@@ -91,15 +115,29 @@ def serve_floor(db: Database, day_starts_at: dt.time = dt.time(6, 0), host: str 
 
     thread = threading.Thread(target=run, name="floor-waitress", daemon=True)
     thread.start()
-    door = FloorDoor(upstream, limits, context, tls_proxy)
-    door.start(sock)
+
+    def table_token(table: str, token: str) -> bool | None:
+        try:
+            return token_is_right(db.conn(), table, token)
+        except psycopg.Error as err:  # the app answers the request: 503, which the shipper retries
+            db.drop()
+            log.error("database: %s", err)
+            return None
+
+    try:
+        door = DoorProcess(sock, upstream, limits, tls, tls_proxy, table_token)
+    except BaseException:
+        stopping.set()
+        server.close()
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     shown = "localhost" if host in ("0.0.0.0", "::", "") else bracketed(host)
     scheme = "https" if tls is not None else "http"
     return FloorService(f"{scheme}://{shown}:{site.port}", site, door, db, server, thread, stopping, folder)
 
 
 def _room_for_connections(wanted: int) -> None:
-    """A descriptor per connection, twice (the door's and waitress's): raise the soft limit if need be."""
+    """A descriptor per connection from the door: raise the soft limit if need be."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < wanted:
         resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
