@@ -1,8 +1,8 @@
 """The floor's door, as a stranger on the floor network tries it: the pit needs a login and each role
 sees its part; wrong passwords are slowed; a foreign Host or Origin is refused; a body over the limit
 is refused before it is read, and so is a table's request with a wrong token; slow clients do not stop
-the pit or the tables' ingest; off loopback the floor is served over TLS or not at all; the door's
-process and the floor's stop together."""
+the pit or the tables' ingest; off loopback the floor is served over TLS or not at all; logins are
+recorded; the door's process and the floor's stop together."""
 
 from __future__ import annotations
 
@@ -202,6 +202,36 @@ def test_over_tls_the_floor_answers_https_and_the_cookie_is_secure(floor, tmp_pa
         assert answer.status == 200 and "Secure" in answer.headers["Set-Cookie"]
         assert answer.headers["Strict-Transport-Security"]
         conn.close()
+
+
+def login_from(url: str, address: str, name: str, password: str) -> tuple[int, dict, str | None]:
+    """POST /login from ``address``: the status, the answer and the session cookie."""
+    parts = urllib.parse.urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10, source_address=(address, 0))
+    conn.request("POST", "/login", json.dumps({"user": name, "password": password}), {"Content-Type": "application/json"})
+    answer = conn.getresponse()
+    body, cookie = json.loads(answer.read()), answer.headers.get("Set-Cookie")
+    conn.close()
+    return answer.status, body, cookie and cookie.split(";")[0]
+
+
+def test_logins_failures_lockouts_and_logouts_are_recorded_with_who_where_and_when(floor):
+    dsn, url, _ = floor
+    name = user(dsn, "pit", "audited")
+    started = time.time()
+    status_, answer, cookie = login_from(url, "127.0.0.9", name, PASSWORD)
+    assert status_ == 200
+    assert status(f"{url}/logout", method="POST", headers={"Cookie": cookie, "X-CSRF-Token": answer["csrf"]}) == 200  # from .1
+    outcomes = [login_from(url, "127.0.0.9", name, "not the password")[0] for _ in range(6)]
+    assert outcomes == [401] * 6
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute("SELECT name, address, outcome, role, reason, extract(epoch FROM at) FROM floor_logins "
+                            "WHERE name = %s ORDER BY id", (name,)).fetchall()
+    assert [r[:4] for r in rows] == [(name, "127.0.0.9", "success", "pit"), (name, "127.0.0.1", "logout", "pit"),
+                                     *[(name, "127.0.0.9", "failure", None)] * 4,
+                                     (name, "127.0.0.9", "lockout", None), (name, "127.0.0.9", "lockout", None)]
+    assert rows[2][4] == "unknown user or wrong password" and "locked for" in rows[6][4] and "locked for" in rows[7][4]
+    assert all(started - 1 <= r[5] <= time.time() + 1 for r in rows)
 
 
 def test_a_table_request_with_an_unknown_table_or_wrong_token_is_refused_before_its_body_is_read(floor):

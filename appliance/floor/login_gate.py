@@ -38,7 +38,12 @@ NAME_LOGGED = 64  # characters of a refused name that are logged
 
 
 class LoginRefused(PermissionError):
-    """A login refused: an unknown user, a wrong password, or too many of them."""
+    """A login refused: an unknown user, a wrong password, or too many of them (``locked``: this attempt
+    was refused unchecked while locked, or was the one that locked)."""
+
+    def __init__(self, why: str, locked: bool = False):
+        super().__init__(why)
+        self.locked = locked
 
 
 @functools.cache
@@ -81,7 +86,7 @@ class LoginGate:
                 for key in keys:  # counted now, forgiven below if the password is right
                     self._strike(key, now)
         if now < locked:
-            self._refuse(name, address, f"too many wrong passwords: locked for {locked - now:.0f} s more")
+            self._refuse(name, address, f"too many wrong passwords: locked for {locked - now:.0f} s more", True)
         account = self._account(name)
         right = check_password(password, account.password_hash if account else _dummy_hash()) and account is not None
         with self._lock:
@@ -98,10 +103,10 @@ class LoginGate:
                 return account
             why = "unknown user or wrong password"
             now = self._clock()
-            strikes = self._strikes[keys[0]]
-            if strikes.locked_until > now:
-                why += f"; locked for {strikes.locked_until - now:.0f} s"
-        self._refuse(name, address, why)
+            locked = max((self._strikes[k].locked_until for k in keys if k in self._strikes), default=0.0)
+            if locked > now:  # this user here, this address, or this user from anywhere
+                why += f"; locked for {locked - now:.0f} s"
+        self._refuse(name, address, why, locked > now)
 
     def _strike(self, key: tuple[str, str], now: float) -> None:
         strikes = self._strikes.setdefault(key, Strikes())
@@ -116,6 +121,6 @@ class LoginGate:
             for k in [k for k, s in self._strikes.items() if s.locked_until < now][:10_000]:
                 del self._strikes[k]
 
-    def _refuse(self, name: str, address: str, why: str) -> NoReturn:
+    def _refuse(self, name: str, address: str, why: str, locked: bool = False) -> NoReturn:
         log.warning("floor login refused: user %r from %s: %s", name[:NAME_LOGGED], address, why)
-        raise LoginRefused(why)
+        raise LoginRefused(why, locked)

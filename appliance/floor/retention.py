@@ -18,14 +18,16 @@ class Pruned:
     rounds: int
     refused: int
     alerts: int
+    logins: int
 
     def to_json(self) -> dict:
-        return {"records": self.records, "rounds": self.rounds, "refused": self.refused, "alerts": self.alerts}
+        return {"records": self.records, "rounds": self.rounds, "refused": self.refused, "alerts": self.alerts,
+                "logins": self.logins}
 
 
 def prune(dsn: str, keep_days: int) -> Pruned:
-    """Records and rounds of gaming days more than ``keep_days`` before today, refusals received and alerts
-    closed that long ago; open alerts stay whatever their age."""
+    """Records and rounds of gaming days more than ``keep_days`` before today, refusals received, alerts
+    closed and logins made that long ago; open alerts stay whatever their age."""
     if keep_days < 1:
         raise RetentionError(f"--keep-days: {keep_days}; at least 1 (today's gaming day is never pruned)")
     with connect(dsn) as conn:
@@ -36,4 +38,5 @@ def prune(dsn: str, keep_days: int) -> Pruned:
             records=gone("DELETE FROM floor_records WHERE gaming_day < current_date - %(days)s::int"),
             rounds=gone("DELETE FROM floor_rounds WHERE gaming_day < current_date - %(days)s::int"),
             refused=gone("DELETE FROM floor_refused WHERE received_at < now() - make_interval(days => %(days)s)"),
-            alerts=gone("DELETE FROM floor_alerts WHERE closed_at < now() - make_interval(days => %(days)s)"))
+            alerts=gone("DELETE FROM floor_alerts WHERE closed_at < now() - make_interval(days => %(days)s)"),
+            logins=gone("DELETE FROM floor_logins WHERE at < now() - make_interval(days => %(days)s)"))

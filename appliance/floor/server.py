@@ -136,6 +136,13 @@ def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0), site:
         return f"{found.role}:{found.password_hash}" if found else None
 
     gate = gate or LoginGate(account)
+
+    def record_login(outcome: str, name: str, role: str | None = None, reason: str | None = None) -> None:
+        """The floor's audit of its door (``floor_logins``): who, from where (the door's ``X-Forwarded-For``),
+        when, and what came of it. A database that cannot record it answers 503: nothing unrecorded opens."""
+        db.conn().execute("INSERT INTO floor_logins (name, address, outcome, role, reason) VALUES (%s, %s, %s, %s, %s)",
+                          (name, request.remote_addr or "?", outcome, role, reason))
+
     sessions = SessionStore(SESSION_MINUTES * 60, limit=2000)
 
     def signed_in():
@@ -287,11 +294,13 @@ def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0), site:
         if not isinstance(body, dict) or not isinstance(body.get("user"), str) \
                 or not isinstance(body.get("password"), str):
             raise BadRequest('the body must be a JSON object {"user": str, "password": str}')
+        name = body["user"][:64]  # cut: a name or password past these lengths is no user's ...
         try:
-            # cut: a name or password past these lengths is no user's (and scrypt hashes all it is given)
-            user = gate.check(body["user"][:64], body["password"][:256], request.remote_addr or "?")
+            user = gate.check(name, body["password"][:256], request.remote_addr or "?")  # ... and scrypt hashes all
         except LoginRefused as err:
+            record_login("lockout" if err.locked else "failure", name, reason=str(err))
             return jsonify(error=str(err)), 401
+        record_login("success", user.name, user.role)  # recorded before the session opens
         sessions.end(session.get("sid"))
         sid, opened = sessions.open(user.name, f"{user.role}:{user.password_hash}")
         session["sid"] = sid
@@ -312,6 +321,7 @@ def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0), site:
             return jsonify(error="log in first"), 401
         if not secrets.compare_digest(request.headers.get("X-CSRF-Token", "").encode(), g.csrf.encode()):
             return jsonify(error="missing or wrong CSRF token"), 403
+        record_login("logout", g.user, g.role)
         sessions.end(session.pop("sid", None))
         return jsonify(ok=True)
 
