@@ -4,7 +4,9 @@ on this machine, as fast as the simulation goes and at a real pace (one round a 
 Prints, for each run: records per second ingested, the ingest lag (written at the table to committed
 in PostgreSQL) median and p99, the pit view's refresh time (its three JSON calls), the database's
 size per 1,000 rounds, and records lost (must be 0); and the ratio of the floor's ingest rate to the
-rate the tables wrote at in the same run (1.0: the floor kept up).
+rate the tables wrote at in the same run (1.0: the floor kept up); and the CPU seconds the floor's
+own processes used (the service, and its door) with their milliseconds per record: a figure that the
+machine's other work moves less than the lag.
 
 A third run writes every table's log while the floor is unreachable, then ships all the backlogs
 at once: the floor's ingest capacity in records per second.
@@ -29,6 +31,7 @@ import encodings.idna  # noqa: F401
 import http.cookiejar
 import json
 import multiprocessing
+import os
 import socket
 import statistics
 import subprocess
@@ -214,8 +217,18 @@ def gigabyte_uploads(port: int, stop: threading.Event, counts: dict) -> None:
         stop.wait(0.2)  # one upload in flight at a time, started again at once: not a flood of them
 
 
+def cpu_seconds(pid: int | None) -> float:
+    """User and system CPU seconds a process has used so far (0 for none, or one that is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, TypeError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_every: float, workers: int,
-        viewers: int = 1, hostile: bool = False) -> dict:
+        viewers: int = 1, hostile: bool = False, floor_pids: dict[str, int] | None = None) -> dict:
     folder = tempfile.mkdtemp(prefix=f"floor-bench-{name}-")
     for table in tables:
         enroll(dsn, table, Path(folder) / f"{table}.credentials")
@@ -233,6 +246,8 @@ def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_eve
                      threading.Thread(target=gigabyte_uploads, args=(port, stop, uploads))]
     for watcher in watchers:
         watcher.start()
+    floor_pids = floor_pids or {}
+    cpu_before = {part: cpu_seconds(pid) for part, pid in floor_pids.items()}
     start = time.perf_counter()
     procs = [multiprocessing.Process(target=table_worker, args=(folder, url, g, rounds, round_every, out))
              for g in groups]
@@ -242,6 +257,7 @@ def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_eve
     for proc in procs:
         proc.join()
     seconds = time.perf_counter() - start
+    cpu = {part: round(cpu_seconds(pid) - cpu_before[part], 1) for part, pid in floor_pids.items()}
     stop.set()
     for watcher in watchers:
         watcher.join()
@@ -268,6 +284,9 @@ def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_eve
         "db_bytes_per_1000_rounds": round((after_size - before_size) / settled * 1000) if settled else None,
         "records_lost": sum(max(0, written[t] - held.get(t, 0)) for t in tables),
         "pit_viewers": viewers,
+        # the floor's own processes (the service; its door, when that is a process of its own): CPU seconds
+        # over the run, and milliseconds per record ingested
+        "floor_cpu_s": cpu, "floor_cpu_ms_per_record": round(sum(cpu.values()) * 1000 / records, 2) if records else None,
         **({"slow_clients": slow, "gigabyte_uploads": uploads} if hostile else {}),
     }
 
@@ -299,18 +318,19 @@ def main() -> None:
     port = free_port()
     floor = subprocess.Popen([sys.executable, "-m", "appliance", "floor", "serve", "--db", dsn, "--port", str(port)],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    floor.stdout.readline()
+    serving = json.loads(floor.stdout.readline())
+    floor_pids = {"floor": floor.pid, **({"door": serving["door_pid"]} if "door_pid" in serving else {})}
     url = f"http://127.0.0.1:{port}"
     try:
         round_every = 60.0 / args.speedup
         if args.only in (None, "paced"):
             paced = run(dsn, url, f"paced-x{args.speedup:g}" + ("" if args.no_hostile else "-under-attack"),
                         [f"P{i}" for i in range(1, args.tables + 1)], max(1, int(args.paced_seconds / round_every)),
-                        round_every, args.workers, args.viewers, hostile=not args.no_hostile)
+                        round_every, args.workers, args.viewers, hostile=not args.no_hostile, floor_pids=floor_pids)
             print(json.dumps(paced), flush=True)
         if args.only in (None, "fast"):
             fast = run(dsn, url, "as-fast-as-simulated", [f"F{i}" for i in range(1, args.tables + 1)],
-                       args.fast_rounds, 0.0, args.workers, args.viewers)
+                       args.fast_rounds, 0.0, args.workers, args.viewers, floor_pids=floor_pids)
             print(json.dumps(fast), flush=True)
         if args.only in (None, "backlog"):
             print(json.dumps(backlog(dsn, url, [f"B{i}" for i in range(1, args.tables + 1)], args.backlog_rounds,
