@@ -248,3 +248,30 @@ def test_a_simulated_dealer_told_to_mislay_now_and_then_is_held_and_resets(tmp_p
     again = AuditLog(tmp_path / "again", KEY)  # the house way's figures, as without the mistakes
     assert {k: v for k, v in play_rounds(load_house("general"), again, 12, seed=4).items() if k != "voided_at_start"} == \
         {k: v for k, v in totals.items() if k != "voided_at_start"}
+
+
+def test_unread_cards_named_again_after_a_reset_one_at_a_time(tmp_path):
+    """The camera cannot read the banker's set cards: the dealer names them. Held, the dealer resets the hand;
+    the camera cannot tell that unread cards moved, so the names given stay on the screen until the dealer
+    names each card again where it lies now. Part way through, a card is named in both hands: the screen
+    shows the setting without values, and the next name is taken."""
+    d = dealt(tmp_path)
+    banker_read(d)
+    unread = {zone: [None] * len(cards) for zone, cards in LAID.items()}
+    d.look({**unread, **SEAT1})
+    for zone, cards in LAID.items():
+        for position, card in enumerate(cards):
+            d.loop.name_card(zone, position, card)
+    assert d.loop.press("confirm") == "" and d.loop.step is Step.RESET
+    d.look({**unread, **SEAT1})  # reset: the same count of unread cards in each zone
+    assert d.loop.prompt()["setting"]["laid"]["front"] == LAID["banker.front"]
+    d.loop.name_card("banker.back", 1, HOUSE_WAY["banker.back"][1])  # Qd, still named as the back's first card
+    setting = d.loop.prompt()["setting"]
+    assert setting["laid"]["back"] == ["Qd", "Qd", "8c", "4h", "2s"] and setting["laid"]["back_value"] == "-"
+    assert setting["laid"]["banker_cards"] is False and setting["same"] is False
+    for zone, cards in HOUSE_WAY.items():
+        for position, card in enumerate(cards):
+            d.loop.name_card(zone, position, card)
+    assert d.loop.prompt()["setting"]["same"] is True
+    assert d.loop.press("confirm") == "" and d.table.current.phase is Phase.SETTLED
+    assert replay(d.audit.folder, KEY)["differences"] == []

@@ -646,8 +646,12 @@ class DealerLoop:
         read = [zones.get(name, {}).get("cards") for name in BANKER_SET_ZONES]
         laid, same = None, None
         if all(read) and None not in read[0] + read[1] and len(read[0]) + len(read[1]) == HAND:
-            laid = _valued(read[0], read[1], ev)
-            mine = sorted(parse_cards(read[0] + read[1], unique=False)) == sorted(parse_cards(current.state["banker_cards"]))
+            cards = parse_cards(read[0] + read[1], unique=False)
+            mine = sorted(cards) == sorted(parse_cards(current.state["banker_cards"]))
+            # a card named twice (the dealer part way through naming the unread cards again after a reset)
+            # is not a hand to value yet
+            laid = _valued(read[0], read[1], ev) if len(set(cards)) == HAND else \
+                {"front": read[0], "back": read[1], "front_value": "-", "back_value": "-", "foul": None}
             same = mine and house_way_difference(current.state["banker"], parse_cards(read[0]), parse_cards(read[1]),
                                                  self.table.rules) is None
             laid["banker_cards"] = mine
