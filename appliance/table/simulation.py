@@ -293,8 +293,12 @@ class SimulatedDealer(Worker):
                 if len(seen["cards"]) != len(laid[zone]):  # cards the camera cannot tell apart: typed in
                     loop.enter_hand(zone, laid[zone], who="dealer (simulated)")
                     continue
-                for position in seen["unreadable"]:
-                    loop.name_card(zone, position, laid[zone][position], who="dealer (simulated)")
+                # Each card the camera could not read, named where it lies now: after a reset a name the
+                # dealer gave for the setting held is still shown (the camera cannot tell that unread cards
+                # moved) and is named again.
+                for position, (read, card) in enumerate(zip(seen["reads"], laid[zone])):
+                    if read["card"] is None and seen["cards"][position] != card:
+                        loop.name_card(zone, position, card, who="dealer (simulated)")
             self._press("confirm")
 
     def _banker_set(self, step: Step, round_id: str, hand: list[str]) -> dict[str, list[str]]:
