@@ -57,6 +57,26 @@ def play(tmp_path, eye: Glare, rounds: int, looks_per_move: int, mislay: float =
     return log
 
 
+def hands(log: list[dict]) -> list[tuple[list[dict], list[str]]]:
+    """Each hand recorded from the layout: its reads and its cards, left to right."""
+    hand_events = (Events.BANKER_CARDS, Events.BANKER_SET, Events.BANKER_SET_HELD, Events.SEAT_CARDS)
+    return [(r["data"]["read"], r["data"].get("cards") or r["data"]["front"] + r["data"]["back"])
+            for r in log if r["event"] in hand_events and r["data"].get("read")]
+
+
+def test_a_dealer_slower_than_the_camera_waits_for_it_and_names_only_the_cards_it_cannot_read(tmp_path):
+    """Under load the camera looks several times between two moves of the dealer: it settles on the layout as
+    it was before the cards were laid (an empty zone, the banker's seven still in one pile). The dealer waits
+    until the camera sees what was laid, and names the hearts (under a glare), never typing a hand in."""
+    log = play(tmp_path, Glare(lambda card: card.endswith("h")), rounds=3, looks_per_move=4)
+    assert hands(log)
+    for reads, cards in hands(log):
+        assert not any("entered by" in (read.get("reason") or "") for read in reads)
+        assert [read["card"] for read in reads] == [None if c.endswith("h") else c for c in cards]
+    named = [r["data"]["card"] for r in log if r["event"] == Events.READ_CONFIRMED]
+    assert named and all(card.endswith("h") for card in named)
+
+
 def test_a_mislaid_banker_hand_the_camera_cannot_read_is_reset_and_the_rounds_finish(tmp_path):
     """--mislay 0.5 where the camera names no card (simulate-table --render at a small frame): held for a
     reset, the dealer lays the house way and names the cards again where they now lie (the camera cannot

@@ -185,6 +185,13 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
     return totals
 
 
+def _sees(seen: dict | None, laid: list[str]) -> bool:
+    """Whether the camera's steady read of a zone (as the dealer's screen shows it) is of the cards laid there:
+    as many, and each named as laid or not named at all (a card the dealer names)."""
+    return seen is not None and len(seen["reads"]) == len(laid) and all(
+        read["card"] in (None, card) for read, card in zip(seen["reads"], laid))
+
+
 def simulated_eye(render: bool, seed: int, size: tuple[int, int], layout=None,
                   on_status: Callable[[str, str], None] = lambda status, detail: None):
     """A perfect eye, or the synthetic camera read by the real reader (its deck learned as a technician
@@ -207,14 +214,17 @@ def simulated_eye(render: bool, seed: int, size: tuple[int, int], layout=None,
 class SimulatedDealer(Worker):
     """The dealer of the simulation, at the appliance's real inputs: wagers on the screen, the rail's
     buttons (``press``), cards laid on the layout the camera sees (``lay``), and an unreadable card
-    named from the cards dealt, as a person at the table would. A held table waits for a supervisor. In a
-    share ``mislay`` of the rounds the house dealer banks, it first sets the banker's hand otherwise than the
-    house way; held for it, it resets the hand after ``reset_moves`` moves (the hold stays on the screens)."""
+    named from the cards dealt, as a person at the table would. Like a person, it waits for the screen to
+    show the cards it laid (the camera may be slow, or have looked before they were laid), and types a zone
+    in only when the camera has not settled on it ``patience`` frames later. A held table waits for a
+    supervisor. In a share ``mislay`` of the rounds the house dealer banks, it first sets the banker's hand
+    otherwise than the house way; held for it, it resets the hand after ``reset_moves`` moves (the hold stays
+    on the screens)."""
 
     thread_name = "simulated-dealer"
 
     def __init__(self, loop: DealerLoop, press, lay, seed: int = 1, pace: float = 1.5, rounds: int | None = None,
-                 patience: int = 10,  # frames the dealer waits for a steady read before typing a zone in
+                 patience: int = 10,  # frames the dealer waits, once cards are laid, before typing a zone in
                  paying: int = 0,  # moves spent paying a settled round (it stays on the screen) before NEXT
                  mislay: float = 0.0, reset_moves: int = 0):
         super().__init__()
@@ -224,7 +234,7 @@ class SimulatedDealer(Worker):
         self._paid = self._held_for = 0
         self.opened = 0
         self.played = threading.Event()  # set once the ``rounds`` asked for are played and settled
-        self._since: tuple | None = None  # (round, step, the camera's look count) when the dealer began to wait
+        self._laid: tuple | None = None  # (round, step, the cards laid, the camera's look count when laid)
         rules = loop.table.rules
         self._ev = rules.evaluator()
         self._hands: dict = {}
@@ -278,19 +288,19 @@ class SimulatedDealer(Worker):
                 return
             self._held_for = 0
             self._lay(laid)
+            if self._laid is None or self._laid[:3] != (current.round_id, step, laid):
+                self._laid = (current.round_id, step, laid, loop.looks)  # laid anew: the camera has yet to see it
             prompt = loop.prompt()
-            unsteady = [zone for zone in prompt["wanted"] if zone not in prompt["zones"]]
-            if unsteady:
-                if self._since is None or self._since[:2] != (current.round_id, step):
-                    self._since = (current.round_id, step, loop.looks)
-                if loop.looks - self._since[2] < self.patience:
-                    return  # the camera has no steady read yet
-            self._since = None
-            for zone in unsteady:  # a zone the camera never settles on: typed in
-                loop.enter_hand(zone, laid[zone], who="dealer (simulated)")
-            for zone in [z for z in prompt["wanted"] if z not in unsteady]:
-                seen = prompt["zones"][zone]
-                if len(seen["cards"]) != len(laid[zone]):  # cards the camera cannot tell apart: typed in
+            behind = [zone for zone in prompt["wanted"] if not _sees(prompt["zones"].get(zone), laid[zone])]
+            if behind and loop.looks - self._laid[3] < self.patience:
+                # The camera still shows the layout as it was before the cards were laid (a slow reader
+                # under load, or a look taken before they were): a dealer waits for it, types nothing.
+                return
+            self._laid = None
+            for zone in prompt["wanted"]:
+                seen = prompt["zones"].get(zone)
+                if seen is None or len(seen["cards"]) != len(laid[zone]):
+                    # a zone the camera never settles on, or cards it cannot tell apart: typed in
                     loop.enter_hand(zone, laid[zone], who="dealer (simulated)")
                     continue
                 # Each card the camera could not read, named where it lies now: after a reset a name the
