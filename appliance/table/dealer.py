@@ -96,6 +96,39 @@ class ZoneRead:
                 "unreadable": [i for i, c in enumerate(self.cards()) if c is None]}
 
 
+@dataclass(frozen=True)
+class LaidCount:
+    """How many cards a seat laid in its front and back zones: the one count that the wrong-count foul
+    (``fouls.wrong_count``) and the one-pile house way (``player_hands.one_pile``) are judged on.
+
+    >>> LaidCount.of(["Kd", "Jh"], ["Ah", "Kc", "8d", "5c", "3s"])
+    LaidCount(front=2, back=5)
+    >>> [LaidCount(0, 7).one_pile, LaidCount(7, 0).one_pile, LaidCount(0, 6).one_pile, LaidCount(3, 3).wrong]
+    [True, True, False, True]
+    """
+
+    front: int
+    back: int
+
+    @classmethod
+    def of(cls, front: list, back: list) -> LaidCount:
+        return cls(len(front), len(back))
+
+    @property
+    def total(self) -> int:
+        return self.front + self.back
+
+    @property
+    def wrong(self) -> bool:
+        """Other than seven cards in all."""
+        return self.total != HAND
+
+    @property
+    def one_pile(self) -> bool:
+        """The seven cards all in one of the two zones, none in the other."""
+        return sorted((self.front, self.back)) == [0, HAND]
+
+
 class DealerLoop:
     def __init__(self, table: Table, eye: Eye, request_start: Callable[[], bool], round_id: Callable[[], str],
                  start_source: str, health: HealthTracker | None = None, stable_frames: int = 3,
@@ -503,14 +536,14 @@ class DealerLoop:
             counted = self.table.rules.wrong_count is not WrongCount.FOUL  # else a wrong count is the player's foul
             ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"Seat {seat}", counted)
                      for seat in seats}
-            ways = {seat: way for seat, (front, back) in ready.items()
-                    if (way := self._house_way_for(seat, len(front.cards()), len(back.cards()))) is not None}
-            for seat, (front, back) in ready.items():  # refused before any seat is recorded
-                count = len(front.cards()) + len(back.cards())
+            counts = {seat: LaidCount.of(front.cards(), back.cards()) for seat, (front, back) in ready.items()}
+            ways = {seat: way for seat, count in counts.items()
+                    if (way := self._house_way_for(seat, count)) is not None}
+            for seat, count in counts.items():  # refused before any seat is recorded
                 if seat not in ways:
-                    current.miscount(seat, count)
-                elif count != HAND:
-                    raise RoundStateError(f"Seat {seat}: {count} cards seen: the house way sets {HAND}: "
+                    current.miscount(seat, count.total)
+                elif count.wrong:
+                    raise RoundStateError(f"Seat {seat}: {count.total} cards seen: the house way sets {HAND}: "
                                           "name or enter the hand")
             # every seat checked together before any is recorded: a card seen twice holds the whole table
             current.hold_if_seen({f"seat {seat}": front.cards() + back.cards()
@@ -527,14 +560,14 @@ class DealerLoop:
         else:
             raise RoundStateError("CONFIRM does nothing now: there is no read to accept")
 
-    def _house_way_for(self, seat: int, in_front: int, behind: int) -> dict | None:
+    def _house_way_for(self, seat: int, count: LaidCount) -> dict | None:
         """Why the house way sets the seat's hand, or None: the player asked for it (entered by the dealer), or
         laid the seven cards in one pile (all in one of the seat's two zones, none in the other) where the
         house says so (``player_hands.one_pile``; Capitol: "it will be set as houseway")."""
         asked = self.requests.get((self.table.current.round_id, seat))
         if asked is not None:
             return {"why": "request", "requested_by": asked}
-        if self.table.rules.one_pile is OnePile.HOUSE_WAY and sorted((in_front, behind)) == [0, HAND]:
+        if self.table.rules.one_pile is OnePile.HOUSE_WAY and count.one_pile:
             return {"why": "one pile"}
         return None
 
@@ -582,9 +615,9 @@ class DealerLoop:
         """A hand's two zones, each steady and fully named, seven cards in all unless not ``counted`` (a
         front of other than two cards is the player's foul, settled as such)."""
         front, back = self._complete(front_zone), self._complete(back_zone)
-        if counted and len(front.cards()) + len(back.cards()) != HAND:
-            raise RoundStateError(f"{whose}: {len(front.cards()) + len(back.cards())} cards seen, {HAND} expected: "
-                                  "name or enter the hand")
+        count = LaidCount.of(front.cards(), back.cards())
+        if counted and count.wrong:
+            raise RoundStateError(f"{whose}: {count.total} cards seen, {HAND} expected: name or enter the hand")
         return front, back
 
     def _complete(self, name: str, count: int | None = None) -> ZoneRead:
@@ -771,19 +804,18 @@ def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[s
         return "Set the banker's hand as shown; lay the players' hands"
     # A hand of other than seven cards is refused by CONFIRM: say so, rather than call it a foul.
     seats = sorted({name.split(".")[0] for name in wanted if name.startswith("seat")}, key=lambda s: int(s[4:]))
-    counts = {s: len(zones[f"{s}.front"]["cards"]) + len(zones[f"{s}.back"]["cards"]) for s in seats}
-    short = [f"{spoken(s)}: {n} cards seen" for s, n in counts.items()
-             if n != HAND and (int(s[4:]) in asked or table.rules.wrong_count is not WrongCount.FOUL)]
+    counts = {s: LaidCount.of(zones[f"{s}.front"]["cards"], zones[f"{s}.back"]["cards"]) for s in seats}
+    short = [f"{spoken(s)}: {n.total} cards seen" for s, n in counts.items()
+             if n.wrong and (int(s[4:]) in asked or table.rules.wrong_count is not WrongCount.FOUL)]
     if short:
         return "Name or enter the hands: " + "; ".join(short) + f" ({HAND} expected)"
     # a hand set by the house way (asked for, or laid in one pile where the house sets it so): said before
     pile = table.rules.one_pile is OnePile.HOUSE_WAY
     ways = {s: "asked for the house way" if int(s[4:]) in asked else "in one pile: set by the house way"
-            for s in seats if int(s[4:]) in asked or (pile and counts[s] == HAND and
-                                                      len(zones[f"{s}.front"]["cards"]) in (0, HAND))}
+            for s in seats if int(s[4:]) in asked or (pile and counts[s].one_pile)}
     # where the house's document makes a wrong count a foul, CONFIRM settles it as one: said before
-    fouls = [f"{spoken(s)} has {counts[s]} cards, not {HAND}" if counts[s] != HAND else
-             f"{spoken(s)} has {len(zones[f'{s}.front']['cards'])} cards in front" for s in seats
-             if s not in ways and (counts[s] != HAND or len(zones[f"{s}.front"]["cards"]) != 2)]
+    fouls = [f"{spoken(s)} has {counts[s].total} cards, not {HAND}" if counts[s].wrong else
+             f"{spoken(s)} has {counts[s].front} cards in front" for s in seats
+             if s not in ways and (counts[s].wrong or counts[s].front != 2)]
     return ("Press CONFIRM to settle" + "".join(f" ({spoken(s)} {why})" for s, why in ways.items())
             + (f" ({'; '.join(fouls)}: a foul)" if fouls else ""))
