@@ -2,12 +2,15 @@
 guesser, ids cannot be told apart by time, sessions live on the appliance and end when they should,
 and a flood of refusals is a few records, not a flood."""
 
+import http.client
+import json
 import statistics
 import subprocess
 import sys
 import time
 
 import pytest
+from served import dashboard_serving
 from settled_table import PIN, RULES, SUPERVISOR, settled_table
 
 from appliance.audit.log import records
@@ -70,6 +73,38 @@ def test_the_back_off_grows_and_a_spraying_address_is_locked():
     with pytest.raises(PinError, match="locked"):
         gate.check("7", "123456", "b")
     assert gate.check("7", "123456", "c") == "7"
+
+
+def log_in_from(port, source, pin):
+    """A login from ``source``, another host to the dashboard's front (Linux answers all of 127.0.0.0/8)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+    connection.request("POST", "/login", body=json.dumps({"supervisor": SUPERVISOR, "pin": pin}),
+                       headers={"Content-Type": "application/json"})
+    response = connection.getresponse()
+    answer = (response.status, json.loads(response.read()).get("error"))
+    connection.close()
+    return answer
+
+
+def test_guesses_spread_over_many_addresses_lock_the_id_except_where_it_logged_in(tmp_path):
+    """One wrong PIN from each of 30 addresses (every address under its own limits): the id is locked at
+    any address it has not logged in from, the right PIN too; the table's own screen and a screen the
+    supervisor already used still let the supervisor in."""
+    live = LiveTable()
+    table, _ = settled_table(tmp_path / "log", b"g" * 64, [live])
+    table.gate.supervisors[SUPERVISOR] = hash_pin(PIN, iterations=1000)  # quick guesses; the limits are the same
+    with dashboard_serving(lambda site: create_app(live, RULES, table, site=site), live) as base:
+        port = int(base.rsplit(":", 1)[1])
+        assert log_in_from(port, "127.0.0.200", PIN)[0] == 200  # the supervisor's own screen, earlier
+        for n in range(10, 40):
+            assert log_in_from(port, f"127.0.0.{n}", "000000") == (401, "unknown supervisor or wrong PIN")
+        status, error = log_in_from(port, "127.0.0.40", PIN)
+        assert status == 401 and error.startswith("too many wrong PINs for this id from many addresses: locked")
+        assert log_in_from(port, "127.0.0.41", "000001")[1].startswith("too many wrong PINs")
+        assert log_in_from(port, "127.0.0.200", PIN)[0] == 200
+        assert log_in_from(port, "127.0.0.1", PIN)[0] == 200  # the table's own screen
+    refused = [r["data"] for r in records(tmp_path / "log") if r["event"] == Events.SUPERVISOR_REFUSED]
+    assert {r["address"] for r in refused} >= {"127.0.0.10", "127.0.0.39", "127.0.0.40"}
 
 
 def test_an_unknown_id_costs_the_same_time_as_a_known_one(app):

@@ -28,6 +28,10 @@ from .round import Events
 
 ITERATIONS = 200_000
 ID_LOGGED = 64  # characters of a refused id that are logged: an id is a badge number, not a document
+# Where a PIN typed is the table's own screen (the kiosk on the box, or a call in the process): the floor on an
+# id's failures in all does not apply there, so that guesses from the network never lock out the table itself.
+OWN_SCREEN = frozenset({"local", "127.0.0.1", "::1"})
+KNOWN_ADDRESSES = 16  # addresses remembered per id as ones its right PIN came from (the latest kept)
 
 
 class PinError(ValueError):
@@ -98,10 +102,16 @@ class SupervisorGate:
     Wrong PINs are counted per id *at* an address and per address: after ``free`` failures of an id
     from one address, that pair is locked for ``lockout_s``, doubled at each further failure (up to
     ``max_lockout_s``); an address that fails ``address_free`` times over any ids is locked the same
-    way. The real supervisor at another screen is never locked out by someone guessing elsewhere, and
-    one id's failures never lock another id unless the address is spraying. An unknown id costs the
-    same PBKDF2 as a known one, so ids cannot be told apart by time. A failure is counted before the
-    PIN is hashed, so concurrent guesses cannot slip past the limit.
+    way. One id's failures never lock another id unless the address is spraying.
+
+    An id's failures are also counted over all addresses: guesses spread thin over a hundred addresses
+    (each under its own limits) lock the id after ``id_free_in_all`` of them, the same way, except at
+    the table's own screen and at the addresses the id has given its right PIN from since the start.
+    So the real supervisor at the table, or at a screen already used, is not locked out by someone
+    guessing elsewhere; a new screen waits for the lock to pass.
+
+    An unknown id costs the same PBKDF2 as a known one, so ids cannot be told apart by time. A failure
+    is counted before the PIN is hashed, so concurrent guesses cannot slip past the limit.
 
     Refusals are recorded through ``record(event, data, who)`` as the table's repeated faults are, but
     per address (``refusals``): the first of a window at once, the rest of the window as one record
@@ -110,10 +120,11 @@ class SupervisorGate:
     def __init__(self, supervisors: dict[str, str] | Callable[[], dict[str, str]],
                  record: Callable[[str, dict, str], dict | None] = lambda event, data, who: None, free: int = 5,
                  address_free: int = 20, lockout_s: float = 30.0, max_lockout_s: float = 900.0,
-                 window_s: float = 60.0, clock: Callable[[], float] = time.monotonic):
+                 window_s: float = 60.0, clock: Callable[[], float] = time.monotonic, id_free_in_all: int = 30):
         self._source = supervisors if callable(supervisors) else (lambda: supervisors)
         self.refusals = Repeats(record, window_s, fold=tried)
-        self.free, self.address_free = free, address_free
+        self.free, self.address_free, self.id_free_in_all = free, address_free, id_free_in_all
+        self._known: dict[str, list[str]] = {}  # id -> addresses its right PIN came from, latest last
         self.lockout_s, self.max_lockout_s = lockout_s, max_lockout_s
         self._clock = clock
         self._strikes: dict[tuple[str, str], Strikes] = {}
@@ -128,24 +139,27 @@ class SupervisorGate:
         """The supervisor's id, or :class:`PinError` (logged)."""
         keys = [("id", f"{supervisor[:ID_LOGGED]}@{address}"), ("address", address)]
         with self._lock:
+            if address not in OWN_SCREEN and address not in self._known.get(supervisor, ()):
+                keys.append(("all", supervisor[:ID_LOGGED]))
             now = self._clock()
-            locked = max((self._strikes[k].locked_until for k in keys if k in self._strikes), default=0.0)
+            lock, locked = max(((k, self._strikes[k].locked_until) for k in keys if k in self._strikes),
+                               key=lambda pair: pair[1], default=(None, 0.0))
             if now >= locked:
                 for key in keys:  # counted now, forgiven below if the PIN is right
                     self._strike(key, now)
         if now < locked:
-            self._refuse(supervisor, address, f"too many wrong PINs: locked for {locked - now:.0f} s more")
+            spread = " for this id from many addresses" if lock[0] == "all" else ""
+            self._refuse(supervisor, address, f"too many wrong PINs{spread}: locked for {locked - now:.0f} s more")
         stored = self.supervisors.get(supervisor)
         right = check_pin(pin, stored if stored is not None else _dummy_hash()) and stored is not None
         with self._lock:
             now = self._clock()
             if right:
                 self._strikes.pop(keys[0], None)
-                address_strikes = self._strikes.get(keys[1])
-                if address_strikes is not None:
-                    address_strikes.failures -= 1
-                    address_strikes.locked_until = 0.0 if address_strikes.failures < self.address_free else \
-                        address_strikes.locked_until
+                for key, free in zip(keys[1:], (self.address_free, self.id_free_in_all)):
+                    self._forgive(key, free)
+                known = [a for a in self._known.get(supervisor, []) if a != address]
+                self._known[supervisor] = [*known, address][-KNOWN_ADDRESSES:]
                 return supervisor
             why = "unknown supervisor or wrong PIN"
             strikes = self._strikes[keys[0]]
@@ -163,12 +177,20 @@ class SupervisorGate:
             strikes.failures = 0  # an old run of failures is forgiven
         strikes.failures += 1
         strikes.last = now
-        free = self.free if key[0] == "id" else self.address_free
+        free = {"id": self.free, "address": self.address_free, "all": self.id_free_in_all}[key[0]]
         if strikes.failures >= free:
             strikes.locked_until = now + min(self.lockout_s * 2 ** (strikes.failures - free), self.max_lockout_s)
         if len(self._strikes) > 10_000:  # a flood of made-up ids: drop the quiet ones
             for k in [k for k, s in self._strikes.items() if s.locked_until < now][:5_000]:
                 del self._strikes[k]
+
+    def _forgive(self, key: tuple[str, str], free: int) -> None:
+        """The failure counted for a right PIN taken back (the others stay: a supervisor's login does not
+        wipe out what guessers did)."""
+        strikes = self._strikes.get(key)
+        if strikes is not None:
+            strikes.failures -= 1
+            strikes.locked_until = 0.0 if strikes.failures < free else strikes.locked_until
 
     def _refuse(self, supervisor: str, address: str, why: str) -> NoReturn:
         refusal = {"supervisor": supervisor[:ID_LOGGED], "address": address, "reason": why}
