@@ -7,8 +7,9 @@ A second table covers faults found at start-up: the audit folder wiped (the hist
 the log rolled back under a shift seal, the clock stepped 400 days forward. Each start must detect
 it, hold the table with the reason the screens show, write nothing over the evidence, and lose no
 settled round once the log is put back and the table started again. The history index damaged
-three ways (a row edited, its header overwritten, pages overwritten) must be detected, rebuilt from
-the log with the reason said, the old file kept aside, and the shift's totals the log's own.
+four ways (a row edited, a round's rows deleted, its header overwritten, pages overwritten) must be
+detected, rebuilt from the log with the reason said, the old file kept aside, and the shift's totals
+the log's own.
 
 Run: python bench/faults.py [--fills 20] [--kills 50] [--starts 10] [--seed 1] [--tmpfs]
 
@@ -252,6 +253,20 @@ def edited_row(path: Path, rng: random.Random) -> None:
     db.close()
 
 
+def deleted_round(path: Path, rng: random.Random) -> None:
+    """A settled round deleted from the file with sqlite3 (its row, its seats, its events), as anyone with the
+    disk could: no row left behind fails its signature."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    rounds = [r[0] for r in db.execute("SELECT round FROM rounds WHERE status = 'settled'")]
+    chosen = rng.choice(rounds)
+    for table in ("rounds", "seats", "events"):
+        db.execute(f"DELETE FROM {table} WHERE round = ?", (chosen,))
+    db.commit()
+    db.close()
+
+
 def damaged_header(path: Path, rng: random.Random) -> None:
     data = bytearray(path.read_bytes())
     data[:16] = rng.randbytes(16)
@@ -270,7 +285,8 @@ def damaged_pages(path: Path, rng: random.Random) -> None:
 def index_trials(n: int, rng: random.Random, work: Path) -> list[dict]:
     """What a start (or the shift page, for an edited row) makes of a damaged history index."""
     rows = []
-    for name, damage in (("index: edited row", edited_row), ("index: damaged header", damaged_header),
+    for name, damage in (("index: edited row", edited_row), ("index: deleted round", deleted_round),
+                         ("index: damaged header", damaged_header),
                          ("index: damaged pages", damaged_pages)):
         row = {"fault": name, "runs": n, "detected": 0, "held_with_reason": 0, "wrote_nothing": "-", "lost": 0}
         for trial in range(n):

@@ -296,6 +296,45 @@ def test_an_edited_row_is_refused_by_an_index_that_does_not_know_the_log(tmp_pat
         index.shift()
 
 
+def test_a_deleted_round_is_not_shown_the_index_is_rebuilt_from_the_log_and_says_so(tmp_path):
+    """A settled round deleted from the index with sqlite3 (its row, its seats, its events: nothing left to
+    fail a signature) was gone from the shift's totals without a word."""
+    import sqlite3
+
+    totals = _settled_index(tmp_path)
+    db = sqlite3.connect(tmp_path / "index.sqlite")
+    for table in ("rounds", "seats", "events"):
+        db.execute(f"DELETE FROM {table} WHERE round = '5-3'")
+    db.commit()
+    db.close()
+    notes = []
+    index = Index(tmp_path / "index.sqlite", index_key(KEY), tmp_path / "log", notes.append)
+    assert index.shift() == totals
+    assert len(notes) == 1 and notes[0].startswith("the history index holds 39 rounds rows where 40 were written "
+                                                   "(1 deleted)")
+    assert notes[0].endswith("It was rebuilt from the audit log")
+    assert "5-3" in [r["round"] for r in index.search(round_id="5-3")] and len(notes) == 1
+
+
+def test_a_deleted_event_row_or_a_row_put_back_as_it_was_is_set_aside_at_start_up(tmp_path):
+    """At a start every table is counted and its signatures added up: an events row deleted, or a settled
+    round's row put back as it was while open (a signed row, but not the one written last)."""
+    import sqlite3
+
+    totals = _settled_index(tmp_path, rounds=3)
+    db = sqlite3.connect(tmp_path / "index.sqlite")
+    db.execute("DELETE FROM events WHERE seq = 5")
+    db.commit()
+    db.close()
+    index, why = open_checked(tmp_path / "index.sqlite", index_key(KEY), tmp_path / "log")
+    assert why.startswith("The history index was changed outside the appliance (the history index holds")
+    assert "events rows" in why and "(1 deleted)" in why and why.endswith("kept as index.sqlite.damaged-0")
+    index.catch_up(tmp_path / "log")
+    assert index.shift() == totals
+    index.close()
+
+
+
 def _damage(path, at, size):
     data = bytearray(path.read_bytes())
     data[at:at + size] = bytes(range(256)) * (size // 256) + b"\xa5" * (size % 256)

@@ -10,8 +10,12 @@ does not match the log (another log, a log cut back) is rebuilt.
 The index file is not signed, and anyone with the disk could edit it: so every row carries an HMAC of
 its own columns under a key derived from the audit key (``sig``, made by SQLite through
 :func:`row_sig` from what it stored), and what is shown (the shift's totals, the history) is read only
-from rows that still match it. An edited row raises :class:`IndexEdited`; an index given the log's
-folder then rebuilds itself from the log and says so (``on_rebuilt``) instead of showing the figures.
+from rows that still match it. A row deleted leaves no signature to fail: so each table's tally (how many
+rows it was given, and the XOR of their signatures) is kept signed beside it, written in the same
+transaction as the rows. What is shown is read only from tables holding as many rows as their tally says,
+and a start checks the XOR too (a row swapped for an older copy of itself). An edited, deleted or added
+row raises :class:`IndexEdited`; an index given the log's folder then rebuilds itself from the log and
+says so (``on_rebuilt``) instead of showing the figures.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from ..game.start_seat import DEALER
 from ..records.events import Events
 from .log import records_from
 
-SCHEMA_VERSION = 3  # each row signed
+SCHEMA_VERSION = 4  # each row signed, each table's tally signed
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS rounds (
     round TEXT PRIMARY KEY, house TEXT, banker TEXT, opened_at TEXT, settled_at TEXT,
@@ -48,6 +52,7 @@ CREATE INDEX IF NOT EXISTS events_round ON events (round);
 CREATE INDEX IF NOT EXISTS seats_result ON seats (result);
 CREATE TABLE IF NOT EXISTS indexed (one INTEGER PRIMARY KEY CHECK (one = 1), seq INTEGER NOT NULL, hmac TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS faults (seq INTEGER PRIMARY KEY, ts TEXT, device TEXT, message TEXT, sig TEXT);
+CREATE TABLE IF NOT EXISTS tally (name TEXT PRIMARY KEY, rows INTEGER NOT NULL, digest TEXT NOT NULL, sig TEXT);
 """
 
 #: The signed columns of each table (all but ``sig``) and the columns that name one row.
@@ -131,6 +136,7 @@ class Index:
         self.db.create_function("row_sig", -1, lambda table, *values: row_sig(self.key, table, *values),
                                 deterministic=True)
         self.lock = threading.RLock()
+        self._delta: dict[str, tuple[int, int]] = {}  # table -> rows added, XOR of signatures: this transaction's
         with self.lock:
             if self.db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
                 # Only a cache of the log: an index of another layout is dropped and built again.
@@ -139,11 +145,61 @@ class Index:
                 self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             self.db.executescript(SCHEMA)
 
-    def _sign(self, table: str, **row_key) -> None:
-        """Sign a row from what SQLite stored (so a value's type is as a later read sees it)."""
+    def _signed(self, table: str, **row_key) -> str | None:
+        """The row's signature as stored now; None when there is no such row (or it is not signed yet)."""
+        where = " AND ".join(f"{name} = ?" for name in row_key)
+        row = self.db.execute(f"SELECT sig FROM {table} WHERE {where}", tuple(row_key.values())).fetchone()
+        return row[0] if row else None
+
+    def _sign(self, table: str, before: str | None, **row_key) -> None:
+        """Sign a row from what SQLite stored (so a value's type is as a later read sees it), and count it
+        in its table's tally: ``before`` is the signature of the row it replaces or changes (None: a new row)."""
         columns = ", ".join(COLUMNS[table])
         where = " AND ".join(f"{name} = ?" for name in row_key)
         self.db.execute(f"UPDATE {table} SET sig = row_sig('{table}', {columns}) WHERE {where}", tuple(row_key.values()))
+        after = self._signed(table, **row_key)
+        if after is not None:  # else no such row (a settlement of a round this index never saw open)
+            rows, digest = self._delta.get(table, (0, 0))
+            self._delta[table] = (rows + (before is None), digest ^ int(after, 16) ^ (int(before, 16) if before else 0))
+
+    def _tally(self, table: str) -> tuple[int, int]:
+        """How many rows ``table`` was given and the XOR of their signatures, as signed when they were written."""
+        row = self.db.execute("SELECT rows, digest, sig FROM tally WHERE name = ?", (table,)).fetchone()
+        if row is None:
+            return 0, 0
+        if not hmac.compare_digest(str(row[2]), row_sig(self.key, "tally", table, row[0], row[1])):
+            raise IndexEdited(f"the history index's count of {table} rows does not match its signature: "
+                              "the file was changed outside the appliance")
+        return row[0], int(row[1], 16)
+
+    def _write_tally(self) -> None:
+        """This transaction's rows added to the tallies (in the same transaction)."""
+        for table, (rows, digest) in self._delta.items():
+            had, was = self._tally(table)
+            rows, digest = had + rows, f"{was ^ digest:064x}"
+            self.db.execute("INSERT OR REPLACE INTO tally VALUES (?, ?, ?, ?)",
+                            (table, rows, digest, row_sig(self.key, "tally", table, rows, digest)))
+        self._delta = {}
+
+    def _check_count(self, *tables: str) -> None:
+        """Raise :class:`IndexEdited` when a table holds more or fewer rows than it was given (a row deleted
+        leaves no signature behind to fail)."""
+        for table in tables:
+            given = self._tally(table)[0]
+            held = self.db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+            if held != given:
+                what = f"{given - held} deleted" if held < given else f"{held - given} added"
+                raise IndexEdited(f"the history index holds {held} {table} rows where {given} were written "
+                                  f"({what}): the file was changed outside the appliance")
+
+    def _check_digest(self, table: str) -> None:
+        """The XOR of every row's signature against the tally: a row swapped for another signed copy of itself."""
+        digest = 0
+        for (sig,) in self.db.execute(f"SELECT sig FROM {table}"):
+            digest ^= int(sig, 16)
+        if digest != self._tally(table)[1]:
+            raise IndexEdited(f"the history index's {table} rows are not the ones written (a row was replaced "
+                              "by an older copy): the file was changed outside the appliance")
 
     def _check(self, table: str, where: str = "1 = 1", args: tuple | list = ()) -> None:
         """Raise :class:`IndexEdited` naming the first row ``where`` selects that does not match its signature."""
@@ -165,8 +221,11 @@ class Index:
                 raise sqlite3.DatabaseError(f"database disk image is malformed: {found}")
             for table in COLUMNS:
                 self._check(table)
+                self._check_count(table)
+                self._check_digest(table)
 
     def _check_rounds(self, rounds: list[str]) -> None:
+        self._check_count("rounds", "seats")
         for start in range(0, len(rounds), 500):  # under SQLite's limit on parameters
             part = rounds[start:start + 500]
             marks = ", ".join("?" * len(part))
@@ -179,10 +238,12 @@ class Index:
     def add(self, record: dict) -> None:
         """Index one record (called after it is on disk)."""
         with self.lock, self.db:
+            self._delta = {}  # what a failed transaction counted was rolled back with it
             self._add(record)
             self._mark(record)
 
     def _mark(self, record: dict) -> None:
+        self._write_tally()
         self.db.execute("INSERT OR REPLACE INTO indexed VALUES (1, ?, ?)", (record["seq"], record["hmac"]))
 
     def last_indexed(self) -> tuple[int, str | None]:
@@ -194,34 +255,39 @@ class Index:
     def _add(self, record: dict) -> None:
         data, event = record["data"], record["event"]
         round_id = data.get("round")
+        before = self._signed("events", seq=record["seq"])
         self.db.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, NULL)",
                         (record["seq"], record["ts"], event, record.get("who"), round_id))
-        self._sign("events", seq=record["seq"])
+        self._sign("events", before, seq=record["seq"])
+        if event in (Events.ROUND_OPENED, Events.ROUND_SETTLED, Events.ROUND_VOIDED):
+            before = self._signed("rounds", round=round_id)
         if event == Events.ROUND_OPENED:
             self.db.execute("INSERT OR REPLACE INTO rounds (round, house, banker, opened_at, status, seq, gaming_day) "
                             "VALUES (?, ?, ?, ?, 'open', ?, ?)",
                             (round_id, data["house"], str(data["banker"]), record["ts"], record["seq"],
                              record.get("gaming_day")))
-            self._sign("rounds", round=round_id)
+            self._sign("rounds", before, round=round_id)
         elif event == Events.ROUND_SETTLED:
             totals = data["settlement"]["totals"]
             self.db.execute("UPDATE rounds SET status = 'settled', settled_at = ?, banker_net = ?, commission = ?, "
                             "collection = ? WHERE round = ?",
                             (record["ts"], totals["banker_net"], totals["commission"], totals["collection"], round_id))
-            self._sign("rounds", round=round_id)
+            self._sign("rounds", before, round=round_id)
             for s in data["settlement"]["seats"]:
+                replaced = self._signed("seats", round=round_id, seat=s["seat"])
                 self.db.execute("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
                                 (round_id, s["seat"], s["wager"], s["result"], s["front"], s["back"], s["won"],
                                  s["lost"], s["commission"], s["collection"], s["net"]))
-                self._sign("seats", round=round_id, seat=s["seat"])
+                self._sign("seats", replaced, round=round_id, seat=s["seat"])
         elif event == Events.ROUND_VOIDED:
             self.db.execute("UPDATE rounds SET status = 'voided', reason = ? WHERE round = ?", (data["reason"], round_id))
-            self._sign("rounds", round=round_id)
+            self._sign("rounds", before, round=round_id)
         elif event in FAULT_EVENTS and (event != Events.DEVICE_STATUS or data.get("status") in ("offline", "fault")):
+            before = self._signed("faults", seq=record["seq"])
             self.db.execute("INSERT OR REPLACE INTO faults VALUES (?, ?, ?, ?, NULL)",
                             (record["seq"], record["ts"], data.get("device") or data.get("source"),
                              data.get("detail") or data.get("message") or data.get("reason", "")))
-            self._sign("faults", seq=record["seq"])
+            self._sign("faults", before, seq=record["seq"])
 
     def catch_up(self, folder: str | Path, on_batch: Callable[[int], None] = lambda done: None) -> int:
         """Index what the log holds beyond the last record indexed; returns how many records that was.
@@ -237,7 +303,7 @@ class Index:
                     seq, new = 0, records_from(folder, 0)
             if not seq:
                 with self.db:  # rows of an index that kept no mark (an older version) or of another log
-                    for table in ("rounds", "seats", "events", "faults", "indexed"):
+                    for table in ("rounds", "seats", "events", "faults", "indexed", "tally"):
                         self.db.execute(f"DELETE FROM {table}")
             count, batch = 0, []
             for record in new:
@@ -251,6 +317,7 @@ class Index:
     def _add_batch(self, batch: list[dict]) -> int:
         if batch:
             with self.db:  # one transaction: a crash keeps the index at the end of the last whole batch
+                self._delta = {}
                 for record in batch:
                     self._add(record)
                 self._mark(batch[-1])
@@ -297,6 +364,7 @@ class Index:
         if day is not None:
             where, args = f"{where} AND rounds.gaming_day = ?", [*args, day]
         with self.lock:
+            self._check_count("rounds", "seats")
             self._check("rounds", where, args)
             self._check("seats", f"round IN (SELECT round FROM rounds WHERE {where})", args)
             rounds = self.db.execute("SELECT status, banker_net, commission, collection FROM rounds "
@@ -327,6 +395,7 @@ class Index:
                                                                  "collection": Decimal("0.00"), "fouls": 0,
                                                                  "named": 0, "faults": 0})
         with self.lock:
+            self._check_count(*COLUMNS)
             self._check("rounds", "opened_at >= ?", (start,))
             self._check("seats", "round IN (SELECT round FROM rounds WHERE opened_at >= ?)", (start,))
             self._check("events", "event = ? AND ts >= ?", (Events.READ_CONFIRMED, start))
@@ -392,6 +461,7 @@ class Index:
     @shown
     def events_of(self, round_id: str) -> list[dict]:
         with self.lock:
+            self._check_count("events")
             self._check("events", "round = ?", (round_id,))
             rows = self.db.execute("SELECT seq, ts, event, who FROM events WHERE round = ? ORDER BY seq",
                                    (round_id,)).fetchall()
