@@ -4,9 +4,10 @@ log must verify, hold no partial record, and every round settled before the faul
 once (none lost, none repeated). Prints one table row per kind of fault.
 
 A second table covers faults found at start-up: the audit folder wiped (the history index left),
-the log rolled back under a shift seal, the clock stepped 400 days forward. Each start must detect
-it, hold the table with the reason the screens show, write nothing over the evidence, and lose no
-settled round once the log is put back and the table started again. The history index damaged
+the log rolled back under a shift seal, the clock stepped 400 days forward (at a start, or while the
+table plays). Each must be detected, the table held with the reason the screens show, nothing written
+over the evidence, no round's step booked to the day the clock jumped to (``booked_on_step``), and no
+settled round lost once the log is put back and the table started again. The history index damaged
 four ways (a row edited, a round's rows deleted, its header overwritten, pages overwritten) must be
 detected, rebuilt from the log with the reason said, the old file kept aside, and the shift's totals
 the log's own.
@@ -33,13 +34,15 @@ from pathlib import Path
 
 import datetime as dt
 
+from appliance.audit.clock import boot_seconds
 from appliance.audit.index import Index, index_key, open_checked
 from appliance.audit.keys import audit_key
 from appliance.audit.log import CLOCK_STEPPED, AuditLog, RecordingStopped, day_files, records, verify
 from appliance.audit.seal import seal_head
 from appliance.config import load_house, read_toml
 from appliance.table.recording import SpaceLimits
-from appliance.table.simulation import play_rounds
+from appliance.records.events import ROUND_STEPS
+from appliance.table.simulation import SimulationStopped, play_rounds
 from appliance.table.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -227,18 +230,42 @@ def start_trials(n: int, rng: random.Random, work: Path) -> list[dict]:
             after = settled(folder)
             row["lost"] += sum(1 for r in before if r not in after) + (not verify(folder, key).ok)
         rows.append(row)
-    row = {"fault": "clock +400 days", "runs": n, "detected": 0, "held_with_reason": 0, "wrote_nothing": "-", "lost": 0}
-    for trial in range(n):
-        folder, key, clock = work / f"clock-{trial}", b"c" * 64, SteppedClock()
-        play_rounds(RULES, AuditLog(folder, key, clock=clock), rng.randint(1, 3), seed=trial)
-        before = settled(folder)
-        clock.ahead = dt.timedelta(days=400)
-        audit = AuditLog(folder, key, clock=clock)
-        row["held_with_reason"] += _held_with_reason(audit)
-        play_rounds(RULES, audit, 1, seed=trial)
-        row["detected"] += any(r["event"] == CLOCK_STEPPED for r in records(folder))
-        row["lost"] += sum(1 for r in before if r not in settled(folder))
-    rows.append(row)
+    rows += clock_trials(n, rng, work)
+    return rows
+
+
+def clock_trials(n: int, rng: random.Random, work: Path) -> list[dict]:
+    """The wall clock stepped 400 days forward between two starts, or while the table plays (checked against
+    the box's own timer): recorded, held with the reason, and no round's step booked to the day it jumped to."""
+    rows = []
+    for name, running in (("clock +400 days (at a start)", False), ("clock +400 days (while playing)", True)):
+        row = {"fault": name, "runs": n, "detected": 0, "held_with_reason": 0, "wrote_nothing": "-",
+               "booked_on_step": 0, "lost": 0}
+        for trial in range(n):
+            folder, key, clock = work / f"clock-{running}-{trial}", b"c" * 64, SteppedClock()
+            play_rounds(RULES, AuditLog(folder, key, clock=clock, timer=boot_seconds), rng.randint(1, 3), seed=trial)
+            before = settled(folder)
+            days = {r["gaming_day"] for r in records(folder)}
+            moves = iter(range(rng.randint(1, 12)))  # the step comes at a random move of the next round
+
+            def pace() -> None:
+                if next(moves, None) is None:
+                    clock.ahead = dt.timedelta(days=400)
+
+            if not running:
+                clock.ahead = dt.timedelta(days=400)
+            audit = AuditLog(folder, key, clock=clock, timer=boot_seconds)
+            try:
+                play_rounds(RULES, audit, 3, seed=trial, pace=pace)
+            except (SimulationStopped, RuntimeError):
+                pass  # held: the simulation has no supervisor to confirm the day
+            row["held_with_reason"] += _held_with_reason(audit) and audit.clock_doubt is not None
+            logged = records(folder)
+            row["detected"] += any(r["event"] == CLOCK_STEPPED and r["data"].get("direction") == "forward"
+                                   for r in logged)
+            row["booked_on_step"] += sum(1 for r in logged if r["event"] in ROUND_STEPS and r["gaming_day"] not in days)
+            row["lost"] += sum(1 for r in before if r not in settled(folder)) + (not verify(folder, key).ok)
+        rows.append(row)
     return rows
 
 
@@ -344,7 +371,8 @@ def main() -> None:
                         "repeated"])
     if starts:
         print()
-        _print_table(starts, ["fault", "runs", "detected", "held_with_reason", "wrote_nothing", "lost"])
+        _print_table(starts, ["fault", "runs", "detected", "held_with_reason", "wrote_nothing", "booked_on_step",
+                              "lost"])
     kills = rows[-1]
     print(f"SIGKILL runs left {kills.get('settled_rounds')} settled rounds in one log; {seconds:.0f} s in all")
 

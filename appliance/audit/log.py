@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..records.events import Events
+from ..records.events import ROUND_STEPS, Events
+from .clock import ClockInDoubt, ClockWatch, boot_seconds
 from .gaming_day import GamingDay
 
 GENESIS = "0" * 64
@@ -49,6 +50,7 @@ AUDIT_RECOVERED = Events.AUDIT_RECOVERED
 AUDIT_GAP = Events.AUDIT_GAP
 AUDIT_ACKNOWLEDGED = Events.AUDIT_ACKNOWLEDGED
 CLOCK_STEPPED = Events.CLOCK_STEPPED
+CLOCK_CONFIRMED = Events.CLOCK_CONFIRMED
 RECORDING_RESUMED = Events.RECORDING_RESUMED
 SHIFT_SEALED = Events.SHIFT_SEALED
 
@@ -216,15 +218,21 @@ class AuditLog:
 
     ``write`` is the seam a test puts a failing disk behind (``os.write``'s signature). ``index`` is the
     history index kept beside the log: with the seals and the checkpoint, it tells a start whether the
-    log once went further than it does now (:mod:`.longer_log`)."""
+    log once went further than it does now (:mod:`.longer_log`). ``timer`` is the box's own, which the
+    wall ``clock`` is checked against (:mod:`.clock`); a ``clock`` given without one is its own timer."""
 
     def __init__(self, folder: str | Path, key: bytes, day: GamingDay = GamingDay(),
-                 clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc),
-                 write: Callable[[int, Any], int] = os.write, index: Path | None = None):
+                 clock: Callable[[], dt.datetime] | None = None,
+                 write: Callable[[int, Any], int] = os.write, index: Path | None = None,
+                 timer: Callable[[], float] | None = None):
         self.folder = Path(folder)
         self.folder.mkdir(mode=0o750, parents=True, exist_ok=True)
         self.key, self.day = key, day
-        self._clock, self._write_fn = clock, write
+        self._clock, self._write_fn = clock or (lambda: dt.datetime.now(dt.timezone.utc)), write
+        self._watch = ClockWatch(timer if timer is not None or clock is not None else boot_seconds)
+        #: A step of the clock forward not yet confirmed: {"reason", "seq"} (seq None until it is on disk)
+        self.clock_doubt: dict | None = None
+        self.on_clock_doubt: list[Callable[[str], None]] = []  # told the reason once a step is found running
         self._lock = threading.RLock()
         self.seq, self.prev = 0, GENESIS
         self.last_ts: dt.datetime | None = None
@@ -236,6 +244,12 @@ class AuditLog:
         self.last_seal: dict | None = latest_seal(self.folder)
         for event, data in self._open():
             self._pending.append((event, data))
+        now = self._clock()
+        step = self._watch.at_start(self.last_ts, now)
+        if step is not None:
+            self._pending.append((CLOCK_STEPPED, step.data()))
+            self.clock_doubt = {"reason": step.reason(), "seq": None}
+        self._watch.written(now)  # watched from the start, before any record is written
         if self._hold_for_a_longer_log(index):
             return  # nothing is written, not even what start-up found: the log stays as it was found
         try:
@@ -357,7 +371,31 @@ class AuditLog:
         with self._lock:
             if self.stopped is not None:
                 raise RecordingStopped(self.stopped.reason)
-            return self._append(event, data, who)
+            doubted = self.clock_doubt
+            try:
+                return self._append(event, data, who)
+            finally:
+                if doubted is None and self.clock_doubt is not None:
+                    for listener in self.on_clock_doubt:
+                        listener(self.clock_doubt["reason"])
+
+    def confirm_clock(self, gaming_day: str, who: str) -> dict:
+        """A supervisor confirms the gaming day the clock now gives, after a step forward: recorded, and
+        rounds are booked again. A day other than the clock's is refused (the clock is still wrong)."""
+        with self._lock:
+            if self.stopped is not None:
+                raise RecordingStopped(self.stopped.reason)
+            if self.clock_doubt is None:
+                raise ClockInDoubt("the clock has not stepped: there is nothing to confirm")
+            now = self._clock()
+            today = self.day.of(now)
+            if gaming_day != today:
+                raise ClockInDoubt(f"the clock gives gaming day {today}, not {gaming_day[:40]}: have the clock set "
+                                   "right, then confirm the day it gives")
+            record = self._append(CLOCK_CONFIRMED, {"gaming_day": today, "clock": now.isoformat(timespec="seconds"),
+                                                    "step_record": self.clock_doubt["seq"]}, who)
+            self.clock_doubt = None
+            return record
 
     def resume(self) -> dict | None:
         """Try to record again after a stop: the record saying how long recording stopped, or None
@@ -415,10 +453,16 @@ class AuditLog:
 
     def _append(self, event: str, data: dict, who: str, skip_to: int | None = None) -> dict:
         now = self._clock()
+        step = self._watch.check(now)
         if self.last_ts is not None and now < self.last_ts - STEP_BACK:
             self._write(CLOCK_STEPPED, {"from": self.last_ts.isoformat(timespec="microseconds"),
                                         "to": now.isoformat(timespec="microseconds"),
                                         "seconds": round((self.last_ts - now).total_seconds(), 6)}, "appliance", now)
+        elif step is not None:
+            stepped = self._write(CLOCK_STEPPED, step.data(), "appliance", now)
+            self.clock_doubt = {"reason": step.reason(), "seq": stepped["seq"]}
+        if self.clock_doubt is not None and event in ROUND_STEPS:
+            raise ClockInDoubt(self.clock_doubt["reason"])  # nothing of a round is booked to a day in doubt
         if self.last_day is not None and self.day.of(now) > self.last_day:
             from .seal import seal_head
             seal_head(self, "the gaming day ended", "appliance", now)
@@ -451,6 +495,9 @@ class AuditLog:
         finally:
             os.close(fd)
         self.seq, self.prev, self.last_ts, self.last_day = seq, line_hash(line), now, day
+        self._watch.written(now)
+        if event == CLOCK_STEPPED and self.clock_doubt is not None and self.clock_doubt["seq"] is None:
+            self.clock_doubt["seq"] = seq  # the step found at start-up, now on disk
         try:
             self._replace_head(head)
         except OSError as err:

@@ -49,10 +49,18 @@ class Events:
     AUDIT_RECOVERED = "AuditRecovered"  # a partial record cut at start-up
     AUDIT_GAP = "AuditGap"  # the log does not reach its head: records lost from the end (or the head itself)
     AUDIT_ACKNOWLEDGED = "AuditAcknowledged"  # a supervisor saw a start-up finding (with the PIN)
-    CLOCK_STEPPED = "ClockStepped"
+    CLOCK_STEPPED = "ClockStepped"  # the wall clock stepped back, or forward past the appliance's own timer
+    CLOCK_CONFIRMED = "ClockConfirmed"  # a supervisor confirmed the gaming day after a step forward (with the PIN)
     RECORDING_RESUMED = "RecordingResumed"
     SHIFT_SEALED = "ShiftSealed"
     INDEX_REBUILT = "IndexRebuilt"  # the history index was damaged or edited: set aside and rebuilt from the log
+
+
+#: The records of a round's steps, each booked to the gaming day of its time: none is written while a step
+#: of the clock forward waits for a supervisor to confirm the day (appliance/audit/clock.py).
+ROUND_STEPS = frozenset({Events.ROUND_OPENED, Events.START_SEAT, Events.BANKER_CARDS, Events.BANKER_SET,
+                         Events.BANKER_SET_HELD, Events.SEAT_CARDS, Events.READ_CONFIRMED, Events.READ_CORRECTED,
+                         Events.TABLE_FLAGGED, Events.CAMERA_OVERRIDDEN, Events.ROUND_SETTLED, Events.ROUND_VOIDED})
 
 
 def event_names() -> frozenset[str]:

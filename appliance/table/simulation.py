@@ -34,7 +34,7 @@ from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
 from .recording import IndexFeed, SpaceLimits, catch_up
 from ..vision.layout import BANKER_SET_ZONES
-from .round import Events, RoundIds, void_interrupted
+from .round import Events, Phase, RoundIds, void_interrupted
 from .table import BANK_MEMORY, Table
 
 log = logging.getLogger(__name__)
@@ -166,6 +166,8 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
     for _ in range(rounds):
         if stop():
             break
+        if loop.step is Step.HELD and (table.current is None or table.current.phase in (Phase.SETTLED, Phase.VOIDED)):
+            raise SimulationStopped(f"the table is held: {table.held}")  # e.g. the clock stepped at the start
         dealer.act()  # wagers and NEXT: the round opens and the device answers
         if loop.step is Step.IDLE and loop.message:
             raise SimulationStopped(loop.message)

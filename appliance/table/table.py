@@ -1,7 +1,8 @@
 """The table: the current round, the records outside rounds, and the supervisor's powers.
 
 A supervisor's action (a correction, a void, a misdeal, a start value entered by hand when
-the device is down, the release of a held table, a house dealer's setting let stand) needs the supervisor's PIN and lands in the
+the device is down, the release of a held table, a house dealer's setting let stand, the gaming day
+confirmed after the clock stepped forward) needs the supervisor's PIN and lands in the
 audit log with the reason. No decision can be changed once the next round has started
 (Capitol rule 3). The dealer's loop, the dashboard and the devices reach the table from
 different threads: every change happens under ``lock``.
@@ -13,6 +14,7 @@ import logging
 import threading
 from collections.abc import Callable
 
+from ..audit.clock import ClockInDoubt
 from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
 from ..audit.seal import seal_head
 from ..game.banking import BankOffer, BankRound, bank_offers, bank_refusal
@@ -46,12 +48,20 @@ class Table:
         self._held: str | None = None
         self._unacknowledged: list[dict] = []  # start-up findings about the log: {"problem", "seq"}
         self.notices: list[str] = []  # standing facts the screens show (a simulation's key beside its data)
+        # A step of the clock forward holds the table until the gaming day is confirmed (audit/clock.py): the
+        # screens hear of it from a TableHeld record, found at this start or later while running.
+        audit.on_clock_doubt.append(lambda reason: self.note(Events.TABLE_HELD, {"round": None, "reason": reason},
+                                                             "appliance (clock)"))
+        if audit.clock_doubt is not None:
+            self.note(Events.TABLE_HELD, {"round": None, "reason": audit.clock_doubt["reason"]}, "appliance (clock)")
 
     @property
     def held(self) -> str | None:
-        """Why the table waits, if it does: recording stopped comes first (nothing can be settled),
-        then what a supervisor must see."""
-        return self.audit.stopped.reason if self.audit.stopped is not None else self._held
+        """Why the table waits, if it does: recording stopped comes first (nothing can be settled), then a
+        clock in doubt (no round can be booked), then what a supervisor must see."""
+        if self.audit.stopped is not None:
+            return self.audit.stopped.reason
+        return self.audit.clock_doubt["reason"] if self.audit.clock_doubt is not None else self._held
 
     @held.setter
     def held(self, reason: str | None) -> None:
@@ -225,12 +235,29 @@ class Table:
         with self.lock:
             return seal_head(self.audit, "shift close", who)
 
+    def confirm_clock(self, supervisor: str, pin: str, gaming_day: str, address: str = "local") -> dict:
+        """After the clock stepped forward: the supervisor confirms the gaming day the clock now gives (a day
+        other than the clock's is refused: the clock is still wrong), and rounds are booked again."""
+        who = self._supervisor(supervisor, pin, address)
+        with self.lock:
+            record = self.audit.confirm_clock(gaming_day, who)
+            tell(self.listeners, record)
+            if self.held is None:
+                self.log(Events.TABLE_RELEASED, {"round": self.current.round_id if self.current else None,
+                                                 "action": "clock confirmed"}, who)
+            else:  # held for something else too (an interrupted round): the screens show that now
+                self.note(Events.TABLE_HELD, {"round": self.current.round_id if self.current else None,
+                                              "reason": self.held}, who)
+            return record
+
     def release(self, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
         """The supervisor has dealt with what held the table; the dealer carries on."""
         who = self._supervisor(supervisor, pin, address)
         with self.lock:
             if self.audit.stopped is not None:
                 raise RecordingStopped(self.audit.stopped.reason)
+            if self.audit.clock_doubt is not None:
+                raise ClockInDoubt(f"{self.audit.clock_doubt['reason']} (confirm the gaming day to release)")
             if self.held is None:
                 raise RoundStateError("the table is not held")
             self._released(who, "release", reason)

@@ -232,6 +232,15 @@ def supervisor_routes(table: Table | None, rules: HouseRules, index: Index | Non
         table.release(g.supervisor.supervisor, pin_of(body), text(body, "reason"), request.remote_addr)
         return jsonify({"ok": True})
 
+    @bp.post("/api/clock/confirm")
+    @supervisor_only
+    def confirm_clock(body):
+        """After the clock stepped forward: the supervisor confirms the gaming day (``gaming_day``, the date
+        the clock now gives, which the held table's reason shows) and rounds are booked again."""
+        record = table.confirm_clock(g.supervisor.supervisor, pin_of(body), text(body, "gaming_day", 10),
+                                     request.remote_addr or "?")
+        return jsonify({"ok": True, "gaming_day": record["data"]["gaming_day"], "held": table.held})
+
     @bp.get("/api/screens")
     @supervisor_read()
     def screens():
