@@ -436,7 +436,7 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
     import datetime as dt
 
     from .audit.log import load_key
-    from .audit.replay import export_csv
+    from .audit.replay import write_export
 
     try:
         start, end = dt.date.fromisoformat(args.date_from), dt.date.fromisoformat(args.date_to)
@@ -444,7 +444,7 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
         raise UsageError(f"--from/--to: {err} (use YYYY-MM-DD)") from None
     if start > end:
         raise UsageError(f"--from {start} is after --to {end}: no gaming day lies between them")
-    sys.stdout.write(export_csv(args.path, load_key(args.key_file), start, end).text)
+    write_export(args.path, load_key(args.key_file), start, end, sys.stdout)  # as it is read: never the whole log
     return 0
 
 

@@ -9,10 +9,12 @@ import io
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import TextIO
 
 from ..game.rules import HouseRules
+from ..records.events import Events
 from ..table.round import derive, rounds_in
-from .log import AuditError, verify
+from .log import AuditError, day_files, lines_in_order, verify
 from .seal import seal_text, seals_of
 
 
@@ -52,23 +54,29 @@ class Export:
 def export_csv(folder: str | Path, key: bytes, start: dt.date, end: dt.date) -> Export:
     """Settled rounds whose settlement falls in the gaming days from ``start`` to ``end`` (inclusive),
     one row per seat; then, after a blank line, the shift seals of those gaming days, so the export
-    carries what proves the log it came from was whole."""
+    carries what proves the log it came from was whole (as text: see :func:`write_export`)."""
+    out = io.StringIO()
+    rows, seals = write_export(folder, key, start, end, out)
+    return Export(out.getvalue(), rows, seals)
+
+
+def write_export(folder: str | Path, key: bytes, start: dt.date, end: dt.date, out: TextIO) -> tuple[int, int]:
+    """:func:`export_csv` written to ``out`` as the log is read, record by record: what is held is the
+    settlements of the days asked for, never the whole log (one day of thirty took the log's size in
+    memory, 820 MB). Returns the rows (one per settled seat) and the seals written."""
     checked = verify(folder, key)
     if not checked.ok:
         raise AuditError(f"{checked.where()}: {checked.problem}; verify the log first")
     first, last = start.isoformat(), end.isoformat()
-    out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["round", "settled_at", "gaming_day", "seat", "wager", "action", "result", "won", "lost",
                      "commission", "collection", "bonus", "net", "banker_net"])
     rows = 0
-    for rid, entry in rounds_in(folder).items():
-        s = entry["settlement"]
-        if s is None or not first <= entry["gaming_day"] <= last:
-            continue
+    for rid, settled in settled_in(folder, first, last).items():
+        s = settled["data"]["settlement"]
         for seat in s["seats"]:
             bonus = str(Decimal(seat["bonus"]["fortune"]) + Decimal(seat["bonus"]["envy"]))
-            writer.writerow([rid, entry["settled_at"], entry["gaming_day"], seat["seat"], seat["wager"], seat["action"],
+            writer.writerow([rid, settled["ts"], settled["gaming_day"], seat["seat"], seat["wager"], seat["action"],
                              seat["result"], seat["won"], seat["lost"], seat["commission"], seat["collection"], bonus,
                              seat["net"], s["totals"]["banker_net"]])
             rows += 1
@@ -78,4 +86,20 @@ def export_csv(folder: str | Path, key: bytes, start: dt.date, end: dt.date) -> 
         writer.writerow(["seal_seq", "seal_hash", "sealed_at", "gaming_day", "seal"])
         for seal in seals:
             writer.writerow([seal["seq"], seal["hash"], seal["ts"], seal["gaming_day"], seal_text(seal)])
-    return Export(out.getvalue(), rows, len(seals))
+    return rows, len(seals)
+
+
+def settled_in(folder: str | Path, first: str, last: str) -> dict[str, dict]:
+    """Each round's last RoundSettled record whose gaming day lies from ``first`` to ``last``, by round in
+    the order the rounds were played, read as a stream in sequence order: a correction after the settlement
+    takes the round out until it is settled again (as :func:`~appliance.table.round.fold_rounds` reads it)."""
+    settled: dict[str, dict] = {}
+    for line in lines_in_order(day_files(Path(folder))):
+        record = line.record
+        if record is None or record["event"] not in (Events.ROUND_SETTLED, Events.READ_CORRECTED):
+            continue
+        round_id = record["data"].get("round")
+        settled.pop(round_id, None)  # settled again, or corrected: the earlier settlement no longer stands
+        if record["event"] == Events.ROUND_SETTLED and first <= record["gaming_day"] <= last:
+            settled[round_id] = record
+    return settled
