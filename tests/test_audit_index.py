@@ -121,10 +121,10 @@ def test_an_index_of_another_log_is_rebuilt(tmp_path):
 def test_round_ids_go_on_from_the_index(tmp_path):
     from appliance.table.round import RoundIds
 
-    days_of_log(tmp_path / "log", days=2)
+    audit = days_of_log(tmp_path / "log", days=2)  # its clock goes on from the log's last record
     index = Index(tmp_path / "index.sqlite")
     index.catch_up(tmp_path / "log")
-    TableRound("d1-9", load_house("general"), {"house": {}}, AuditLog(tmp_path / "log", KEY), [index.add]).open(
+    TableRound("d1-9", load_house("general"), {"house": {}}, audit, [index.add]).open(
         "dealer", [{"seat": 1, "wager": "20"}])
     ids = RoundIds(index.last_number, lambda: "d1")
     assert [ids(), ids()] == ["d1-10", "d1-11"]
