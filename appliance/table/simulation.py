@@ -23,7 +23,7 @@ from ..audit.log import AuditLog, RecordingStopped
 from ..config import read_house
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
-from ..game.rules import BankingMode, HouseRules, StartMethod
+from ..game.rules import BankerSetting, BankingMode, HouseRules, StartMethod
 from ..game.settlement import house_way_difference
 from ..game.banking import BankRound, bank_offers
 from ..game.start_seat import DEALER, Position, first_hand, ring
@@ -277,7 +277,10 @@ class SimulatedDealer(Worker):
                 first = first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)
                 self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, first)
                 self._round = current.round_id
-            if step is Step.BANKER and loop.wanted_zones() == ["banker"]:
+            # (by the round's banker and the house's rule, as the loop's wanted zones are: the loop may move
+            # on between the step read above and a question asked of it now)
+            own = state["banker"] != DEALER and rules.banking.banker_sets is BankerSetting.OWN
+            if step is Step.BANKER and not own:
                 laid = {"banker": self._hands[state["banker"]]}
             elif step is Step.BANKER:  # a player-banker sets his own hand (here as the house way would)
                 laid = players_set(self._hands, [state["banker"]], rules, self._ev)
