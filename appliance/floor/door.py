@@ -89,7 +89,7 @@ class DoorLimits:
 class Feed(asyncio.Protocol):
     """The door's end of the feed from the floor's process: the answers to the door's questions."""
 
-    def __init__(self, door: "FloorDoor"):
+    def __init__(self, door: FloorDoor):
         self.door, self.pending, self.ended = door, bytearray(), asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.Transport) -> None:
