@@ -3,6 +3,7 @@
 import random
 
 import cv2
+import numpy as np
 import pytest
 from dealer_table import Dealer
 
@@ -13,7 +14,9 @@ from appliance.table.dealer import Step
 from appliance.table.eye import CameraEye
 from appliance.vision.calibrate import Calibrator, calibrate
 from appliance.vision.deck import learn
-from appliance.vision.deck_match import DECK_MISMATCH, MIN_CARDS, DeckMatch, Verdict
+from appliance.vision.deck_match import (DECK_MISMATCH, MIN_CARDS, OWN_MARGIN, OWN_QUANTILE, OWN_VIEWS, POOR_MATCH,
+                                         DeckMatch, Verdict, own_poor_match)
+from appliance.vision.index import IndexGeometry
 from appliance.vision.layout import load_layout
 from appliance.vision.reader import CardRead, read_frame
 from appliance.vision.render import DESIGNS, CardImage, Scene, SyntheticCamera, card_face, deal_table, render_table
@@ -46,6 +49,26 @@ def test_the_verdict_needs_many_cards():
     assert DeckMatch.of([0.935] + [0.99] * 48).vouch(read).card == "8d"
     mismatch = DeckMatch.of([0.93] * 49).vouch(CardRead("As", 0.99, None, 0.99, (0.0, 0.0)))
     assert mismatch.card is None and mismatch.reason == f"unreadable: {DECK_MISMATCH}"
+
+
+def test_a_deck_that_matches_itself_less_closely_judges_by_its_own_poor_match():
+    # a deck printed thin: its own cards match 0.93 on a table now and then, and that is not poor for it
+    assert DeckMatch.of([0.99] * 39 + [0.93] * 10, poor_match=0.9).verdict is Verdict.TAUGHT
+    assert DeckMatch.of([0.99] * 39 + [0.85] * 10, poor_match=0.9).verdict is Verdict.OTHER
+    read = CardRead("8d", 0.96, None, 0.92, (0.0, 0.0))
+    assert DeckMatch.of([0.92] * 3, poor_match=0.9).vouch(read).card == "8d"
+    assert DeckMatch.of([0.92] * 3).vouch(read).card is None
+
+
+def test_a_decks_poor_match_is_under_its_own_cards_as_the_camera_sees_them():
+    corners = {str(c): np.full((90, 60, 3), 255, np.uint8) for c in CARDS if not c.is_joker}
+    geometry = IndexGeometry((1.0, 1.0, 9.0, 9.0), (1.0, 10.0, 9.0, 16.0), (1.0, 10.0, 9.0, 16.0))
+    views = len(corners) * OWN_VIEWS
+    scores = iter(np.linspace(0.80, 1.0, views))  # each view, as the deck scores it, in turn
+    poor = own_poor_match(corners, geometry, lambda glyphs, px: float(next(scores)))
+    assert poor == pytest.approx(0.80 + 0.2 * OWN_QUANTILE - OWN_MARGIN, abs=0.005)
+    assert own_poor_match(corners, geometry, lambda glyphs, px: 0.99) == POOR_MATCH  # a clear deck: the measured rate
+    assert own_poor_match(corners, geometry, lambda glyphs, px: None) == POOR_MATCH  # nothing seen: no evidence
 
 
 def degraded_table(design, seed):

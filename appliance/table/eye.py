@@ -73,7 +73,7 @@ class CameraEye:
         self._set("online", "markers found" if not calibration.stale else "markers covered: last good calibration")
         reads = {name: read_zone(frame, self.layout.zone(name), self.deck, calibration) for name in zones}
         self._matches.update({name: [r.match for r in cards] for name, cards in reads.items()})
-        match = DeckMatch.of(score for scores in self._matches.values() for score in scores)
+        match = DeckMatch.of((score for scores in self._matches.values() for score in scores), self.deck.poor_match)
         looked: Look = {}
         for name, cards in reads.items():
 

@@ -31,6 +31,7 @@ class Glyph:
     px_per_mm: float = CANON_PX_PER_MM  # the resolution the card was seen at (a template's, for matching alike)
     faint: bool = False  # lost at the corner's ink cut and found again at its own: weaker evidence
     runs_out: bool = False  # its ink runs on out of the corner's right or bottom side: part of it is out of view
+    parted: bool = False  # cut out of ink it touched (the other symbol, a picture, a pip): the cut may be off
     cut_from: np.ndarray | None = field(default=None, repr=False, compare=False)  # its corner's suit, as seen (darkest channel)
 
     @cached_property

@@ -22,6 +22,7 @@ import numpy as np
 from ..game.cards import CARDS, Card, CardError
 from .cards import (CANON_PX_PER_MM, CANON_SIZE, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, flatten,
                     quad_px_per_mm, shifted)
+from .deck_match import POOR_MATCH, own_poor_match
 from .face_picture import face_picture, picture_shape, shows_something
 from .index import (IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps, index_patch,
                     locate_index)
@@ -120,6 +121,10 @@ class Templates:
         return self._near[key]
 
 
+#: A card's symbols are compared with templates learned within this factor of its resolution, as
+#: the reader compares them (``reader.Thresholds.resolution_span``).
+OWN_SPAN = 1.3
+
 #: Faces photographed coarser than this teach templates too soft for some designs: deck-b taught
 #: from its photos shrunk to 2.2 px/mm (as the overhead camera sees a card lying on the table) held
 #: most bench tables of its own cards as another deck's and named 2 of 1,960 spread cards wrongly,
@@ -141,6 +146,7 @@ class Deck:
     # code -> the index corner of an untaught card whose face was found: a card that looks like it is not named
     witnesses: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     joker_corner: np.ndarray | None = field(default=None, repr=False)  # a joker taught by its whole corner
+    poor_match: float = POOR_MATCH  # a card matching under this matches the deck poorly (``own_poor_match``)
 
     def __post_init__(self) -> None:
         self.rank_templates = Templates.of(self.ranks)
@@ -170,6 +176,16 @@ class Deck:
         like, score, own = rival
         why = f"which this deck was not taught ({self.untaught[like]})" if like in self.untaught else "the joker"
         return f"not taught: the index reads {code} but looks more like {like} ({score:.2f} against {own:.2f}), {why}"
+
+    def own_match(self, glyphs: tuple[Glyph, Glyph] | None, px_per_mm: float) -> float | None:
+        """How closely a card's rank and suit (None: none found) seen at ``px_per_mm`` match this deck:
+        the lower of the best rank's and best suit's score, among templates learned within OWN_SPAN of
+        its resolution (the reader's ``Thresholds.resolution_span``)."""
+        if glyphs is None:
+            return None
+        rank, suit = glyphs
+        return float(min(self.rank_templates.near(px_per_mm, OWN_SPAN).best([rank]).max(),
+                         self.suit_templates.near(px_per_mm, OWN_SPAN).best([suit]).max()))
 
     @property
     def photo_advice(self) -> str | None:
@@ -205,7 +221,7 @@ class Deck:
         meta = {
             "format": FORMAT, "canonical_size": CANON_SIZE, "index": self.index.to_json(),
             "rank_size": RANK_SIZE, "suit_size": SUIT_SIZE, "refused": self.refused,
-            "photo_px_per_mm": self.photo_px_per_mm,
+            "photo_px_per_mm": self.photo_px_per_mm, "poor_match": self.poor_match,
             "pictures": {code: f"pictures/{code}.png" for code in self.pictures},
             "learned": sorted(self.corners), "untaught": self.untaught,
             "witnesses": {code: f"untaught/{code}.png" for code in self.witnesses},
@@ -272,13 +288,14 @@ class Deck:
             raise DeckError(f"{meta_path}: index corners kept of cards it was taught: {', '.join(sorted(set(witnesses) - set(untaught)))}")
         joker = meta.get("joker_corner")
         joker = None if joker is None else _load_images(folder, {JOKER: joker}, "index corner", cv2.IMREAD_COLOR)[JOKER]
-        # the taught cards' corners are compared with a card that looks like an untaught one, or the joker
+        # the taught cards' corners are compared with a card that looks like an untaught one, the joker,
+        # or another taught card (``KeptCorners``)
         corners = _load_images(folder, {c: f"index/{c}.png" for c in meta.get("learned", [])}, "index corner",
-                               cv2.IMREAD_COLOR) if witnesses or joker is not None else {}
+                               cv2.IMREAD_COLOR)
         return cls(tables["ranks"], tables["suits"], geometry, str(folder), dict(meta.get("refused", {})), corners,
                    pictures=_load_images(folder, meta["pictures"], "picture", shape=picture_shape(geometry.box_mm)),
                    photo_px_per_mm=None if photo_px is None else float(photo_px), untaught=untaught, witnesses=witnesses,
-                   joker_corner=joker)
+                   joker_corner=joker, poor_match=float(meta.get("poor_match", POOR_MATCH)))
 
 
 def _untaught_of_json(data) -> dict[str, str]:
@@ -445,10 +462,13 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     refusals = {Path(name).stem: why for name, why in refused.items()}
     untaught = _untaught(files, {c: why for c, why in refusals.items() if c not in mislabelled}, ranks, suits,
                          {JOKER} if joker is not None else set())
-    return Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, geometry,
+    deck = Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, geometry,
                 str(folder), refused, {c: corners[c] for c in glyphs}, _pictures({c: flat[c] for c in glyphs}, geometry),
                 float(np.median([px for _, px in _found(found).values()])), untaught,
                 {c: corners[c] for c in untaught if c in corners}, joker)
+    deck.poor_match = own_poor_match({c: corner for c, corner in deck.corners.items() if c != JOKER}, geometry,
+                                     deck.own_match)
+    return deck
 
 
 def _joker_corner(flat: dict[str, np.ndarray], glyphs: dict, corners: dict[str, np.ndarray], geometry: IndexGeometry,
@@ -488,7 +508,7 @@ def _clashes(glyphs: dict) -> bool:
     return False
 
 
-#: A card's symbols match its own deck's at 0.94 and more (deck_match.POOR_MATCH); the reader names
+#: A card's symbols match a clear deck's at 0.94 and more (deck_match.POOR_MATCH); the reader names
 #: one whose distance (1 - score) is at most 0.7 of the runner-up's: a joker's symbol matching
 #: another card's this closely would leave that card unclear.
 JOKER_CLASH = 0.9

@@ -414,6 +414,40 @@ def _parted(grey: np.ndarray, labels: np.ndarray, pieces: list[int], region_px: 
     return (parts, stats, kept) if kept else None
 
 
+def _off_the_picture(suit, geometry: IndexGeometry):
+    """The suit's ink (labels, stats, pieces) cut off a court's picture it runs into (its frame, seen
+    coarse, as dark as the suit where they touch, so no paler line parts them): beyond the suit's
+    middle, towards the side it runs out of, the first line across (a row below a suit printed under
+    the rank, a column beside one printed beside it) whose ink reaches further out than a suit may be
+    moved (REGISTER_MM past its window) is the picture's edge, and that line and all beyond it are
+    dropped. The pieces left that lie mostly in the suit's region are kept, as ``_parted`` keeps
+    them; None where no such line is found, or nothing is left."""
+    labels, stats, pieces = suit
+    joined = np.isin(labels, pieces)
+    x0, y0, x1, y1 = _window(geometry.suit_mm, geometry)
+    reach = round(REGISTER_MM * CANON_PX_PER_MM)
+    along = joined.T if geometry.suit_beside else joined  # lines across the way the suit runs out
+    low, high = (y0, y1) if geometry.suit_beside else (x0, x1)
+    start = ((x0 + x1) if geometry.suit_beside else (y0 + y1)) // 2
+    outside = along[:, :max(0, low - reach)].any(axis=1) | along[:, high + reach:].any(axis=1)
+    edge = next((i for i in range(max(0, start), along.shape[0]) if outside[i]), None)
+    if edge is None:
+        return None
+    kept_ink = joined.copy()
+    if geometry.suit_beside:
+        kept_ink[:, edge:] = False
+    else:
+        kept_ink[edge:] = False
+    count, cut, cut_stats, _ = components(kept_ink.astype(np.uint8))
+    rx0, ry0, rx1, ry1 = _region_px(geometry.suit_mm, geometry)
+    kept = []
+    for part in range(1, count):
+        ys, xs = np.nonzero(cut == part)
+        if np.count_nonzero((xs >= rx0) & (xs < rx1) & (ys >= ry0) & (ys < ry1)) >= len(xs) / 2:
+            kept.append(part)
+    return (cut, cut_stats, kept) if kept else None
+
+
 PART_LEVELS = 8  # the steps in which parted ink is flooded from its cores
 
 
@@ -489,6 +523,7 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
         return None
     grey, parts = found
     seen = grey  # (a cut's painted line is no edge of the ink: the blur is measured without it)
+    parted = False
     if any(not pieces for _, _, pieces in parts):
         if not _joined(parts, geometry):
             return None
@@ -498,25 +533,30 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
         if found is None or any(not pieces for _, _, pieces in found[1]):
             return None
         grey, parts = found
+        parted = True
     if _runs_out(corner, _ink_box(parts[1][1], parts[1][2]), geometry):
         # the suit runs out of the corner's far side (below it, or beside it where the suit is printed
         # beside the rank): joined to a picture beside it, or the corner is cut short or placed off
         # the card, and what is left of a spade (its point) matches a club as well as anything, of
         # a heart (its left lobe) a diamond
-        parted = _parted(grey, parts[1][0], parts[1][2], _region_px(geometry.suit_mm, geometry))
-        if parted is None or _runs_out(corner, _ink_box(parted[1], parted[2]), geometry):
+        apart = _parted(grey, parts[1][0], parts[1][2], _region_px(geometry.suit_mm, geometry))
+        if apart is None or _runs_out(corner, _ink_box(apart[1], apart[2]), geometry):
+            apart = _off_the_picture(parts[1], geometry)
+        if apart is None or _runs_out(corner, _ink_box(apart[1], apart[2]), geometry):
             return None
-        parts[1] = parted
+        parts[1], parted = apart, True
     windows = [_window(region, geometry) for region in (geometry.rank_mm, geometry.suit_mm)]
     if _at_far_side(corner.shape[:2], _ink_box(parts[1][1], parts[1][2])):
         # the suit's ink runs on out of the corner beside or below it: blur joined it to a pip printed
         # close by, whose edge the corner takes in (on a deck whose learned suit reaches near that pip,
         # a spade with a sliver of it matched a club)
-        parts[1] = _suit_parted(grey, parts[1], corner.shape[:2], geometry)
+        suit = _suit_parted(grey, parts[1], corner.shape[:2], geometry)
+        parted, parts[1] = parted or suit is not parts[1], suit
     if _overflows(_ink_box(parts[0][1], parts[0][2]), windows[0]):
         # a pip printed close beside the rank, joined to it by blur: cut at the window, what is left
         # of the pip reshapes the rank (a 6 with a piece of its heart matched an 8 better)
-        parts[0] = _rank_parted(grey, parts[0], windows[0], geometry)
+        rank = _rank_parted(grey, parts[0], windows[0], geometry)
+        parted, parts[0] = parted or rank is not parts[0], rank
     dx, dy = _registered(windows, [_ink_box(stats, pieces) for _, stats, pieces in parts], round(REGISTER_MM * CANON_PX_PER_MM))
     glyphs = []
     # looked at again, the rank keeps its pale strokes; a suit keeps to its own ink: its outline is
@@ -534,8 +574,8 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
         glyphs.append(glyph)
     suit = _suit_window(seen, geometry, dx, dy)
     runs_out = _at_far_side(corner.shape[:2], _ink_box(parts[0][1], parts[0][2]))
-    return (replace(glyphs[0], faint=faint, cut_from=suit, runs_out=runs_out),
-            replace(glyphs[1], faint=faint, cut_from=suit))
+    return (replace(glyphs[0], faint=faint, cut_from=suit, runs_out=runs_out, parted=parted),
+            replace(glyphs[1], faint=faint, cut_from=suit, parted=parted))
 
 
 #: A card's outline found in a coarse view lies within about half a millimetre of its edge: a corner

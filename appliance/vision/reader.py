@@ -25,7 +25,7 @@ from .calibrate import Calibration
 from .card_edge import on_edges
 from .cards import Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import Deck, Templates
-from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, DeckMatch, Verdict
+from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, POOR_MATCH, DeckMatch, Verdict
 from .face_picture import agrees, card_picture, compare, contradicts, picture_part, picture_part_width, tell
 from .index import index_glyphs
 from .layout import Layout, Zone
@@ -262,6 +262,9 @@ def read_cards(frame: np.ndarray, quads: list[np.ndarray], deck: Deck,
             for glyphs, card, quad, px, card_looks in zip(found, corners, quads, px_per_mm, looks)]
 
 
+#: A card matching the deck poorly is refused where another card's whole corner is this much likelier
+#: than its own (distance ratio, as symbols are tested; see ``_more_like``).
+WHOLE_CORNER_RATIO = 0.5
 #: A card seen at less than the lowest resolution the deck was learned at, over this, is not read.
 LOWEST_SPAN = 1.6
 #: An index corner whose ink's edges spread further than this (``cards.blur_mm``: an out-of-focus
@@ -376,7 +379,34 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     untaught = deck.not_taught(code, corners) if corners is not None else None
     if untaught is not None:
         return None, 0.0, f"unreadable: {untaught}", match
+    other = _more_like(deck, code, corners, looks, any(g[0].parted for g in _focused(found)))
+    if other is not None:
+        return None, 0.0, f"unreadable: {other}", match
     return code, confidence, told, match
+
+
+def _more_like(deck: Deck, code: str, corners: list[np.ndarray] | None, looks: list[_Look], parted: bool) -> str | None:
+    """Why a card its symbols name, matching under the POOR_MATCH of clear decks (a deck printed thin
+    judges whether it is in play at its own ``poor_match``, lower, but its cards that match under
+    POOR_MATCH are the ones a cut or a neighbour may have misled), is not named: its whole
+    index corner, compared as cut, looks more like another card's than like its own. Where its symbols
+    were cut out of ink they touched (``parted``), a rival as alike as its own refuses it (a spade
+    touching both a J's tail and a court's frame, cut from both, matched a club 0.94 against 0.80; its
+    corner was the Js's, 0.98 against 0.97); otherwise a rival only where it is clearly likelier, its
+    distance (1 - likeness) at most WHOLE_CORNER_RATIO of the own's (a 10 under another card in a
+    spread, read 3 at 0.84: its corner was the 10's, 0.97 against 0.87). A rank printed pale leaves a
+    corner that is mostly its suit, nearly as like another rank's as its own (a 2 at 0.87 against a
+    7 at 0.90): that is no evidence. None where the card matches well (most cards: the comparison is
+    not made) or its own corner holds."""
+    score = sum(min(max(look.ranks), max(look.suits)) for look in looks) / len(looks)
+    if corners is None or score >= POOR_MATCH:
+        return None
+    rival = deck.kept_corners.more_like(code, corners, 1.0 if parted else WHOLE_CORNER_RATIO)
+    if rival is None:
+        return None
+    like, likeness, own = rival
+    return (f"the index reads {code} ({score:.2f}) but its whole corner looks {'as much' if parted else 'more'} "
+            f"like {like}'s ({likeness:.2f} against {own:.2f})")
 
 
 def _whole_corner(deck: Deck, corners: list[np.ndarray]) -> tuple[str | None, float, str] | None:
@@ -492,7 +522,7 @@ def read_frame(frame: np.ndarray, layout: Layout, deck: Deck, calibration: Calib
         expected = zone.expected_cards
         if reads and expected and len(reads) != expected:
             result.warnings.append(f"{zone.name}: {len(reads)} cards where {expected} are expected")
-    match = DeckMatch.of(r.match for reads in result.zones.values() for r in reads)
+    match = DeckMatch.of((r.match for reads in result.zones.values() for r in reads), deck.poor_match)
     result.zones = {name: [match.vouch(r) for r in reads] for name, reads in result.zones.items()}
     if match.verdict is Verdict.OTHER:
         result.warnings.append(DECK_MISMATCH)
