@@ -202,8 +202,8 @@ def test_the_banking_history_of_the_last_settled_rounds_of_the_house(tmp_path):
     a round of another house, not a round named as not settled for good."""
     from decimal import Decimal
 
+    from appliance.audit.replay import rounds_in
     from appliance.game.banking import BankRound
-    from appliance.table.round import rounds_in
 
     audit = AuditLog(tmp_path / "log", KEY)
     play_rounds(load_house("capitol"), audit, 6, seed=4)

@@ -12,10 +12,10 @@ import time
 import pytest
 
 from appliance.audit.log import AuditLog, load_key, records, verify
-from appliance.audit.replay import export_csv, replay
+from appliance.audit.replay import export_csv, replay, rounds_in
 from appliance.audit.writer_lock import LOCK_FILE
 from appliance.config import load_house, read_toml
-from appliance.table.round import Events, Phase, RoundStateError, TableRound, rounds_in
+from appliance.table.round import Events, Phase, RoundStateError, TableRound
 from appliance.table.simulation import play_rounds
 
 KEY = b"t" * 64

@@ -13,7 +13,7 @@ import hmac
 import json
 from pathlib import Path
 
-from ..table.round import Events
+from ..records.events import Events
 from .log import SUFFIX, sign
 
 

@@ -13,9 +13,14 @@ from typing import TextIO
 
 from ..game.rules import HouseRules
 from ..records.events import Events
-from ..table.round import derive, rounds_in
-from .log import AuditError, day_files, lines_in_order, verify
+from ..records.fold import derive, fold_rounds
+from .log import AuditError, day_files, lines_in_order, records, verify
 from .seal import seal_text, seals_of
+
+
+def rounds_in(folder) -> dict[str, dict]:
+    """Every logged round, folded (the audit tools' whole-log view)."""
+    return fold_rounds(records(folder))
 
 
 def replay(folder: str | Path, key: bytes, round_id: str | None = None) -> dict:

@@ -4,8 +4,9 @@ The round engine is the only place that knows the order of a round. Each input (
 the start-seat value, the banker's cards, each seat's cards, a supervisor's action) is
 checked against the phase, written to the audit log (fsync-ed), and only then applied and
 announced to listeners (the dashboard). The round's state is folded from its own records
-by :func:`apply`, and its settlement derived by :func:`derive` with the game engine alone:
-``appliance audit replay`` runs the same two functions over the log.
+by :func:`~appliance.records.fold.apply`, and its settlement derived by
+:func:`~appliance.records.fold.derive` with the game engine alone: ``appliance audit replay`` runs the
+same two functions over the log.
 """
 
 from __future__ import annotations
@@ -18,16 +19,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..audit.log import AuditLog, records, tail
+from ..audit.log import AuditLog, tail
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.money import fmt
-from ..game.round_json import round_from_json, settlement_to_json
 from ..game.rules import FoulPenalty, HouseRules, WrongCount
 from ..game.setting import SetHand
-from ..game.settlement import HouseWayDifference, house_way_difference, settle
+from ..game.settlement import HouseWayDifference, house_way_difference
 from ..game.start_seat import Position, StartMethodError, StartSeatError, first_hand, start_of_round
 from ..records.events import Events
+from ..records.fold import apply, derive, fold_rounds
 from .listeners import tell
 
 
@@ -89,68 +90,6 @@ class CorrectionRefused(RoundStateError):
 
 def rules_fingerprint(rules_mapping: dict) -> str:
     return hashlib.sha256(json.dumps(rules_mapping, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def apply(state: dict, event: str, data: dict) -> None:
-    """Fold one of a round's records into its state (live, and in a replay)."""
-    if event == Events.ROUND_OPENED:
-        state.update(house=data["house"], rules=data["rules"], banker=data["banker"],
-                     banker_wager=data.get("banker_wager"), bets=data["bets"], seat_cards={},
-                     previous_rounds=data.get("previous_rounds"))
-    elif event == Events.START_SEAT:
-        state["start"] = {"value": data["value"], "dice": data.get("dice")}
-    elif event == Events.BANKER_CARDS:
-        state["banker_cards"] = data["cards"]
-        # A player-banker who set his own hand: his front and back are settled as laid.
-        state["banker_set"] = (data["front"], data["back"]) if data.get("set_by") == "own" else None
-        state["banker_set_by"] = "own" if state["banker_set"] else None
-        # the house dealer then sets the hand where the camera reads it (a layout with banker.front/back)
-        state["set_checked"] = bool(data.get("set_checked"))
-    elif event == Events.BANKER_SET_HELD:
-        state["set_held"] = {"front": data["front"], "back": data["back"]}
-    elif event == Events.BANKER_SET:
-        state["banker_set"], state["banker_set_by"] = (data["front"], data["back"]), data["set_by"]
-        state["set_held"] = None
-    elif event == Events.SEAT_CARDS:
-        state["seat_cards"][data["seat"]] = (data["front"], data["back"])
-        if data.get("set_by") == "house-way":  # laid in one pile, or asked for: settled as set by the house way
-            state.setdefault("house_way_seats", []).append(data["seat"])
-    elif event == Events.READ_CORRECTED:
-        if data["seat"] == "banker":
-            state["banker_cards"] = data["cards"]
-            # a setting already recorded (the player-banker's own, the house dealer's as read), corrected
-            # card for card: settled as it was laid
-            state["banker_set"] = (data["front"], data["back"]) if data.get("set_by") else None
-            state["banker_set_by"] = data.get("set_by")
-        else:
-            state["seat_cards"][data["seat"]] = (data["front"], data["back"])
-
-
-def derive(state: dict, rules: HouseRules) -> dict:
-    """The settlement of a folded round, by the game engine alone."""
-    start = state["start"]
-    count = sum(start["dice"]) if start["dice"] else start["value"]
-    if state.get("banker_set"):
-        banker = {"seat": state["banker"], "front": state["banker_set"][0], "back": state["banker_set"][1]}
-        if state.get("banker_set_by") == "dealer":  # a supervisor let the house dealer's setting stand
-            banker["set_by"] = "dealer"
-    else:
-        banker = {"seat": state["banker"], "cards": state["banker_cards"]}
-    if state.get("banker_wager") is not None:
-        banker["wager"] = state["banker_wager"]
-    seats = []
-    for bet in state["bets"]:
-        front, back = state["seat_cards"][bet["seat"]]
-        if bet["seat"] in state.get("house_way_seats", ()):
-            seats.append({**bet, "cards": [*front, *back]})  # the settlement sets them by the house way
-        else:
-            seats.append({**bet, "front": front, "back": back})
-    data = {"house": state["house"], "banker": banker, "seats": seats,
-            "action_seat": first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)}
-    if state.get("previous_rounds") is not None:
-        data["previous_rounds"] = state["previous_rounds"]
-    result = settle(round_from_json(data, f"round {state.get('round', '')}"), rules)
-    return settlement_to_json(result, rules.evaluator())
 
 
 @dataclass
@@ -492,35 +431,6 @@ def _wager_json(wager: dict) -> dict:
     """A wager as the round records it, in the settlement's input form (``appliance settle``)."""
     return {"wager": fmt(Decimal(wager["wager"])),
             **({"bonus": {"fortune": fmt(Decimal(wager["fortune"]))}} if wager.get("fortune") else {})}
-
-
-def fold_rounds(logged) -> dict[str, dict]:
-    """Each round's folded state, its recorded settlement (if any) and whether it was voided, from
-    records in log order."""
-    rounds: dict[str, dict] = {}
-    for record in logged:
-        round_id = record["data"].get("round")
-        if round_id is None:
-            continue
-        entry = rounds.setdefault(round_id, {"state": {"round": round_id}, "settlement": None, "voided": None,
-                                             "settled_at": None, "gaming_day": None})
-        if record["event"] == Events.ROUND_SETTLED:
-            entry["settlement"], entry["settled_at"] = record["data"]["settlement"], record["ts"]
-            entry["gaming_day"] = record["gaming_day"]
-        elif record["event"] == Events.READ_CORRECTED and entry["settlement"] is not None:
-            # corrected after settling: open again until settled again (a power cut may come between)
-            entry["settlement"] = entry["settled_at"] = None
-            apply(entry["state"], record["event"], record["data"])
-        elif record["event"] == Events.ROUND_VOIDED:
-            entry["voided"] = record["data"]["reason"]
-        else:
-            apply(entry["state"], record["event"], record["data"])
-    return rounds
-
-
-def rounds_in(folder) -> dict[str, dict]:
-    """Every logged round, folded (the audit tools' whole-log view)."""
-    return fold_rounds(records(folder))
 
 
 def last_round(folder) -> tuple[str, list[dict]] | None:
