@@ -38,7 +38,6 @@ from appliance.audit.clock import boot_seconds
 from appliance.audit.index import Index, index_key, open_checked
 from appliance.audit.keys import audit_key
 from appliance.audit.log import CLOCK_STEPPED, AuditLog, RecordingStopped, day_files, records, verify
-from appliance.audit.seal import seal_head
 from appliance.config import load_house, read_toml
 from appliance.table.recording import SpaceLimits
 from appliance.records.events import ROUND_STEPS
@@ -192,7 +191,7 @@ def sealed_past(folder: Path, index: Path, key: bytes, rng: random.Random) -> Pa
     """The log and its head put back as they were some rounds ago, under a later shift seal."""
     old = {p.name: p.read_bytes() for p in [*folder.glob("*.jsonl"), folder / "HEAD.json"]}
     play_rounds(RULES, AuditLog(folder, key), rng.randint(1, 3), seed=rng.randrange(1000))
-    seal_head(AuditLog(folder, key), "shift close", "supervisor 1042")
+    AuditLog(folder, key).seal_head("shift close", "supervisor 1042")
     backup = _copy(folder, folder.with_name(folder.name + ".backup"))
     for p in folder.glob("*.jsonl"):
         p.unlink()

@@ -14,7 +14,7 @@ from appliance.audit.gaming_day import GamingDay
 from appliance.audit.keys import AuditKeyError, audit_key, key_path
 from appliance.audit.log import AuditLog, records, records_from, tail, verify
 from appliance.audit.replay import export_csv
-from appliance.audit.seal import parse_seal, seal_head, seal_text
+from appliance.audit.seal import parse_seal, seal_text
 from appliance.config import load_house, read_toml
 from appliance.table.simulation import play_rounds
 
@@ -115,7 +115,7 @@ def test_a_rollback_under_an_old_head_is_caught_by_the_seal(tmp_path):
     kept = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
     for i in range(10):
         log.append("RoundSettled", {"round": f"later-{i}"})
-    seal = seal_head(log, "shift close", "supervisor 1042")
+    seal = log.seal_head("shift close", "supervisor 1042")
     for p in folder.glob("*.jsonl"):
         p.unlink()
     for name, data in kept.items():
@@ -138,7 +138,7 @@ def write_key(tmp_path):
 
 def test_a_seal_proves_a_whole_log(tmp_path):
     log = filled(tmp_path / "log", 5)
-    seal = seal_head(log, "shift close", "supervisor 1042")
+    seal = log.seal_head("shift close", "supervisor 1042")
     log.append("RoundSettled", {"round": "after"})
     assert verify(tmp_path / "log", KEY, seal=parse_seal(seal_text(seal), KEY)).ok
     out = subprocess.run([APPLIANCE, "audit", "verify", str(tmp_path / "log"), "--key-file", str(write_key(tmp_path)),
@@ -208,7 +208,7 @@ def test_the_export_takes_gaming_days_not_utc_dates(tmp_path):
 
 def test_the_export_carries_the_seals_of_its_days(tmp_path):
     log = filled(tmp_path, 3, day=LA)
-    seal = seal_head(log, "shift close", "supervisor 1042")
+    seal = log.seal_head("shift close", "supervisor 1042")
     export = export_csv(tmp_path, KEY, dt.date(2026, 11, 28), dt.date(2026, 11, 28))
     assert export.seals == 1 and seal_text(seal) in export.text.replace('""', '"')
 

@@ -16,7 +16,6 @@ import pytest
 from appliance.audit.checkpoint import CHECKPOINT, check_at_startup
 from appliance.audit.index import Index
 from appliance.audit.log import AuditLog, RecordingStopped, records, verify
-from appliance.audit.seal import seal_head
 from appliance.table.recording import RecordingProbe
 from dealer_table import KEY, Dealer
 
@@ -78,7 +77,7 @@ def test_a_seal_past_the_end_holds_the_start(tmp_path):
     kept = snapshot(tmp_path)
     for i in range(10):
         log.append("DeviceValue", {"round": f"later-{i}"})
-    seal_head(log, "shift close", "supervisor 1042")
+    log.seal_head("shift close", "supervisor 1042")
     roll_back(tmp_path, kept)  # log and head put back as they were: it verifies on its own
     assert verify(tmp_path, KEY).ok
     assert_held_writing_nothing(tmp_path, knows="the shift seal of 2026-11-28", ends="ends at record 5")
@@ -124,7 +123,7 @@ def test_a_deleted_audit_folder_with_the_index_left_holds_the_start(tmp_path):
 
 def test_a_wiped_log_with_the_checkpoint_and_seals_left_holds_the_start(tmp_path):
     log = written(tmp_path, Clock(), 6)
-    seal_head(log, "shift close", "supervisor 1042")
+    log.seal_head("shift close", "supervisor 1042")
     check_at_startup(log)
     for p in [*tmp_path.glob("*.jsonl"), tmp_path / "HEAD.json"]:
         p.unlink()
@@ -135,7 +134,7 @@ def test_a_wiped_log_with_the_checkpoint_and_seals_left_holds_the_start(tmp_path
 def test_a_log_and_its_witnesses_at_the_same_end_start_as_ever(tmp_path):
     clock = Clock()
     log = written(tmp_path / "log", clock, 4)
-    seal_head(log, "shift close", "supervisor 1042")
+    log.seal_head("shift close", "supervisor 1042")
     check_at_startup(log)
     index = Index(tmp_path / "index.sqlite")
     index.catch_up(tmp_path / "log")

@@ -223,14 +223,12 @@ def test_a_signed_record_the_database_could_not_hold_is_refused_not_a_500(floor,
 
 
 def test_shift_seals_are_stored_with_the_records_and_checked_against_the_chain(floor, tmp_path):
-    from appliance.audit.seal import seal_head
-
     dsn, url = floor
     credentials = enrolled(dsn, "T1", tmp_path)
     audit_dir = table_log(tmp_path, credentials, rounds=1)
     key = (tmp_path / "T1.key").read_bytes().strip()
     log = AuditLog(audit_dir, key)
-    seal_head(log, "swing shift closed", "supervisor 1042")
+    log.seal_head("swing shift closed", "supervisor 1042")
     ship(audit_dir, url, credentials)
     stored = [json.loads(line) for line in floor_lines(dsn, "T1")]
     assert stored[-1]["event"] == "ShiftSealed" and stored[-1]["data"]["seal"]["seq"] == stored[-2]["seq"]

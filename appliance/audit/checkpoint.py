@@ -15,9 +15,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .log import AuditLog, RecordingStopped, Start, Verification, canonical, day_files, sign, signed_by, verify
-
-CHECKPOINT = "VERIFIED.json"
+from .files import CHECKPOINT
+from .log import AuditLog, RecordingStopped, Start, Verification, day_files, verify
+from .signing import canonical, sign, signed_by
 
 
 @dataclass(frozen=True)

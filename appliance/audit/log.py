@@ -26,7 +26,6 @@ import datetime as dt
 import errno
 import hashlib
 import heapq
-import hmac
 import json
 import os
 import threading
@@ -38,11 +37,13 @@ from typing import Any
 
 from ..records.events import ROUND_STEPS, Events
 from .clock import ClockInDoubt, ClockWatch, boot_seconds
+from .files import HEAD, SEALS, SUFFIX
 from .gaming_day import GamingDay
+from .longer_log import longer_log, witnesses
+from .seal import SealError, latest_seal
+from .signing import AuditError, canonical, sign, signed_by
 
 GENESIS = "0" * 64
-SUFFIX = ".jsonl"
-HEAD = "HEAD.json"
 STEP_BACK = dt.timedelta(seconds=1)  # a wall clock going back more than this is recorded (NTP slews less)
 
 # The records the log writes itself (their names in the one registry, appliance/records/events.py):
@@ -55,25 +56,8 @@ RECORDING_RESUMED = Events.RECORDING_RESUMED
 SHIFT_SEALED = Events.SHIFT_SEALED
 
 
-class AuditError(ValueError):
-    """An audit log that cannot be opened or written as the chain requires."""
-
-
 class RecordingStopped(AuditError):
     """Nothing can be recorded now; the message says why in plain words."""
-
-
-def canonical(record: dict) -> bytes:
-    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def sign(key: bytes, record: dict) -> str:
-    body = {k: v for k, v in record.items() if k != "hmac"}
-    return hmac.new(key, canonical(body), hashlib.sha256).hexdigest()
-
-
-def signed_by(key: bytes, record: dict) -> bool:
-    return hmac.compare_digest(str(record.get("hmac", "")), sign(key, record))
 
 
 def line_hash(line: bytes) -> str:
@@ -240,7 +224,6 @@ class AuditLog:
         self.stopped: Stoppage | None = None
         self.findings: list[dict] = []  # start-up problems a supervisor must see: {"problem", "seq"}
         self._pending: list[tuple[str, dict]] = []  # start-up notes not yet on disk (the disk was full)
-        from .seal import latest_seal  # the seal module builds on this one
         self.last_seal: dict | None = latest_seal(self.folder)
         for event, data in self._open():
             self._pending.append((event, data))
@@ -296,8 +279,6 @@ class AuditLog:
         """Stop for good if anything on the box knows a record past the log's end (beyond what the head
         already accounts for as a gap, which is recorded and acknowledged): going on would give sequence
         numbers and round ids a second time."""
-        from .longer_log import longer_log, witnesses  # built on this module
-
         gap = next((data for event, data in self._pending if event == AUDIT_GAP), {})
         reason = longer_log(witnesses(self.folder, self.key, index), max(self.seq, gap.get("to_seq") or 0))
         if reason is None:
@@ -464,9 +445,23 @@ class AuditLog:
         if self.clock_doubt is not None and event in ROUND_STEPS:
             raise ClockInDoubt(self.clock_doubt["reason"])  # nothing of a round is booked to a day in doubt
         if self.last_day is not None and self.day.of(now) > self.last_day:
-            from .seal import seal_head
-            seal_head(self, "the gaming day ended", "appliance", now)
+            self.seal_head("the gaming day ended", "appliance", now)
         return self._write(event, data, who, now, skip_to)
+
+    def seal_head(self, reason: str, who: str, now: dt.datetime | None = None) -> dict:
+        """Seal the log's head now (:mod:`.seal`): the seal is kept beside the log, recorded, and returned.
+        The caller holds the log's lock (or this takes it)."""
+        with self._lock:
+            if self.seq == 0:
+                raise SealError("nothing to seal: the log is empty")
+            now = now or self._clock()
+            seal = {"seal": 1, "seq": self.seq, "hash": self.prev, "ts": now.isoformat(timespec="seconds"),
+                    "gaming_day": self.last_day, "reason": reason}
+            seal["hmac"] = sign(self.key, seal)
+            self.store_file(self.folder / SEALS / f"{self.seq:012d}.json", canonical(seal), SHIFT_SEALED)
+            self._write(SHIFT_SEALED, {"seal": seal}, who, now)
+            self.last_seal = seal
+            return seal
 
     def _write(self, event: str, data: dict, who: str, now: dt.datetime, skip_to: int | None = None) -> dict:
         day = self.day.of(now)

@@ -17,9 +17,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from .checkpoint import CHECKPOINT
-from .log import signed_by
-from .seal import SEALS
+from .files import CHECKPOINT, SEALS
+from .signing import signed_by
 
 
 @dataclass(frozen=True)

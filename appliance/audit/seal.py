@@ -9,33 +9,15 @@ action) and by the log itself when the gaming day ends; each is also a ``ShiftSe
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from pathlib import Path
 
-from .log import SHIFT_SEALED, AuditError, AuditLog, canonical, sign, signed_by
-
-SEALS = "seals"
+from .files import SEALS
+from .signing import AuditError, canonical, signed_by
 
 
 class SealError(AuditError):
     """A seal that cannot be read, or is not signed by the log's key."""
-
-
-def seal_head(log: AuditLog, reason: str, who: str, now: dt.datetime | None = None) -> dict:
-    """Seal the log's head now: the seal is kept beside the log, recorded, and returned. The caller
-    holds the log's lock (or this takes it)."""
-    with log._lock:
-        if log.seq == 0:
-            raise SealError("nothing to seal: the log is empty")
-        now = now or log._clock()
-        seal = {"seal": 1, "seq": log.seq, "hash": log.prev, "ts": now.isoformat(timespec="seconds"),
-                "gaming_day": log.last_day, "reason": reason}
-        seal["hmac"] = sign(log.key, seal)
-        log.store_file(log.folder / SEALS / f"{log.seq:012d}.json", canonical(seal), SHIFT_SEALED)
-        log._write(SHIFT_SEALED, {"seal": seal}, who, now)
-        log.last_seal = seal
-        return seal
 
 
 def latest_seal(folder: Path) -> dict | None:

@@ -16,7 +16,6 @@ from collections.abc import Callable
 
 from ..audit.clock import ClockInDoubt
 from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
-from ..audit.seal import seal_head
 from ..game.banking import BankOffer, BankRound, bank_offers, bank_refusal
 from ..game.rules import HouseRules
 from ..game.start_seat import DEALER
@@ -233,7 +232,7 @@ class Table:
         """The shift's close: the log's head is sealed, for the seal to leave the box."""
         who = self._supervisor(supervisor, pin, address)
         with self.lock:
-            return seal_head(self.audit, "shift close", who)
+            return self.audit.seal_head("shift close", who)
 
     def confirm_clock(self, supervisor: str, pin: str, gaming_day: str, address: str = "local") -> dict:
         """After the clock stepped forward: the supervisor confirms the gaming day the clock now gives (a day
