@@ -806,3 +806,25 @@ def test_a_player_asks_for_the_house_way_and_the_dealer_enters_it(tmp_path):
     assert g.loop.prompt()["house_way_seats"] == []
     with pytest.raises(DealerInputError, match="player_hands.house_way_on_request"):
         g.loop.ask_house_way(2)
+
+
+def test_the_simulated_dealer_passes_on_a_bank_offered_by_a_late_confirm(tmp_path):
+    """The simulated dealer presses the rail's CONFIRM, and the panel's thread takes the press a moment later:
+    a second CONFIRM taken after the first settled the round offers the bank between rounds. The simulated
+    dealer passes it on, seat by seat, and deals on (it used to wait for ever: `run --simulate` hung)."""
+    from appliance.table.simulation import SimulatedDealer
+
+    d = Dealer(tmp_path / "log")
+    d.loop.set_bets([{"seat": 2, "wager": "25"}, {"seat": 5, "wager": "25"}])
+    d.loop.press("confirm")  # the late CONFIRM
+    assert d.loop.step is Step.BANK and d.loop.walk.asked == 2
+    dealer = SimulatedDealer(d.loop, lambda button: d.loop.press(button, "dealer (simulated)"), lambda laid: None)
+    for _ in range(5):
+        if d.loop.step is not Step.BANK:
+            break
+        dealer.act()
+    assert d.loop.step is Step.IDLE and d.loop.walk is None
+    steps = [(r["event"], r["data"].get("seat")) for r in records(tmp_path / "log")
+             if r["event"] in (Events.BANK_OFFERED, Events.BANK_PASSED)]
+    assert steps == [(Events.BANK_OFFERED, 2), (Events.BANK_PASSED, 2), (Events.BANK_OFFERED, 5),
+                     (Events.BANK_PASSED, 5)]

@@ -269,6 +269,11 @@ class SimulatedDealer(Worker):
             self._press("next")
         elif step is Step.START:
             self._press("next")  # the device did not answer in time: ask again
+        elif step is Step.BANK:
+            # A CONFIRM that came after the one that settled the round (the rail's press is taken by the
+            # panel's thread, a moment later) offered the bank between rounds: the seat asked passes it
+            # on, seat by seat, until the offer ends, and the dealer deals on.
+            self._press("next")
         elif step in (Step.BANKER, Step.SEATS, Step.RESET):
             state = current.state
             if self._round != current.round_id:
