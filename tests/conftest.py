@@ -3,8 +3,10 @@ learned once, and a headless Chromium per module of the dealer's screen's tests.
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -76,3 +78,33 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session")
+def synthetic_deck(tmp_path_factory, worker_id):
+    """``synthetic_deck(design)``: the folder of a synthetic design's deck (appliance.vision.render.DESIGNS),
+    its faces drawn and learned as `appliance deck learn` does, once for the whole run: the xdist workers
+    share each deck through a lock, as a learn takes tens of seconds. The tests read it and never change it."""
+    import cv2
+
+    from appliance.game.cards import CARDS
+    from appliance.vision.deck import learn
+    from appliance.vision.render import DESIGNS, card_face
+
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+
+    def folder(design: str) -> Path:
+        root, deck = shared / f"{design}-deck", shared / f"{design}-deck" / "deck"
+        with open(shared / f"{design}-deck.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not deck.is_dir():
+                shutil.rmtree(root, ignore_errors=True)  # what a worker stopped half-way left
+                faces, learning = root / "faces", root / "learning"
+                faces.mkdir(parents=True)
+                for code in CARDS:
+                    cv2.imwrite(str(faces / f"{code}.png"), card_face(str(code), DESIGNS[design]))
+                learn(faces, learning).save(learning)  # as cmd_deck_learn does
+                learning.rename(deck)  # whole or absent for the next worker
+        return deck
+
+    return folder

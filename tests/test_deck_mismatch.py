@@ -9,11 +9,10 @@ from dealer_table import Dealer
 
 from appliance.config import shipped_config_dir
 from appliance.devices.protocol import RngResult
-from appliance.game.cards import CARDS
 from appliance.table.dealer import Step
 from appliance.table.eye import CameraEye
 from appliance.vision.calibrate import Calibrator, calibrate
-from appliance.vision.deck import learn
+from appliance.vision.deck import Deck
 from appliance.vision.deck_match import (DECK_MISMATCH, MIN_CARDS, OWN_MARGIN, OWN_QUANTILE, OWN_VIEWS, POOR_MATCH,
                                          DeckMatch, Verdict, own_poor_match)
 from appliance.vision.index import IndexGeometry
@@ -25,15 +24,10 @@ LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
 
 
 @pytest.fixture(scope="module")
-def decks(tmp_path_factory):
-    """The three synthetic designs first drawn (their index alike, their fonts not), each learned from its faces."""
-    out = {}
-    for design in ("casino", "classic", "modern"):
-        faces = tmp_path_factory.mktemp(design)
-        for c in CARDS:
-            cv2.imwrite(str(faces / f"{c}.png"), card_face(str(c), DESIGNS[design]))
-        out[design] = learn(faces)
-    return out
+def decks(synthetic_deck):
+    """The three synthetic designs first drawn (their index alike, their fonts not), each learned from its faces
+    (once for the run, tests/conftest.py) and loaded as the appliance loads its deck."""
+    return {design: Deck.load(synthetic_deck(design)) for design in ("casino", "classic", "modern")}
 
 
 def test_the_verdict_needs_many_cards():
@@ -61,7 +55,7 @@ def test_a_deck_that_matches_itself_less_closely_judges_by_its_own_poor_match():
 
 
 def test_a_decks_poor_match_is_under_its_own_cards_as_the_camera_sees_them():
-    corners = {str(c): np.full((90, 60, 3), 255, np.uint8) for c in CARDS if not c.is_joker}
+    corners = {f"{r}{s}": np.full((90, 60, 3), 255, np.uint8) for r in "23456789TJQKA" for s in "cdhs"}
     geometry = IndexGeometry((1.0, 1.0, 9.0, 9.0), (1.0, 10.0, 9.0, 16.0), (1.0, 10.0, 9.0, 16.0))
     views = len(corners) * OWN_VIEWS
     scores = iter(np.linspace(0.80, 1.0, views))  # each view, as the deck scores it, in turn

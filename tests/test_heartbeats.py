@@ -11,7 +11,7 @@ import time
 
 import pytest
 import waitress.server
-from test_station import deck_folder, table_config, table_at, wait_for
+from test_station import table_at, table_config, wait_for
 
 from appliance.config import load_devices, load_house
 from appliance.devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
@@ -79,9 +79,9 @@ def stops_pinging(pings: Pings, hearts: Heartbeats) -> None:
     assert pings.within(0.4) == 0
 
 
-@pytest.fixture(scope="module")
-def deck(tmp_path_factory):
-    return deck_folder(tmp_path_factory.mktemp("deck"))
+@pytest.fixture
+def deck(synthetic_deck):
+    return synthetic_deck("modern")
 
 
 def station_at_a_table(tmp_path, rng_path, frames, deck):

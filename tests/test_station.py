@@ -25,7 +25,7 @@ from appliance.table.round import Events
 from appliance.table.supervisor import hash_pin
 from appliance.table.table import Table
 from appliance.vision.layout import load_layout
-from appliance.vision.render import DESIGNS, Scene, card_face, render_table
+from appliance.vision.render import DESIGNS, Scene, render_table
 
 KEY = b"k" * 64
 RULES = load_house("general")
@@ -78,16 +78,6 @@ def test_a_simulated_table_plays_through_the_device_the_buttons_and_the_reader(t
     assert live.snapshot()["phase"] == "settled"
 
 
-def deck_folder(tmp_path: Path) -> Path:
-    faces, deck = tmp_path / "faces", tmp_path / "deck"
-    faces.mkdir()
-    for code in [r + s for r in "23456789TJQKA" for s in "cdhs"] + ["Jk"]:
-        cv2.imwrite(str(faces / f"{code}.png"), card_face(code, DESIGNS["modern"]))
-    subprocess.run([shutil.which("appliance"), "deck", "learn", "--faces", str(faces), "--out", str(deck)],
-                   check=True, capture_output=True)
-    return deck
-
-
 def table_config(tmp_path: Path, port: str, frames: Path, deck: Path) -> Path:
     text = (shipped_config_dir() / "devices.toml").read_text()
     for old, new in [('source = "simulated"', 'source = "rng"'), ('port = "/dev/paigow-rng"', f'port = "{port}"'),
@@ -102,7 +92,7 @@ def table_config(tmp_path: Path, port: str, frames: Path, deck: Path) -> Path:
     return config
 
 
-def test_at_the_table_the_rail_buttons_the_rng_and_the_camera_drive_the_round(tmp_path):
+def test_at_the_table_the_rail_buttons_the_rng_and_the_camera_drive_the_round(tmp_path, synthetic_deck):
     """Configured for a table: a serial RNG (here on a pseudo-terminal), the rail's buttons, and a camera
     (here frames in a folder: the banker's hand rendered in a new deck design, read by the real reader)."""
     layout = load_layout(shipped_config_dir() / "layout.toml")
@@ -111,7 +101,7 @@ def test_at_the_table_the_rail_buttons_the_rng_and_the_camera_drive_the_round(tm
     scene = Scene.random(random.Random(11), layout, size=(3200, 1800))
     cv2.imwrite(str(frames / "f1.png"), render_table(layout, {"banker": BANKER}, DESIGNS["modern"], scene, 1).image)
     with DeviceSimulator(DeviceKind.RNG, seed=4) as rng:
-        config = table_config(tmp_path, rng.path, frames, deck_folder(tmp_path))
+        config = table_config(tmp_path, rng.path, frames, synthetic_deck("modern"))
         table, live = table_at(tmp_path / "log")
         devices = load_devices(config / "devices.toml")
         station = Station(table, devices, simulate=False)
@@ -143,9 +133,9 @@ def test_at_the_table_the_rail_buttons_the_rng_and_the_camera_drive_the_round(tm
     assert (tmp_path / "log" / "images" / banker["data"]["images"][0][:2]).is_dir()
 
 
-def test_after_a_power_cut_the_table_waits_for_a_supervisor(tmp_path):
+def test_after_a_power_cut_the_table_waits_for_a_supervisor(tmp_path, synthetic_deck):
     with DeviceSimulator(DeviceKind.RNG, seed=4) as rng:
-        config = table_config(tmp_path, rng.path, tmp_path, deck_folder(tmp_path))
+        config = table_config(tmp_path, rng.path, tmp_path, synthetic_deck("modern"))
         table, _ = table_at(tmp_path / "log")
         table.new_round("2026-01-01-0001").open("dealer", [{"seat": 2, "wager": "25"}])
         # the appliance restarts with the round open
@@ -228,13 +218,13 @@ def test_the_bank_rotation_goes_on_across_a_real_restart(tmp_path):
     assert checked[3][1] == 2  # the first round after the restart looked at the two settled before it
 
 
-def test_the_bank_offered_from_the_rail_on_the_stations_own_panel(tmp_path):
+def test_the_bank_offered_from_the_rail_on_the_stations_own_panel(tmp_path, synthetic_deck):
     """General rules: "The house usually offers the bank to each seat in rotation". The station's own panel
     thread on simulated pins, as configured for a table: CONFIRM between rounds offers the bank to seat 2
     (the first seat in play), the ready lamp flashes, NEXT passes it to seat 3, CONFIRM gives it to seat 3:
     each step logged as the rail's, and seat 3's wager becomes its bank."""
     with DeviceSimulator(DeviceKind.RNG, seed=4) as rng:
-        config = table_config(tmp_path, rng.path, tmp_path, deck_folder(tmp_path))
+        config = table_config(tmp_path, rng.path, tmp_path, synthetic_deck("modern"))
         table, _ = table_at(tmp_path / "log")
         devices = load_devices(config / "devices.toml")
         station = Station(table, devices, simulate=False)

@@ -2,22 +2,17 @@
 
 import random
 
-import cv2
-
 from appliance.config import shipped_config_dir
-from appliance.game.cards import CARDS
 from appliance.table.integrity import check_table
 from appliance.vision.calibrate import calibrate
-from appliance.vision.deck import learn
+from appliance.vision.deck import Deck
 from appliance.vision.layout import load_layout
 from appliance.vision.reader import read_frame
-from appliance.vision.render import DESIGNS, Scene, card_face, deal_table, render_table
+from appliance.vision.render import DESIGNS, Scene, deal_table, render_table
 
 
-def test_a_duplicated_card_and_a_wrong_count_on_a_rendered_table(tmp_path):
-    for c in CARDS:
-        cv2.imwrite(str(tmp_path / f"{c}.png"), card_face(str(c), DESIGNS["classic"]))
-    deck = learn(tmp_path)
+def test_a_duplicated_card_and_a_wrong_count_on_a_rendered_table(synthetic_deck):
+    deck = Deck.load(synthetic_deck("classic"))  # learned once for the run (tests/conftest.py)
     layout = load_layout(shipped_config_dir() / "layout.toml")
     hands = deal_table(random.Random(5))
     foreign = hands["banker"][0]

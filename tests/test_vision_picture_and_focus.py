@@ -14,14 +14,10 @@ from appliance.vision.render import DESIGNS, card_face
 
 
 @pytest.fixture(scope="module")
-def classic(tmp_path_factory):
-    """The classic design's faces and its deck, learned, saved and loaded."""
-    folder = tmp_path_factory.mktemp("classic")
+def classic(synthetic_deck):
+    """The classic design's faces and its deck, learned (once for the run, tests/conftest.py), saved and loaded."""
     faces = {str(c): card_face(str(c), DESIGNS["classic"]) for c in CARDS}
-    for code, face in faces.items():
-        cv2.imwrite(str(folder / f"{code}.png"), face)
-    learn(folder).save(folder / "deck")
-    return faces, Deck.load(folder / "deck")
+    return faces, Deck.load(synthetic_deck("classic"))
 
 
 def seen(face, px_per_mm, sigma):

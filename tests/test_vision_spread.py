@@ -10,7 +10,7 @@ from appliance.config import shipped_config_dir
 from appliance.game.cards import CARDS
 from appliance.vision.calibrate import calibrate
 from appliance.vision.cards import CANON_PX_PER_MM, CANON_SIZE, card_quads
-from appliance.vision.deck import learn
+from appliance.vision.deck import Deck, learn
 from appliance.vision.face_picture import FLOOR, card_picture, likeness
 from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.layout import load_layout
@@ -24,11 +24,8 @@ HANDS = {"banker": ["As", "Kd", "Td", "9c", "8h", "5s", "Jk"], "seat2.front": ["
 
 
 @pytest.fixture(scope="module")
-def casino_deck(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("casino")
-    for c in CARDS:
-        cv2.imwrite(str(folder / f"{c}.png"), card_face(str(c), DESIGNS["casino"]))
-    return learn(folder)
+def casino_deck(synthetic_deck):
+    return Deck.load(synthetic_deck("casino"))  # learned once for the run (tests/conftest.py)
 
 
 @pytest.mark.parametrize("seed", [5, 6])
