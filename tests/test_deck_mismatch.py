@@ -82,6 +82,12 @@ def test_cards_of_another_design_are_not_named_and_the_mismatch_is_said(decks, m
     assert DECK_MISMATCH in result.warnings
     reads = [r for zone in rendered.truth for r in result.zones[zone]]
     assert len(reads) == 49 and all(r.card is None and DECK_MISMATCH in r.reason for r in reads)
+
+
+def test_the_same_cards_read_with_their_own_deck_are_all_named(decks, modern_table):
+    """The table of the test above, read with the deck it was dealt from (once, not once per deck taught):
+    no mismatch, every card named right."""
+    rendered = modern_table
     right = read_frame(rendered.image, LAYOUT, decks["modern"], calibrate(rendered.image, LAYOUT))
     assert DECK_MISMATCH not in right.warnings
     assert sum(r.card == card for zone, truth in rendered.truth.items()
