@@ -92,14 +92,24 @@ def test_a_disk_full_at_start_up_starts_held_and_goes_on_once_there_is_room(tmp_
         assert verify(data / "audit", (data / "audit.key").read_bytes().strip()).ok
 
 
+@pytest.fixture(scope="module")
+def played_30(tmp_path_factory):
+    """A data folder after 30 rounds (an index of more than two pages to damage), played once for the module:
+    each test damages its own copy."""
+    data = tmp_path_factory.mktemp("played") / "data"
+    data.mkdir()
+    played(data, rounds=30)
+    return data
+
+
 @pytest.mark.parametrize("at, size, said", [(0, 16, "file is not a database"),
                                             (2 * 4096, 4096, "database disk image is malformed")],
                          ids=["header", "pages"])
-def test_a_damaged_index_at_start_up_is_rebuilt_from_the_log_and_the_start_goes_on(tmp_path, at, size, said):
+def test_a_damaged_index_at_start_up_is_rebuilt_from_the_log_and_the_start_goes_on(tmp_path, played_30, at, size,
+                                                                                   said):
     """The old start gave a traceback (header) or exit 2 (pages) at every start: the service stayed down."""
     data = tmp_path / "data"
-    data.mkdir()
-    played(data, rounds=30)
+    shutil.copytree(played_30, data)
     index = data / "index.sqlite"
     damaged = bytearray(index.read_bytes())
     damaged[at:at + size] = b"\xa5" * size
