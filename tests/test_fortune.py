@@ -42,6 +42,7 @@ def test_fortune_categories_over_all_154_143_080_hands(bug_counts):
     assert dict(bug_counts) == PUBLISHED
 
 
+@pytest.mark.slow  # the exhaustive count (tens of seconds); test_category_examples covers each category fast
 def test_house_edge_of_the_common_pay_table(bug_counts):
     player = sum(COMMON_PAYS[line] * n for line, n in bug_counts.items() if line) - bug_counts[None]
     assert player == -11_970_096

@@ -48,6 +48,9 @@ def wait_for(condition, seconds=60.0):
     raise AssertionError("timed out")
 
 
+# Two whole rounds rendered and read (half a minute of CPU): the table configured below
+# (test_at_the_table_the_rail_buttons_the_rng_and_the_camera_drive_the_round) drives the same seams fast.
+@pytest.mark.slow
 def test_a_simulated_table_plays_through_the_device_the_buttons_and_the_reader(tmp_path):
     config = tmp_path / "devices.toml"
     config.write_text((shipped_config_dir() / "devices.toml").read_text()
