@@ -12,7 +12,7 @@ import tracemalloc
 from appliance.audit.log import AuditLog, new_key
 from appliance.audit.replay import write_export
 from appliance.config import load_house
-from appliance.table.round import rounds_in
+from appliance.audit.replay import rounds_in
 from appliance.table.simulation import play_rounds
 
 KEY = b"e" * 64
