@@ -327,8 +327,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         none = 0.0 if judged and len(found) > 1 else None
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(found) > 1 else ""), none
     # (how well the deck is matched is judged on the first look: DeckMatch's rates were measured on it)
-    match = sum(min(max(look.ranks), max(look.suits)) for look in looks) / len(looks) \
-        if judged else None
+    match = _matched(looks) if judged else None
     decision = _decide(looks, deck, t)
     # (not where a rank runs on out of its corner: the corner holds only part of it, placed off the
     # card's index, and the part's pale ink round it taken in, what was left of a 10 matched a K)
@@ -385,6 +384,12 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     return code, confidence, told, match
 
 
+def _matched(looks: list[_Look]) -> float:
+    """How closely a card's corners match the deck: the lower of the best rank's and the best suit's
+    score, averaged over the corners."""
+    return sum(min(max(look.ranks), max(look.suits)) for look in looks) / len(looks)
+
+
 def _more_like(deck: Deck, code: str, corners: list[np.ndarray] | None, looks: list[_Look], parted: bool) -> str | None:
     """Why a card its symbols name, matching under the POOR_MATCH of clear decks (a deck printed thin
     judges whether it is in play at its own ``poor_match``, lower, but its cards that match under
@@ -398,7 +403,7 @@ def _more_like(deck: Deck, code: str, corners: list[np.ndarray] | None, looks: l
     corner that is mostly its suit, nearly as like another rank's as its own (a 2 at 0.87 against a
     7 at 0.90): that is no evidence. None where the card matches well (most cards: the comparison is
     not made) or its own corner holds."""
-    score = sum(min(max(look.ranks), max(look.suits)) for look in looks) / len(looks)
+    score = _matched(looks)
     if corners is None or score >= POOR_MATCH:
         return None
     rival = deck.kept_corners.more_like(code, corners, 1.0 if parted else WHOLE_CORNER_RATIO)
