@@ -25,6 +25,7 @@ LEVELS = {
     "audit": 2,  # the append-only log, its seals, index, replay and dispute view
     "config": 3,  # the appliance's configuration files, read into the devices' and the game's settings
     "heartbeats": 3,  # the devices' workers watched
+    "lockouts": 3,  # wrong guesses at a secret counted, keys locked out: the table's, the web's and the floor's gates
     "table": 4,  # one round, the only place that knows its order
     "station": 5,  # one table put together from its parts (table, devices, vision, audit, configuration)
     "arguments": 5,  # the command lines' argument checks (the appliance's and the floor's)

@@ -7,8 +7,8 @@ is locked the same way, and so is a name past ``name_free`` failures from anywhe
 many addresses are slowed too; the real user then waits out the lock, which doubles from
 ``lockout_s`` as the others do). A failure is counted before the password is hashed, so concurrent
 guesses cannot slip past the limit; an unknown name costs the same scrypt as a known one, so names
-cannot be told apart by time. The same rules as the tables' supervisor PINs (``SupervisorGate``),
-with the floor's passwords.
+cannot be told apart by time. The same rules, counted by the same :class:`appliance.lockouts.Lockouts`,
+as the tables' supervisor PINs (``SupervisorGate``), with the floor's passwords.
 
 >>> gate = LoginGate(lambda name: None, free=2, address_free=100, name_free=100, clock=lambda: 0.0)
 >>> for _ in range(3):
@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import functools
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
+from ..lockouts import Lockouts
 from .users import check_password, hash_password
 
 log = logging.getLogger(__name__)
@@ -52,13 +52,6 @@ def _dummy_hash() -> str:
     return hash_password("not anybody's password")
 
 
-@dataclass
-class Strikes:
-    failures: int = 0
-    locked_until: float = 0.0
-    last: float = 0.0
-
-
 @dataclass(frozen=True)
 class Account:
     name: str
@@ -70,56 +63,26 @@ class LoginGate:
     def __init__(self, account: Callable[[str], Account | None], free: int = 5, address_free: int = 20,
                  name_free: int = 50, lockout_s: float = 30.0, max_lockout_s: float = 900.0,
                  clock: Callable[[], float] = time.monotonic):
-        self._account, self._clock = account, clock
-        self._free = {"at": free, "address": address_free, "name": name_free}
-        self.lockout_s, self.max_lockout_s = lockout_s, max_lockout_s
-        self._strikes: dict[tuple[str, str], Strikes] = {}
-        self._lock = threading.Lock()  # the counters only; the slow hash runs outside it
+        self._account = account
+        self.lockouts = Lockouts({"at": free, "address": address_free, "name": name_free}, lockout_s, max_lockout_s,
+                                 clock, most_kept=30_000)
 
     def check(self, name: str, password: str, address: str) -> Account:
         """The user's account, or :class:`LoginRefused` (logged)."""
         keys = [("at", f"{name[:NAME_LOGGED]}@{address}"), ("address", address), ("name", name[:NAME_LOGGED])]
-        with self._lock:
-            now = self._clock()
-            locked = max((self._strikes[k].locked_until for k in keys if k in self._strikes), default=0.0)
-            if now >= locked:
-                for key in keys:  # counted now, forgiven below if the password is right
-                    self._strike(key, now)
-        if now < locked:
-            self._refuse(name, address, f"too many wrong passwords: locked for {locked - now:.0f} s more", True)
+        lock = self.lockouts.attempt(keys)  # counted now, forgiven below if the password is right
+        if lock is not None:
+            self._refuse(name, address, f"too many wrong passwords: locked for {lock[1]:.0f} s more", True)
         account = self._account(name)
         right = check_password(password, account.password_hash if account else _dummy_hash()) and account is not None
-        with self._lock:
-            if right:
-                self._strikes.pop(keys[0], None)  # this user at this address: forgiven
-                for key in keys[1:]:  # the address and the name: this attempt is not counted
-                    strikes = self._strikes.get(key)
-                    if strikes is not None:
-                        strikes.failures -= 1
-                        if strikes.failures < self._free[key[0]]:
-                            strikes.locked_until = 0.0
-                        if strikes.failures <= 0:
-                            del self._strikes[key]
-                return account
-            why = "unknown user or wrong password"
-            now = self._clock()
-            locked = max((self._strikes[k].locked_until for k in keys if k in self._strikes), default=0.0)
-            if locked > now:  # this user here, this address, or this user from anywhere
-                why += f"; locked for {locked - now:.0f} s"
-        self._refuse(name, address, why, locked > now)
-
-    def _strike(self, key: tuple[str, str], now: float) -> None:
-        strikes = self._strikes.setdefault(key, Strikes())
-        if now - strikes.last > self.max_lockout_s * 4:
-            strikes.failures = 0  # an old run of failures is forgiven
-        strikes.failures += 1
-        strikes.last = now
-        free = self._free[key[0]]
-        if strikes.failures >= free:
-            strikes.locked_until = now + min(self.lockout_s * 2 ** (strikes.failures - free), self.max_lockout_s)
-        if len(self._strikes) > 30_000:  # a flood of made-up names: drop the quiet ones
-            for k in [k for k, s in self._strikes.items() if s.locked_until < now][:10_000]:
-                del self._strikes[k]
+        if right:
+            self.lockouts.forgive(keys)
+            return account
+        why = "unknown user or wrong password"
+        lock = self.lockouts.locked(keys)  # this user here, this address, or this user from anywhere
+        if lock is not None:
+            why += f"; locked for {lock[1]:.0f} s"
+        self._refuse(name, address, why, lock is not None)
 
     def _refuse(self, name: str, address: str, why: str, locked: bool = False) -> NoReturn:
         log.warning("floor login refused: user %r from %s: %s", name[:NAME_LOGGED], address, why)

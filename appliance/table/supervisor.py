@@ -20,9 +20,9 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NoReturn
 
+from ..lockouts import Lockouts
 from .repeats import Repeats
 from .round import Events
 
@@ -70,15 +70,6 @@ def _dummy_hash() -> str:
     return hash_pin("00000000")
 
 
-@dataclass
-class Strikes:
-    """Failed PINs from one key (an id at an address, or an address) and how long it is locked."""
-
-    failures: int = 0
-    locked_until: float = 0.0
-    last: float = 0.0
-
-
 def tried(summary: dict, refusal: dict) -> dict:
     """A window's later refusals from one address, folded into one record: the ids tried and the reasons
     given, a few of each, so that a spray of made-up ids (each cut to ``ID_LOGGED``) stays one small record.
@@ -123,12 +114,10 @@ class SupervisorGate:
                  window_s: float = 60.0, clock: Callable[[], float] = time.monotonic, id_free_in_all: int = 30):
         self._source = supervisors if callable(supervisors) else (lambda: supervisors)
         self.refusals = Repeats(record, window_s, fold=tried)
-        self.free, self.address_free, self.id_free_in_all = free, address_free, id_free_in_all
+        self.lockouts = Lockouts({"id": free, "address": address_free, "all": id_free_in_all}, lockout_s,
+                                 max_lockout_s, clock)
         self._known: dict[str, list[str]] = {}  # id -> addresses its right PIN came from, latest last
-        self.lockout_s, self.max_lockout_s = lockout_s, max_lockout_s
-        self._clock = clock
-        self._strikes: dict[tuple[str, str], Strikes] = {}
-        self._lock = threading.Lock()  # the counters only; the slow hash and the record run outside it
+        self._lock = threading.Lock()  # the known addresses; the slow hash and the record run outside it
 
     @property
     def supervisors(self) -> dict[str, str]:
@@ -141,56 +130,28 @@ class SupervisorGate:
         with self._lock:
             if address not in OWN_SCREEN and address not in self._known.get(supervisor, ()):
                 keys.append(("all", supervisor[:ID_LOGGED]))
-            now = self._clock()
-            lock, locked = max(((k, self._strikes[k].locked_until) for k in keys if k in self._strikes),
-                               key=lambda pair: pair[1], default=(None, 0.0))
-            if now >= locked:
-                for key in keys:  # counted now, forgiven below if the PIN is right
-                    self._strike(key, now)
-        if now < locked:
-            spread = " for this id from many addresses" if lock[0] == "all" else ""
-            self._refuse(supervisor, address, f"too many wrong PINs{spread}: locked for {locked - now:.0f} s more")
+        lock = self.lockouts.attempt(keys)  # counted now, forgiven below if the PIN is right
+        if lock is not None:
+            (kind, _), left = lock
+            spread = " for this id from many addresses" if kind == "all" else ""
+            self._refuse(supervisor, address, f"too many wrong PINs{spread}: locked for {left:.0f} s more")
         stored = self.supervisors.get(supervisor)
         right = check_pin(pin, stored if stored is not None else _dummy_hash()) and stored is not None
-        with self._lock:
-            now = self._clock()
-            if right:
-                self._strikes.pop(keys[0], None)
-                for key, free in zip(keys[1:], (self.address_free, self.id_free_in_all)):
-                    self._forgive(key, free)
+        if right:
+            self.lockouts.forgive(keys)
+            with self._lock:
                 known = [a for a in self._known.get(supervisor, []) if a != address]
                 self._known[supervisor] = [*known, address][-KNOWN_ADDRESSES:]
-                return supervisor
-            why = "unknown supervisor or wrong PIN"
-            strikes = self._strikes[keys[0]]
-            if strikes.locked_until > now:
-                why += f"; {strikes.failures} failures: locked for {strikes.locked_until - now:.0f} s"
+            return supervisor
+        why = "unknown supervisor or wrong PIN"
+        strikes, now = self.lockouts.strikes(keys[0]), self.lockouts.clock()
+        if strikes is not None and strikes.locked_until > now:
+            why += f"; {strikes.failures} failures: locked for {strikes.locked_until - now:.0f} s"
         self._refuse(supervisor, address, why)
 
     def stored(self, supervisor: str) -> str | None:
         """The hash a session was opened with is compared to this: a changed PIN ends the session."""
         return self.supervisors.get(supervisor)
-
-    def _strike(self, key: tuple[str, str], now: float) -> None:
-        strikes = self._strikes.setdefault(key, Strikes())
-        if now - strikes.last > self.max_lockout_s * 4:
-            strikes.failures = 0  # an old run of failures is forgiven
-        strikes.failures += 1
-        strikes.last = now
-        free = {"id": self.free, "address": self.address_free, "all": self.id_free_in_all}[key[0]]
-        if strikes.failures >= free:
-            strikes.locked_until = now + min(self.lockout_s * 2 ** (strikes.failures - free), self.max_lockout_s)
-        if len(self._strikes) > 10_000:  # a flood of made-up ids: drop the quiet ones
-            for k in [k for k, s in self._strikes.items() if s.locked_until < now][:5_000]:
-                del self._strikes[k]
-
-    def _forgive(self, key: tuple[str, str], free: int) -> None:
-        """The failure counted for a right PIN taken back (the others stay: a supervisor's login does not
-        wipe out what guessers did)."""
-        strikes = self._strikes.get(key)
-        if strikes is not None:
-            strikes.failures -= 1
-            strikes.locked_until = 0.0 if strikes.failures < free else strikes.locked_until
 
     def _refuse(self, supervisor: str, address: str, why: str) -> NoReturn:
         refusal = {"supervisor": supervisor[:ID_LOGGED], "address": address, "reason": why}
