@@ -17,18 +17,15 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import resource
-import shutil
 import socket
-import tempfile
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import psycopg
-import waitress
 
-from ..web.front import HEAD_LIMIT, TlsFiles
-from ..web.site_guard import Site, SiteError, bracketed, is_loopback
+from ..web.front import TlsFiles
+from ..web.serving import Waitress, shown_host
+from ..web.site_guard import Site, SiteError, is_loopback
 from .database import Database
 from .door import DoorLimits
 from .door_process import DoorProcess
@@ -44,22 +41,13 @@ class FloorService:
     site: Site
     door: DoorProcess
     db: Database
-    _server: object
-    _thread: threading.Thread
-    _stopping: threading.Event
-    _folder: Path
+    _waitress: Waitress
     _asked: threading.Event = field(default_factory=threading.Event)
 
     def stop(self) -> None:
         self.door.stop()
-        self._stopping.set()
-        self._server.task_dispatcher.shutdown()
-        for channel in list(self._server._map.values()):
-            channel.close()
-        self._server.close()
-        self._thread.join(5)
+        self._waitress.stop()
         self.db.close()
-        shutil.rmtree(self._folder, ignore_errors=True)
 
     def ask_to_stop(self) -> None:
         """Make :meth:`wait` return (from a signal handler: it only sets an event)."""
@@ -71,7 +59,7 @@ class FloorService:
         while not self._asked.wait(0.2):
             if self.door.ended.is_set() or self.door.process.poll() is not None:
                 return f"the floor's door (pid {self.door.pid}) stopped, exit status {self.door.process.wait(5)}"
-            if not self._thread.is_alive():
+            if not self._waitress.thread.is_alive():
                 return "waitress stopped"
         return None
 
@@ -95,26 +83,10 @@ def serve_floor(db: Database, day_starts_at: dt.time = dt.time(6, 0), host: str 
     sock = socket.create_server((host.strip("[]"), port), family=family, backlog=4096)
     secure = tls is not None or tls_proxy is not None
     site = Site(host, sock.getsockname()[1], tuple(names), tls=secure)
-    folder = Path(tempfile.mkdtemp(prefix="appliance-floor-"))  # mode 700: only this user reaches the socket
-    upstream = str(folder / "flask.sock")
-    server = waitress.create_server(
-        create_floor_app(db, day_starts_at, site), unix_socket=upstream, unix_socket_perms="600", threads=threads,
-        # Only the door connects here; the client's address and scheme come from the headers it sets.
-        trusted_proxy="localhost", trusted_proxy_headers={"x-forwarded-for", "x-forwarded-proto"},
-        clear_untrusted_proxy_headers=True, max_request_body_size=limits.body_limit + 1,
-        max_request_header_size=HEAD_LIMIT, channel_timeout=int(limits.request_timeout_s),
+    served = Waitress.start(
+        create_floor_app(db, day_starts_at, site), "appliance-floor-", "floor-waitress", threads=threads,
+        max_request_body_size=limits.body_limit + 1, channel_timeout=int(limits.request_timeout_s),
         connection_limit=limits.connections + limits.own_connections + 64, asyncore_use_poll=True, ident="floor")
-    stopping = threading.Event()
-
-    def run():
-        try:
-            server.run()
-        except OSError:
-            if not stopping.is_set():
-                raise
-
-    thread = threading.Thread(target=run, name="floor-waitress", daemon=True)
-    thread.start()
 
     def table_token(table: str, token: str) -> bool | None:
         try:
@@ -125,15 +97,12 @@ def serve_floor(db: Database, day_starts_at: dt.time = dt.time(6, 0), host: str 
             return None
 
     try:
-        door = DoorProcess(sock, upstream, limits, tls, tls_proxy, table_token)
+        door = DoorProcess(sock, served.upstream, limits, tls, tls_proxy, table_token)
     except BaseException:
-        stopping.set()
-        server.close()
-        shutil.rmtree(folder, ignore_errors=True)
+        served.stop()
         raise
-    shown = "localhost" if host in ("0.0.0.0", "::", "") else bracketed(host)
     scheme = "https" if tls is not None else "http"
-    return FloorService(f"{scheme}://{shown}:{site.port}", site, door, db, server, thread, stopping, folder)
+    return FloorService(f"{scheme}://{shown_host(host)}:{site.port}", site, door, db, served)
 
 
 def _room_for_connections(wanted: int) -> None:

@@ -27,26 +27,63 @@ from .site_guard import Site, bracketed, check_bind
 
 
 @dataclass
+class Waitress:
+    """Waitress serving a Flask app in a thread of its own, on a Unix socket in a private folder (mode
+    700: only this user reaches the socket). Only the front (the floor's door) connects there, so the
+    client's address and scheme come from the headers it sets, which waitress trusts from there alone
+    after dropping any a client sent."""
+
+    upstream: str  # the socket's path
+    server: object
+    thread: threading.Thread
+    stopping: threading.Event
+    folder: Path
+
+    @classmethod
+    def start(cls, app: Flask, prefix: str, name: str, **options) -> "Waitress":
+        """Serve ``app`` from a thread named ``name``, in a folder named from ``prefix``; ``options``
+        are waitress's."""
+        folder = Path(tempfile.mkdtemp(prefix=prefix))
+        upstream = str(folder / "flask.sock")
+        server = waitress.create_server(
+            app, unix_socket=upstream, unix_socket_perms="600", trusted_proxy="localhost",
+            trusted_proxy_headers={"x-forwarded-for", "x-forwarded-proto"}, clear_untrusted_proxy_headers=True,
+            max_request_header_size=HEAD_LIMIT, **options)
+        stopping = threading.Event()
+
+        def run():
+            try:
+                server.run()
+            except OSError:
+                if not stopping.is_set():
+                    raise
+
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        thread.start()
+        return cls(upstream, server, thread, stopping, folder)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.server.task_dispatcher.shutdown()  # its workers finish before their sockets close
+        for channel in list(self.server._map.values()):
+            channel.close()
+        self.server.close()
+        self.thread.join(5)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@dataclass
 class Dashboard:
     url: str
     site: Site
     front: FrontProcess
-    _server: object
-    _thread: threading.Thread
-    _stopping: threading.Event
-    _folder: Path
+    _waitress: Waitress
     _live: LiveTable
 
     def stop(self) -> None:
         self._live.unsubscribe(self.front)
         self.front.stop()
-        self._stopping.set()
-        self._server.task_dispatcher.shutdown()  # its workers finish before their sockets close
-        for channel in list(self._server._map.values()):
-            channel.close()
-        self._server.close()
-        self._thread.join(5)
-        shutil.rmtree(self._folder, ignore_errors=True)
+        self._waitress.stop()
 
 
 def serve_dashboard(make_app: Callable[[Site], Flask], live: LiveTable, host: str = "127.0.0.1", port: int = 0,
@@ -59,28 +96,19 @@ def serve_dashboard(make_app: Callable[[Site], Flask], live: LiveTable, host: st
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.create_server((host.strip("[]"), port), family=family, backlog=ACCEPT_QUEUE)
     site = Site(host, sock.getsockname()[1], tuple(names), tls=tls is not None, insecure_http=insecure_http)
-    folder = Path(tempfile.mkdtemp(prefix="appliance-dashboard-"))  # mode 700: only this user reaches the socket
-    upstream = str(folder / "flask.sock")
     app = make_app(site)
-    server = waitress.create_server(
-        app, unix_socket=upstream, unix_socket_perms="600", threads=threads,
-        # Only the front connects here; the client's address and scheme come from the headers it sets.
-        trusted_proxy="localhost", trusted_proxy_headers={"x-forwarded-for", "x-forwarded-proto"},
-        clear_untrusted_proxy_headers=True, max_request_body_size=BODY_LIMIT, max_request_header_size=HEAD_LIMIT,
-        channel_timeout=30, ident="appliance")
-    stopping = threading.Event()
-
-    def run():
-        try:
-            server.run()
-        except OSError:
-            if not stopping.is_set():
-                raise
-
-    thread = threading.Thread(target=run, name="dashboard-waitress", daemon=True)
-    thread.start()
+    served = Waitress.start(app, "appliance-dashboard-", "dashboard-waitress", threads=threads,
+                            max_request_body_size=BODY_LIMIT, channel_timeout=30, ident="appliance")
     pairings = app.extensions.get("screen_pairings")  # None without the dealer's controls: nobody is paired
-    front = FrontProcess(live, sock, site, upstream, tls, limits, pairings.digests if pairings else frozenset)
+    front = FrontProcess(live, sock, site, served.upstream, tls, limits, pairings.digests if pairings else frozenset)
     live.subscribe(front)
-    shown = "localhost" if host in ("0.0.0.0", "::", "") else bracketed(host)
-    return Dashboard(f"{site.scheme}://{shown}:{site.port}", site, front, server, thread, stopping, folder, live)
+    return Dashboard(f"{site.scheme}://{shown_host(host)}:{site.port}", site, front, served, live)
+
+
+def shown_host(host: str) -> str:
+    """How a URL names the bound ``host``: a wildcard address as localhost.
+
+    >>> shown_host("0.0.0.0"), shown_host("::1"), shown_host("10.0.0.5")
+    ('localhost', '[::1]', '10.0.0.5')
+    """
+    return "localhost" if host in ("0.0.0.0", "::", "") else bracketed(host)
