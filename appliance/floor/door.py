@@ -41,7 +41,6 @@ import asyncio
 import collections
 import json
 import logging
-import resource
 import signal
 import socket
 import ssl
@@ -49,17 +48,14 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..web.front import HEAD_LIMIT, BadHead, TlsFiles, frame, parse_head
-from ..web.front_caps import ConnectionCaps, counted_address
-from ..web.site_guard import security_headers
+from ..web.front import ACCEPT_QUEUE, TlsFiles
+from ..web.front_caps import ConnectionCaps
+from ..web.front_feed import FrameReader, frame
+from ..web.front_http import (HEAD_LIMIT, BadHead, answer_refusal, body_refusal, forwarded_head, parse_head,
+                              peer_address, room_for_descriptors, serve_connection)
 
 log = logging.getLogger(__name__)
 
-# Dropped from what a client sends and set by the door alone.
-DROPPED = {"connection", "keep-alive", "proxy-connection", "upgrade", "te", "trailer", "x-forwarded-for",
-           "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port", "forwarded"}
-STATUS = {400: "Bad Request", 401: "Unauthorized", 411: "Length Required", 413: "Payload Too Large", 502: "Bad Gateway"}
-LINGER_BYTES = 1 << 20  # thrown away after an answer at most: a refused upload is not taken whole
 # A table's token the floor said is right is taken without asking again for this long: a table whose
 # token is changed (enrolled anew) is refused by the app within this, and by the door after it.
 TOKEN_KEPT_S = 60.0
@@ -90,16 +86,13 @@ class Feed(asyncio.Protocol):
     """The door's end of the feed from the floor's process: the answers to the door's questions."""
 
     def __init__(self, door: FloorDoor):
-        self.door, self.pending, self.ended = door, bytearray(), asyncio.get_running_loop().create_future()
+        self.door, self.frames, self.ended = door, FrameReader(), asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         self.door._feed = transport
 
     def data_received(self, data: bytes) -> None:
-        self.pending += data
-        while len(self.pending) >= 5 and len(self.pending) >= 5 + (length := int.from_bytes(self.pending[1:5], "big")):
-            kind, payload = bytes(self.pending[:1]), bytes(self.pending[5:5 + length])
-            del self.pending[:5 + length]
+        for kind, payload in self.frames.take(data):
             if kind == TOKEN and self.door._asked:
                 asked = self.door._asked.popleft()
                 if not asked.done():
@@ -125,7 +118,7 @@ class FloorDoor:
     async def serve(self, sock: socket.socket, feed: socket.socket) -> None:
         """Serve on the bound, listening ``sock`` until the floor's process closes ``feed``."""
         server = await asyncio.start_server(
-            self._connection, sock=sock, ssl=self.tls, limit=HEAD_LIMIT, backlog=4096,
+            self._connection, sock=sock, ssl=self.tls, limit=HEAD_LIMIT, backlog=ACCEPT_QUEUE,
             ssl_handshake_timeout=self.limits.head_timeout_s if self.tls else None)
         _, fed = await asyncio.get_running_loop().connect_accepted_socket(lambda: Feed(self), feed)
         self._feed.write(frame(READY, b""))
@@ -161,54 +154,37 @@ class FloorDoor:
         return None
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = writer.get_extra_info("peername")
-        address = counted_address(peer[0] if isinstance(peer, tuple) else "?")
-        if not self.connections.admit(address):
-            writer.transport.abort()  # unanswered: nothing read, nothing owed
-            return
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.limits.head_timeout_s)
-            await asyncio.wait_for(self._request(head, reader, writer, peer), self.limits.request_timeout_s)
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, TimeoutError, ssl.SSLError,
-                asyncio.CancelledError):
-            pass  # the client was too slow, sent too much or too little, went, or the floor is stopping
-        finally:
-            await _close(reader, writer, self.limits.linger_s)  # still counted while it lingers
-            self.connections.release(address)
+        async def request(head: bytes, address: str) -> None:
+            await asyncio.wait_for(self._request(head, reader, writer), self.limits.request_timeout_s)
 
-    async def _request(self, head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer) -> None:
+        await serve_connection(reader, writer, self.connections, self.limits.head_timeout_s, self.limits.linger_s,
+                               request)
+
+    async def _request(self, head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             request = parse_head(head)
         except BadHead as err:
             return await self._answer(writer, 400, str(err))
-        if "transfer-encoding" in request.headers:  # one framing, that the door and waitress read alike
-            return await self._answer(writer, 411, "send the body with a Content-Length, without Transfer-Encoding")
-        length = request.headers.get("content-length")
-        if length is not None and not (length.isascii() and length.isdigit()):  # isdigit alone takes "²"
-            return await self._answer(writer, 400, "Content-Length is not a number")
-        if length is not None and int(length) > self.limits.body_limit:
-            return await self._answer(writer, 413, f"the body is {length} bytes; at most {self.limits.body_limit}")
+        refused = body_refusal(request.headers, self.limits.body_limit)
+        if refused:
+            return await self._answer(writer, *refused)
         path = request.path.split("?")[0]
         if path in TABLE_PATHS or path.startswith("/api/floor/images/"):
             refused = await self._table_refusal(request)
             if refused:
                 return await self._answer(writer, 401, refused)
-        client = peer[0] if isinstance(peer, tuple) else "?"
+        client = peer_address(writer)
         if self.proxy is not None and client == self.proxy and request.headers.get("x-forwarded-for"):
             client = request.headers["x-forwarded-for"].split(",")[-1].strip()
-        lines = head.decode("latin-1").split("\r\n")
-        kept = [line for line in lines[1:] if line and line.split(":", 1)[0].strip().lower() not in DROPPED]
-        secure = self.tls is not None or self.proxy is not None
-        forwarded = [lines[0], *kept, f"X-Forwarded-For: {client}", f"X-Forwarded-Proto: {'https' if secure else 'http'}",
-                     "Connection: close"]
         try:
             up_reader, up_writer = await asyncio.open_unix_connection(self.upstream)
         except OSError as err:
             log.error("floor door: waitress does not answer on %s: %s", self.upstream, err)
             return await self._answer(writer, 502, "the floor service is not answering; try again")
-        sending = asyncio.create_task(self._send_body(reader, up_writer, int(length or 0)))
+        length = int(request.headers.get("content-length", "0"))
+        sending = asyncio.create_task(self._send_body(reader, up_writer, length))
         try:
-            up_writer.write(("\r\n".join(forwarded) + "\r\n\r\n").encode("latin-1"))
+            up_writer.write(forwarded_head(head, client, https=self.tls is not None or self.proxy is not None))
             while chunk := await up_reader.read(65536):
                 writer.write(chunk)
                 await asyncio.wait_for(writer.drain(), self.limits.write_timeout_s)
@@ -231,33 +207,7 @@ class FloorDoor:
             pass  # waitress answered (a refusal) and closed: the answer is passed on all the same
 
     async def _answer(self, writer: asyncio.StreamWriter, status: int, error: str) -> None:
-        body = json.dumps({"error": error}).encode()
-        headers = {"Content-Type": "application/json", **security_headers(self.tls is not None), "Connection": "close",
-                   "Content-Length": str(len(body))}
-        writer.write(f"HTTP/1.1 {status} {STATUS[status]}\r\n".encode()
-                     + "".join(f"{k}: {v}\r\n" for k, v in headers.items()).encode() + b"\r\n" + body)
-        await asyncio.wait_for(writer.drain(), self.limits.write_timeout_s)
-
-
-async def _close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, linger_s: float) -> None:
-    """Close after the answer: say it is complete, then take and throw away what the client still sends
-    for at most ``linger_s`` and ``LINGER_BYTES`` (a socket closed with bytes unread resets the connection, and the reset can
-    wipe a refused upload's 413 from the client's side before it is read). As the dashboard's front does."""
-    try:
-        if writer.transport.is_closing():
-            return writer.transport.abort()
-        if writer.can_write_eof():  # TLS cannot half-close; its client reads to the Content-Length
-            writer.write_eof()
-        await asyncio.wait_for(_discard(reader), linger_s)
-        writer.close()
-        await asyncio.wait_for(writer.wait_closed(), 2.0)
-    except BaseException:  # noqa: BLE001 - a reset, a timeout, or cancellation at stop: nothing to wait for
-        writer.transport.abort()
-
-
-async def _discard(reader: asyncio.StreamReader, most: int = LINGER_BYTES) -> None:
-    while most > 0 and (chunk := await reader.read(65536)):
-        most -= len(chunk)
+        await answer_refusal(writer, status, error, self.tls is not None, self.limits.write_timeout_s)
 
 
 # --- the door's process -----------------------------------------------------------------------------
@@ -278,10 +228,7 @@ def main(given: str) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     limits = DoorLimits(**config["limits"])
-    wanted = limits.connections + limits.own_connections + 256  # a descriptor per connection, and one upstream
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and soft < 2 * wanted:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (2 * wanted if hard == resource.RLIM_INFINITY else min(2 * wanted, hard), hard))
+    room_for_descriptors(2 * (limits.connections + limits.own_connections + 256))  # a connection, and one upstream
     tls = TlsFiles(*map(Path, config["tls"])).context() if config["tls"] else None
     door = FloorDoor(config["upstream"], limits, tls, config["proxy"])
     asyncio.run(door.serve(socket.socket(fileno=config["listen_fd"]), socket.socket(fileno=config["feed_fd"])))

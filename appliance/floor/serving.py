@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import resource
 import socket
 import threading
 from dataclasses import dataclass, field
 
 import psycopg
 
-from ..web.front import TlsFiles
+from ..web.front import ACCEPT_QUEUE, TlsFiles
+from ..web.front_http import room_for_descriptors
 from ..web.serving import Waitress, shown_host
 from ..web.site_guard import Site, SiteError, is_loopback
 from .database import Database
@@ -78,9 +78,9 @@ def serve_floor(db: Database, day_starts_at: dt.time = dt.time(6, 0), host: str 
     check_floor_bind(host, tls is not None, tls_proxy)
     if tls is not None:
         tls.context()  # an unusable certificate or key fails here, not in the door's process
-    _room_for_connections(limits.connections + limits.own_connections + 256)
+    room_for_descriptors(limits.connections + limits.own_connections + 256)  # a connection from the door each
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.create_server((host.strip("[]"), port), family=family, backlog=4096)
+    sock = socket.create_server((host.strip("[]"), port), family=family, backlog=ACCEPT_QUEUE)
     secure = tls is not None or tls_proxy is not None
     site = Site(host, sock.getsockname()[1], tuple(names), tls=secure)
     served = Waitress.start(
@@ -104,9 +104,3 @@ def serve_floor(db: Database, day_starts_at: dt.time = dt.time(6, 0), host: str 
     scheme = "https" if tls is not None else "http"
     return FloorService(f"{scheme}://{shown_host(host)}:{site.port}", site, door, db, served)
 
-
-def _room_for_connections(wanted: int) -> None:
-    """A descriptor per connection from the door: raise the soft limit if need be."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))

@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import resource
+import math
 import signal
 import socket
 import ssl
@@ -44,29 +44,26 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .front_caps import (CONNECTIONS_IN_ALL, CONNECTIONS_PER_ADDRESS, DEALER_STREAMS, OWN_CONNECTIONS,
-                         STREAMS_IN_ALL, STREAMS_PER_ADDRESS, ConnectionCaps, Holder, Refusal, StreamCaps,
-                         counted_address)
+                         STREAMS_IN_ALL, STREAMS_PER_ADDRESS, ConnectionCaps, Holder, Refusal, StreamCaps)
+from .front_feed import FrameReader, frame
+from .front_http import (HEAD_LIMIT, BadHead, Head, answer_refusal, body_refusal, forwarded_head, header_lines,
+                         parse_head, peer_address, room_for_descriptors, serve_connection)
 from .request_body import BODY_LIMIT
 from .screen_pairing import SCREEN_COOKIE, screen_token_digest
-from .site_guard import Site, security_headers
+from .site_guard import Site
 
 log = logging.getLogger(__name__)
 
-HEAD_LIMIT = 16 * 1024  # bytes of a request line and headers
 # Connections the kernel holds for the front to accept (asyncio's default is 100). A client opening
 # connections by the thousand at once overflowed a shorter queue, and a connection past it (the
 # watchdog's probe's too) waited a second for its SYN to be sent again. The kernel holds it to
 # net.core.somaxconn (4096 since Linux 5.4).
 ACCEPT_QUEUE = 4096
-HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade", "transfer-encoding",
-              "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port", "forwarded"}
 # The feed between the table's process and this one: frames of one kind byte, a 4-byte length, a payload.
 EVENTS, STATE = b"E", b"S"  # to the front: stream chunks for every viewer; the state's JSON
 PAIRED = b"P"  # to the front: the paired screens' token digests (a JSON list)
 READY, COUNTS = b"R", b"C"  # from the front: serving; viewers open, dropped and refused
 HEARTBEAT = b"event: heartbeat\ndata: {}\n\n"  # sent by the table's process (front_process), never made up here
-STATUS = {400: "Bad Request", 403: "Forbidden", 405: "Method Not Allowed", 411: "Length Required",
-          413: "Payload Too Large", 429: "Too Many Requests", 503: "Service Unavailable"}
 
 
 @dataclass(frozen=True)
@@ -108,27 +105,20 @@ class TlsFiles:
         return context
 
 
-def frame(kind: bytes, payload: bytes) -> bytes:
-    return kind + len(payload).to_bytes(4, "big") + payload
-
-
 class Feed(asyncio.Protocol):
     """The front's end of the feed. Whatever has arrived is taken at once: the last state, and every
     event in one write to each viewer (a front that fell behind catches up in one go, and a request
     waits behind one write per viewer, not one per event)."""
 
     def __init__(self, front: "Front"):
-        self.front, self.pending, self.ended = front, bytearray(), asyncio.get_running_loop().create_future()
+        self.front, self.frames, self.ended = front, FrameReader(), asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.Transport) -> None:
         self.front._feed = transport
 
     def data_received(self, data: bytes) -> None:
-        self.pending += data
         events = []
-        while len(self.pending) >= 5 and len(self.pending) >= 5 + (length := int.from_bytes(self.pending[1:5], "big")):
-            kind, payload = bytes(self.pending[:1]), bytes(self.pending[5:5 + length])
-            del self.pending[:5 + length]
+        for kind, payload in self.frames.take(data):
             if kind == STATE:
                 self.front.state = payload
             elif kind == PAIRED:
@@ -231,32 +221,25 @@ class Front:
     # --- requests ---------------------------------------------------------------------------------
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        peer = writer.get_extra_info("peername")
-        address = counted_address(peer[0] if isinstance(peer, tuple) else "?")
-        if not self.connections.admit(address):
-            writer.transport.abort()  # unanswered: nothing read, nothing owed
-            return
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.limits.head_timeout_s)
+        async def request(head: bytes, address: str) -> None:
             try:
-                request = parse_head(head)
+                parsed = parse_head(head)
             except BadHead as err:
                 return await self._answer(writer, 400, str(err))
-            path = request.path.split("?")[0]
+            path = parsed.path.split("?")[0]
             if path == "/events":
-                await self._events(request, reader, writer, address)
-            elif path == "/api/state" and request.method == "GET":
-                await self._state(request, writer)
+                await self._events(parsed, reader, writer, address)
+            elif path == "/api/state" and parsed.method == "GET":
+                await self._state(parsed, writer)
             else:
-                await self._proxy(request, head, reader, writer, writer.get_extra_info("peername"))
-        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError, TimeoutError, ssl.SSLError,
-                asyncio.CancelledError):
-            pass  # the client was too slow, sent too much or too little, went, or the dashboard is stopping
-        finally:
-            await _close(reader, writer, self.limits.linger_s)  # still counted while it lingers
-            self.connections.release(address)
+                await self._proxy(parsed, head, reader, writer)
 
-    def _refusal(self, request: "Head") -> tuple[int, str] | None:
+        # What a client sends on after its answer is thrown away for the whole linger: the front's bodies
+        # are small, and a client sending on is cut off by time.
+        await serve_connection(reader, writer, self.connections, self.limits.head_timeout_s, self.limits.linger_s,
+                               request, linger_bytes=math.inf)
+
+    def _refusal(self, request: Head) -> tuple[int, str] | None:
         """Flask's ``Host`` and ``Origin`` checks (``app.guard_site``), for what the front answers itself."""
         port = self.site.port
         if not self.site.allows_host(request.headers.get("host", ""), port):
@@ -266,11 +249,7 @@ class Front:
             return 403, "requests from pages of other sites are not answered"
         return None
 
-    def _headers(self, content_type: str) -> bytes:
-        headers = {"Content-Type": content_type, **security_headers(self.tls is not None), "Connection": "close"}
-        return "".join(f"{name}: {value}\r\n" for name, value in headers.items()).encode()
-
-    async def _events(self, request: "Head", reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+    async def _events(self, request: Head, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                       address: str) -> None:
         refused = self._refusal(request)
         if refused:
@@ -289,7 +268,7 @@ class Front:
         finally:
             self.connections.count(address)
 
-    def _holder(self, request: "Head", address: str) -> Holder:
+    def _holder(self, request: Head, address: str) -> Holder:
         """Whose stream this is: a paired screen's (its cookie's token is paired), else its address's."""
         token = cookie(request.headers.get("cookie", ""), SCREEN_COOKIE)
         digest = screen_token_digest(token) if token else None
@@ -309,7 +288,7 @@ class Front:
         sock = writer.get_extra_info("socket")
         if sock is not None:  # a small kernel buffer: what a stopped viewer holds is bounded by the backlog
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.send_buffer)
-        writer.write(b"HTTP/1.1 200 OK\r\n" + self._headers("text/event-stream") + b"Cache-Control: no-store\r\n"
+        writer.write(b"HTTP/1.1 200 OK\r\n" + header_lines("text/event-stream", self.tls is not None) + b"Cache-Control: no-store\r\n"
                      b"\r\nretry: 2000\n\n")
         viewer = Viewer(writer.transport, holder)
         self.viewers.add(viewer)
@@ -321,34 +300,26 @@ class Front:
             if viewer in self.viewers:  # not dropped already
                 self._forget(viewer)
 
-    async def _state(self, request: "Head", writer: asyncio.StreamWriter) -> None:
+    async def _state(self, request: Head, writer: asyncio.StreamWriter) -> None:
         refused = self._refusal(request)
         if refused:
             return await self._answer(writer, *refused)
         body = self.state
-        writer.write(b"HTTP/1.1 200 OK\r\n" + self._headers("application/json")
+        writer.write(b"HTTP/1.1 200 OK\r\n" + header_lines("application/json", self.tls is not None)
                      + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
         await asyncio.wait_for(writer.drain(), self.limits.write_timeout_s)
 
-    async def _proxy(self, request: "Head", head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                     peer) -> None:
-        if "transfer-encoding" in request.headers:  # bodies are small: one framing, that both ends read alike
-            return await self._answer(writer, 411, "send the body with a Content-Length, without Transfer-Encoding")
-        length = request.headers.get("content-length", "0")
-        if not (length.isascii() and length.isdigit()):  # str.isdigit alone takes "²" and "٥"
-            return await self._answer(writer, 400, "Content-Length is not a number")
-        if int(length) > BODY_LIMIT:
-            return await self._answer(writer, 413, f"the body is {length} bytes; at most {BODY_LIMIT}")
-        body = await asyncio.wait_for(reader.readexactly(int(length)), self.limits.head_timeout_s)
-        lines = head.decode("latin-1").split("\r\n")
-        kept = [line for line in lines[1:] if line and line.split(":", 1)[0].strip().lower() not in HOP_BY_HOP]
-        address = peer[0] if isinstance(peer, tuple) else "?"
-        forwarded = [lines[0], *kept, f"X-Forwarded-For: {address}",
-                     f"X-Forwarded-Proto: {'https' if self.tls else 'http'}", "Connection: close"]
+    async def _proxy(self, request: Head, head: bytes, reader: asyncio.StreamReader,
+                     writer: asyncio.StreamWriter) -> None:
+        refused = body_refusal(request.headers, BODY_LIMIT)  # bodies are small: read whole, then passed on
+        if refused:
+            return await self._answer(writer, *refused)
+        body = await asyncio.wait_for(reader.readexactly(int(request.headers.get("content-length", "0"))),
+                                      self.limits.head_timeout_s)
         up_reader, up_writer = await asyncio.wait_for(asyncio.open_unix_connection(self.upstream),
                                                       self.limits.upstream_timeout_s)
         try:
-            up_writer.write(("\r\n".join(forwarded) + "\r\n\r\n").encode("latin-1") + body)
+            up_writer.write(forwarded_head(head, peer_address(writer), https=self.tls is not None) + body)
             await up_writer.drain()
             while True:
                 chunk = await asyncio.wait_for(up_reader.read(65536), self.limits.upstream_timeout_s)
@@ -360,11 +331,7 @@ class Front:
             up_writer.close()
 
     async def _answer(self, writer: asyncio.StreamWriter, status: int, error: str) -> None:
-        body = json.dumps({"error": error}).encode()
-        writer.write(f"HTTP/1.1 {status} {STATUS[status]}\r\n".encode() + self._headers("application/json")
-                     + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
-        await asyncio.wait_for(writer.drain(), self.limits.write_timeout_s)
-
+        await answer_refusal(writer, status, error, self.tls is not None, self.limits.write_timeout_s)
 
 def cookie(header: str, name: str) -> str | None:
     """The value of cookie ``name`` in a ``Cookie`` header, or None.
@@ -379,66 +346,6 @@ def cookie(header: str, name: str) -> str | None:
     return None
 
 
-async def _close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, linger_s: float) -> None:
-    """Close gracefully: say the answer is complete, then take and throw away what the client still
-    sends, until it closes, for at most ``linger_s``. A socket closed with bytes unread
-    resets the connection, and the reset can wipe the answer from the client's side before it is
-    read: a refused upload would see "connection reset" instead of its 411 or 413. If that does not
-    finish in time or the dashboard is stopping, drop the connection."""
-    try:
-        if writer.can_write_eof():  # TLS cannot half-close; its client reads to the Content-Length
-            writer.write_eof()
-        await asyncio.wait_for(_discard(reader), linger_s)
-        writer.close()
-        await asyncio.wait_for(writer.wait_closed(), 2.0)
-    except BaseException:  # noqa: BLE001 - a reset, a timeout, or cancellation at stop: nothing to wait for
-        writer.transport.abort()
-
-
-async def _discard(reader: asyncio.StreamReader) -> None:
-    while await reader.read(65536):
-        pass
-
-
-@dataclass
-class Head:
-    method: str
-    path: str
-    headers: dict[str, str]  # lower-case names; a repeated header (not Host, not Content-Length) keeps its last value
-
-
-class BadHead(ValueError):
-    """A request line or headers the front will not pass on; the message says what is wrong."""
-
-
-def parse_head(head: bytes) -> Head:
-    """The request line and headers of plain HTTP/1.0 or 1.1, or :class:`BadHead`: a control
-    character (a bare CR or LF, NUL) anywhere, a header name with spaces, or a second ``Host`` or
-    ``Content-Length`` (where the front and waitress could read different requests in the same bytes)."""
-    text = head.decode("latin-1").removesuffix("\r\n\r\n")
-    if any(ord(c) < 32 and c != "\t" or c == "\x7f" for c in text.replace("\r\n", "")):
-        raise BadHead("a control character (a bare CR or LF, NUL) in the request head")
-    lines = text.split("\r\n")
-    try:
-        method, path, version = lines[0].split(" ")
-    except ValueError:
-        raise BadHead("the request line is not METHOD PATH VERSION") from None
-    if version not in ("HTTP/1.0", "HTTP/1.1"):
-        raise BadHead(f"{version[:20]!r} is not HTTP/1.0 or HTTP/1.1")
-    if not path.startswith("/"):
-        raise BadHead("the request's target is not a path")
-    headers = {}
-    for line in lines[1:]:
-        name, sep, value = line.partition(":")
-        if not sep or not name or name != name.strip():
-            raise BadHead(f"header {line[:40]!r} is not NAME: VALUE")
-        name = name.lower()
-        if name in headers and name in ("host", "content-length"):
-            raise BadHead(f"{name} is given twice")
-        headers[name] = value.strip()
-    return Head(method, path, headers)
-
-
 # --- the front's process ----------------------------------------------------------------------------
 
 def arguments(sock: socket.socket, feed: socket.socket, site: Site, upstream: str, tls: TlsFiles | None,
@@ -451,11 +358,8 @@ def arguments(sock: socket.socket, feed: socket.socket, site: Site, upstream: st
 def main(given: str) -> None:
     config = json.loads(given)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the appliance, whose going ends this
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # a socket per viewer: room for all of them
-    limits = FrontLimits(**config["limits"])
-    wanted = limits.connections + limits.own_connections + limits.streams + limits.dealer_streams + 64
-    if soft != resource.RLIM_INFINITY and soft < wanted:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard), hard))
+    limits = FrontLimits(**config["limits"])  # a socket per viewer: room for all of them
+    room_for_descriptors(limits.connections + limits.own_connections + limits.streams + limits.dealer_streams + 64)
     site = Site(**{**config["site"], "names": tuple(config["site"]["names"])})
     tls = TlsFiles(*map(Path, config["tls"])).context() if config["tls"] else None
     front = Front(site, config["upstream"], tls, limits)

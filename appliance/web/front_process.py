@@ -14,19 +14,17 @@ answers.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import queue
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 
 from ..table.live import LiveTable
-from .front import COUNTS, EVENTS, HEARTBEAT, PAIRED, READY, STATE, FrontLimits, TlsFiles, arguments, frame
+from .front import COUNTS, EVENTS, HEARTBEAT, PAIRED, READY, STATE, FrontLimits, TlsFiles, arguments
+from .front_feed import FedProcess, frame
 from .site_guard import Site
 
 log = logging.getLogger(__name__)
@@ -42,7 +40,7 @@ START_TIMEOUT_S = 20.0
 NOTHING = object()  # no event came before the next heartbeat was due
 
 
-class FrontProcess:
+class FrontProcess(FedProcess):
     def __init__(self, live: LiveTable, sock: socket.socket, site: Site, upstream: str, tls: TlsFiles | None,
                  limits: FrontLimits, paired: Callable[[], frozenset[str]] = frozenset):
         """Start the front on the bound, listening ``sock`` (it is the front's from now on); ``paired``
@@ -54,17 +52,10 @@ class FrontProcess:
         self._queue: queue.Queue = queue.Queue(QUEUED_LIMIT)
         self._ready = threading.Event()
         self._stopping = False
-        ours, theirs = socket.socketpair()
-        self._feed = ours
+        super().__init__("appliance.web.front", sock, lambda sock, feed: arguments(sock, feed, site, upstream, tls, limits))
         self._sent_state, self._sent_paired = live.state_json(), paired()
         # both wait in the socket for the front to read them
-        ours.sendall(frame(STATE, self._sent_state) + frame(PAIRED, _listed(self._sent_paired)))
-        self.process = subprocess.Popen([sys.executable, "-m", "appliance.web.front",
-                                         arguments(sock, theirs, site, upstream, tls, limits)],
-                                        pass_fds=(sock.fileno(), theirs.fileno()), stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL)  # stdout is the appliance's JSON
-        theirs.close()
-        sock.close()
+        self.feed.sendall(frame(STATE, self._sent_state) + frame(PAIRED, _listed(self._sent_paired)))
         self._sender = threading.Thread(target=self._send, name="dashboard-front-feed", daemon=True)
         self._receiver = threading.Thread(target=self._receive, name="dashboard-front-counts", daemon=True)
         self._sender.start()
@@ -109,7 +100,7 @@ class FrontProcess:
             if events:
                 chunks.append(frame(EVENTS, b"".join(events)))
             try:
-                self._feed.sendall(b"".join(chunks))
+                self.feed.sendall(b"".join(chunks))
             except OSError:
                 if not self._stopping:
                     log.error("the dashboard's front is gone: no viewer gets the table's events")
@@ -119,15 +110,10 @@ class FrontProcess:
                 return
 
     def _receive(self) -> None:
-        reader = self._feed.makefile("rb")
-        while True:
-            head = reader.read(5)
-            if len(head) < 5:
-                break
-            payload = reader.read(int.from_bytes(head[1:], "big"))
-            if head[:1] == READY:
+        for kind, payload in self.frames():
+            if kind == READY:
                 self._ready.set()
-            elif head[:1] == COUNTS:
+            elif kind == COUNTS:
                 self.viewers, self.dropped, self.refused = json.loads(payload)
         if not self._stopping:
             log.error("the dashboard's front stopped (exit status %s)", self.process.poll())
@@ -140,15 +126,7 @@ class FrontProcess:
         except queue.Full:
             pass
         self._sender.join(2)
-        with contextlib.suppress(OSError):  # the front may be gone already
-            self._feed.shutdown(socket.SHUT_RDWR)
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self._receiver.join(5)
-        self._feed.close()
+        self.end_feed(self._receiver)
 
 
 def _listed(digests: frozenset[str]) -> bytes:
