@@ -121,7 +121,7 @@ def test_pairing_with_a_one_time_code_shown_on_the_appliance_screen(dealer):
     assert records(dealer.folder)[-1]["who"] == f"supervisor {SUPERVISOR}"
 
 
-def test_a_pairing_code_from_a_supervisor_needs_the_pin_and_dies_after_five_wrong_tries(dealer):
+def test_a_pairing_code_from_a_supervisor_needs_the_pin_and_locks_the_guessing_address(dealer):
     boss = at(dealer.app, "10.0.0.5")
     token = boss.post("/login", json={"supervisor": SUPERVISOR, "pin": PIN}).get_json()["csrf"]
     assert boss.post("/api/screens/code", json={"pin": "000000"}, headers={"X-CSRF-Token": token}).status_code == 403
@@ -129,8 +129,57 @@ def test_a_pairing_code_from_a_supervisor_needs_the_pin_and_dies_after_five_wron
     tablet = at(dealer.app, "10.0.0.23")
     wrong = "11111111" if code != "11111111" else "22222222"
     answers = [tablet.post("/api/pair", json={"code": wrong, "name": "t"}).get_json()["error"] for _ in range(5)]
-    assert "the code is void" in answers[-1]
-    assert tablet.post("/api/pair", json={"code": code, "name": "t"}).status_code == 403
+    assert "too many wrong pairing codes from this address" in answers[-1]
+    assert tablet.post("/api/pair", json={"code": code, "name": "t"}).status_code == 403  # locked, even the right one
+    assert at(dealer.app, "10.0.0.24").post("/api/pair", json={"code": code, "name": "t"}).status_code == 200
+
+
+def pair_from(base: str, source: str, code: str) -> tuple[int, str]:
+    """POST /api/pair to the served dashboard from the loopback address ``source``: the status and the error."""
+    host, port = base.removeprefix("http://").split(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=10, source_address=(source, 0))
+    try:
+        connection.request("POST", "/api/pair", json.dumps({"code": code, "name": "side screen"}),
+                           {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        return response.status, json.loads(response.read()).get("error", "")
+    finally:
+        connection.close()
+
+
+def own_screen_code(base: str) -> str:
+    """A pairing code asked for on the appliance's own screen, through the served dashboard."""
+    status, cookie, body = raw(base, "GET", "/api/dealer", {})
+    status, _, body = raw(base, "POST", "/api/dealer/pairing-code", {
+        "Cookie": cookie.split(";")[0], "X-CSRF-Token": json.loads(body)["csrf"], "Content-Type": "application/json"}, "{}")
+    assert status == 200, body
+    return json.loads(body)["code"]
+
+
+def test_one_strangers_wrong_codes_never_void_the_code_for_the_real_screen(dealer):
+    """A stranger's wrong codes lock the stranger's address, not the code: the real screen then pairs."""
+    make = lambda site: create_app(dealer.live, dealer.table.rules, dealer.table, dealer=dealer.loop, site=site)  # noqa: E731
+    with dashboard_serving(make, dealer.live) as base:
+        code = own_screen_code(base)
+        wrong = "11111111" if code != "11111111" else "22222222"
+        answers = [pair_from(base, "127.0.0.7", wrong) for _ in range(8)]
+        assert {status for status, _ in answers} == {403}
+        assert answers[0][1] == "wrong pairing code"
+        assert "too many wrong pairing codes from this address: try again in 30 s" in answers[-1][1]
+        assert pair_from(base, "127.0.0.8", code) == (200, "")  # the real screen, on its own address
+
+
+def test_wrong_codes_from_many_addresses_lock_the_code_saying_a_new_one_is_needed(dealer):
+    make = lambda site: create_app(dealer.live, dealer.table.rules, dealer.table, dealer=dealer.loop, site=site)  # noqa: E731
+    with dashboard_serving(make, dealer.live) as base:
+        code = own_screen_code(base)
+        wrong = "11111111" if code != "11111111" else "22222222"
+        answers = [pair_from(base, f"127.0.1.{n}", wrong)[1] for n in range(1, 8) for _ in range(3)]
+        locked = "the pairing code was locked by 20 wrong guesses: ask for a new one on the appliance's screen"
+        assert all(a.startswith("wrong pairing code") for a in answers[:19])  # no address reaches 20 alone
+        assert answers[19:] == [locked, locked]
+        assert pair_from(base, "127.0.0.8", code) == (403, locked)  # the right code too: it is locked
+        assert pair_from(base, "127.0.0.8", own_screen_code(base)) == (200, "")  # a new one pairs
 
 
 def test_entering_by_hand_over_a_steady_camera_read_needs_the_pin_and_is_logged(dealer):

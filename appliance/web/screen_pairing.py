@@ -8,7 +8,9 @@ every code, pairing and revocation is logged by the caller. The paired screens a
 the data folder (the token's SHA-256, never the token; written whole, through the audit log's
 ``store_file``: fsync-ed, renamed into place, readable by the service's group only), so a restart
 keeps them; a pairing stands only once it is logged and that file is written, a revocation holds at
-once. A file that cannot be read pairs nobody (the safe side) and says why in the journal.
+once. A file that cannot be read pairs nobody (the safe side) and says why in the journal. Wrong codes
+lock out the address they come from (``ADDRESS_TRIES``), and lock the code only past ``CODE_TRIES``
+from all addresses together.
 """
 
 from __future__ import annotations
@@ -24,11 +26,24 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from ..lockouts import Lockouts
+from .front_caps import counted_address
+
 log = logging.getLogger(__name__)
 
 CODE_TTL_S = 120.0
-CODE_TRIES = 5  # wrong codes before the code is void
+# Wrong codes from one address before it is locked out for 30 s, doubled at each further one: a typo or
+# two at the new screen costs nothing, and one address makes at most 5 guesses in a code's two minutes.
+# Wrong codes are slowed per address, never counted against the code alone: when five wrong codes from
+# anyone voided it, one stranger typing five numbers spoiled the real screen's code, again and again.
+ADDRESS_TRIES = 3
+# Wrong codes from all addresses before the code itself is locked (a new one is then needed): guesses
+# spread over many addresses end there, at 20 of the 10^8 codes; one address never gets that far.
+CODE_TRIES = 20
 SCREEN_COOKIE = "screen"  # holds a paired screen's token (read by the dealer's routes, and by the front)
+
+
+CODE_LOCKED = f"the pairing code was locked by {CODE_TRIES} wrong guesses: ask for a new one on the appliance's screen"
 
 
 class PairingError(ValueError):
@@ -63,6 +78,7 @@ class ScreenPairings:
         """``kept_in``: the file the paired screens are kept in and how it is written; None keeps
         them in memory only (a restart unpairs every screen)."""
         self._kept_in, self._clock = kept_in, clock
+        self._guessers = Lockouts({"address": ADDRESS_TRIES}, clock=clock)
         self._code: _Code | None = None
         self._screens: dict[str, PairedScreen] = _read(kept_in[0]) if kept_in else {}  # sha256(token) -> screen
         self._lock = threading.Lock()
@@ -83,12 +99,20 @@ class ScreenPairings:
             if pending is None or self._clock() > pending.expires:
                 self._code = None
                 raise PairingError("no pairing code is open: ask for a new one on the appliance's screen")
+            if pending.tries >= CODE_TRIES:
+                raise PairingError(CODE_LOCKED)
+            keys = [("address", counted_address(address))]  # an IPv6 host by its /64, as the front counts it
+            lock = self._guessers.attempt(keys)  # counted now, forgiven below if the code is right
+            if lock is not None:
+                raise PairingError(f"too many wrong pairing codes from this address: try again in {lock[1]:.0f} s")
             if not secrets.compare_digest(code.encode(), pending.code.encode()):
                 pending.tries += 1
                 if pending.tries >= CODE_TRIES:
-                    self._code = None
-                    raise PairingError(f"wrong code {CODE_TRIES} times: the code is void; ask for a new one")
-                raise PairingError("wrong pairing code")
+                    raise PairingError(CODE_LOCKED)
+                lock = self._guessers.locked(keys)
+                raise PairingError("wrong pairing code" + (f"; too many from this address: try again in {lock[1]:.0f} s"
+                                                           if lock else ""))
+            self._guessers.forgive(keys)
             self._code = None
             token = secrets.token_urlsafe(32)
             screen = PairedScreen(secrets.token_hex(4), name, address,
