@@ -144,3 +144,44 @@ def test_appliance_run_ships_its_records_as_it_plays(floor_dsn, tmp_path):
     held = floor_lines(floor_dsn, "T9")
     assert any('"event":"RoundSettled"' in line for line in held)
     assert held == log_lines(data / "audit")[: len(held)]  # the table's own records, in order
+
+
+def test_floor_ship_waits_out_a_database_restart_then_ships(postgres, floor_dsn, tmp_path):
+    """``floor ship --wait 60`` while the floor's database restarts (3 s down) under ``floor serve``,
+    whose every server thread held a connection from before: it keeps trying, and ships."""
+    import http.client
+    import time
+
+    migrated(floor_dsn)
+    credentials = enrolled(floor_dsn, "T5", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=2)
+    port = free_port()
+    floor = subprocess.Popen([sys.executable, "-m", "appliance", "floor", "serve", "--db", floor_dsn, "--port", str(port)],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        url = json.loads(floor.stdout.readline())["floor"].rstrip("/")
+        ship_command = ["floor", "ship", "--audit", str(audit_dir), "--floor", url,
+                        "--floor-credentials", str(tmp_path / "T5.credentials")]
+        assert appliance(*ship_command).returncode == 0
+        for _ in range(40):  # a floor that has served a while: each of its server threads holds a connection
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            connection.request("GET", "/api/floor/head", headers={
+                "X-Floor-Table": "T5", "Authorization": f"Bearer {credentials.token}"})
+            assert connection.getresponse().status == 200
+            connection.close()
+        table_log(tmp_path, credentials, rounds=2, seed=2)  # more to ship
+        postgres.stop("fast")
+        try:
+            began = time.monotonic()
+            shipping = subprocess.Popen([sys.executable, "-m", "appliance", *ship_command, "--wait", "60"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(3)
+        finally:
+            postgres.start()
+        out, err = shipping.communicate(timeout=90)
+        assert shipping.returncode == 0, f"gave up after {time.monotonic() - began:.0f} s: {err}"
+        assert json.loads(out)["pending"] == 0 and floor_lines(floor_dsn, "T5") == log_lines(audit_dir)
+    finally:
+        floor.terminate()
+        floor.wait(10)
+        floor.stdout.close()

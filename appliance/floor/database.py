@@ -1,4 +1,11 @@
-"""One PostgreSQL connection per server thread, made again after the database restarts."""
+"""One PostgreSQL connection per server thread, made again after the database restarts.
+
+A restart breaks every thread's connection at once, and a broken connection only says so when it is
+next used: each of the floor's 16 server threads then answered one request of its own with a 503
+before it connected again, and a shipper backing off between tries (up to 5 s) met one after another
+for over a minute. So the first thread to find its connection broken, or the database unreachable,
+tells the others: every connection made before that is dropped at its thread's next request.
+"""
 
 from __future__ import annotations
 
@@ -27,12 +34,18 @@ class Database:
         self._local = threading.local()
         self._all: set[psycopg.Connection] = set()  # every thread's, to close when the service stops
         self._lock = threading.Lock()
+        self._generation = 0  # counts the times a connection was found broken: older ones are not used
 
     def conn(self) -> psycopg.Connection:
         conn = getattr(self._local, "conn", None)
+        if conn is not None and self._local.generation != self._generation:
+            conn.close()  # made before the database was found gone: broken too, most likely
+            conn = None
         if conn is None or conn.closed or conn.broken:
+            generation = self._generation
+            self._local.conn = None
             conn = psycopg.connect(self.dsn, autocommit=True, connect_timeout=5)  # errors: the server's 503
-            self._local.conn = conn
+            self._local.conn, self._local.generation = conn, generation
             with self._lock:
                 self._all = {c for c in self._all if not c.closed}
                 self._all.add(conn)
@@ -46,8 +59,12 @@ class Database:
             self._all.clear()
 
     def drop(self) -> None:
-        """Forget this thread's connection (after an error, so the next request connects afresh)."""
+        """Forget this thread's connection (after an error, so the next request connects afresh); if it
+        is broken, or none could be made, the other threads' connections from before are forgotten too."""
         conn = getattr(self._local, "conn", None)
         self._local.conn = None
+        if conn is None or conn.broken or conn.closed:
+            with self._lock:
+                self._generation += 1
         if conn is not None:
             conn.close()
