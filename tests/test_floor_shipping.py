@@ -50,6 +50,19 @@ def test_floor_ship_to_a_floor_that_is_down_exits_1_saying_so(floor_dsn, tmp_pat
     assert done.returncode == 1 and "appliance floor ship: floor 127.0.0.1:" in done.stderr
 
 
+def test_floor_ship_keeps_trying_until_its_wait_is_out(floor_dsn, tmp_path):
+    import time
+
+    migrated(floor_dsn)
+    credentials = enrolled(floor_dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=1)
+    began = time.monotonic()
+    done = appliance("floor", "ship", "--audit", str(audit_dir), "--floor", f"http://127.0.0.1:{free_port()}",
+                     "--floor-credentials", str(tmp_path / "T1.credentials"), "--wait", "10")
+    assert done.returncode == 1 and "appliance floor ship: floor 127.0.0.1:" in done.stderr
+    assert time.monotonic() - began >= 10  # its last try at the end of the wait, not one back-off before it
+
+
 def test_simulate_table_ships_while_it_plays_and_catches_up_after_the_floor_was_down(floor_dsn, tmp_path):
     migrated(floor_dsn)
     enrolled(floor_dsn, "T7", tmp_path)

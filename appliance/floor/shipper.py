@@ -164,14 +164,16 @@ class Shipper:
 
 
 def ship_until_done(shipper: Shipper, wait: float) -> Shipped:
-    """``appliance floor ship``: retry an unreachable floor for up to ``wait`` seconds; a refusal ends at once."""
+    """``appliance floor ship``: retry an unreachable floor for up to ``wait`` seconds; a refusal ends at once.
+    The last try is at the end of the wait, not one back-off (up to 5 s) before it."""
     deadline = time.monotonic() + wait
     delay = 0.2
     while True:
         try:
             return shipper.ship_pending()
         except FloorUnreachable:
-            if time.monotonic() + delay > deadline:
+            left = deadline - time.monotonic()
+            if left <= 0:
                 raise
-            time.sleep(delay)
+            time.sleep(min(delay, left))
             delay = min(5.0, delay * 2)
