@@ -51,7 +51,7 @@ def test_the_pit_view_follows_a_simulated_floor_live(floor_dsn, tmp_path):
         page = browser.new_page()
         log_in(page, url, "pit")
         expect(page.locator("#who")).to_have_text("pit (pit)")
-        expect(page.locator("#summary")).to_have_text("2 tables: 0 online, 0 held, 2 offline, 0 recording stopped")
+        expect(page.locator("#summary")).to_have_text("2 tables: 0 online, 0 held, 2 offline, 0 recording stopped, 0 refused")
         shippers, players = [], []
         for number, (credentials, audit_dir, audit) in enumerate(tables.values(), 1):
             shipper = Shipper(audit_dir, url, credentials)
@@ -62,7 +62,7 @@ def test_the_pit_view_follows_a_simulated_floor_live(floor_dsn, tmp_path):
         try:
             t1 = page.locator('.table[data-table="T1"]')
             expect(t1).to_have_class("table online", timeout=15_000)
-            expect(page.locator("#summary")).to_have_text("2 tables: 2 online, 0 held, 0 offline, 0 recording stopped")
+            expect(page.locator("#summary")).to_have_text("2 tables: 2 online, 0 held, 0 offline, 0 recording stopped, 0 refused")
             expect(t1).to_contain_text("last: ", timeout=15_000)  # a round settled, on the page without a reload
             for player in players:
                 player.join()

@@ -77,6 +77,28 @@ def test_an_unknown_table_or_a_wrong_token_is_refused(floor, tmp_path):
     assert floor_lines(dsn, "T1") == []
 
 
+def test_a_table_whose_records_were_all_refused_is_not_shown_online(floor, tmp_path):
+    """Only a table whose records the floor takes is online: one whose every record was refused (signed
+    with a key the floor does not hold) shows as refused, one whose token was wrong as never seen."""
+    dsn, url = floor
+    t1, t2 = enrolled(dsn, "T1", tmp_path), enrolled(dsn, "T2", tmp_path)
+    forged = tmp_path / "forged-audit"
+    play_rounds(load_house("general"), AuditLog(forged, b"0" * 64), 1)  # not T1's key
+    with pytest.raises(FloorRefused, match="signature does not verify"):
+        ship(forged, url, t1)
+    t2_log = table_log(tmp_path, t2, rounds=1)
+    with pytest.raises(FloorRefused, match="token is wrong"):
+        ship(t2_log, url, Credentials("T2", "not-the-token", t2.audit_key))
+
+    def statuses():
+        return {t["table"]: t["status"] for t in get(f"{url}/api/floor/tables")}
+
+    assert statuses() == {"T1": "refused", "T2": "offline"}
+    ship(table_log(tmp_path, t1, rounds=1), url, t1)  # then the tables' own logs: taken, online
+    ship(t2_log, url, t2)
+    assert statuses() == {"T1": "online", "T2": "online"}
+
+
 def _rewrite(audit_dir, number: int, change) -> None:
     """Change record ``number`` (1-based, across the log) in place, keeping its old signature."""
     [path] = sorted(audit_dir.glob("*.jsonl"))

@@ -191,6 +191,9 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
             observe(state, record, table, conn)
         if rows:
             _store(conn, table, rows, images, head, state)
+        if result.refused:  # refused from now (or since before) until a record of it is taken
+            conn.execute("UPDATE floor_tables SET refused_since = coalesce(refused_since, now()) WHERE table_id = %s",
+                         (table,))
         result.head_seq, result.head_hash, result.accepted = head.seq, head.hash, len(rows)
         result.images_wanted = [r[0] for r in conn.execute(
             "SELECT sha256 FROM floor_images_wanted WHERE table_id = %s ORDER BY sha256 LIMIT 20", (table,))]
@@ -211,7 +214,8 @@ def _store(conn, table: str, rows: list[tuple], images: list[str], head: _Head, 
                  "ON CONFLICT (table_id, round) DO UPDATE SET " + ROUND_FIGURES,
                  (table, sorted({r[6] for r in rows if r[6] is not None})))
     conn.execute("UPDATE floor_tables SET head_seq = %s, head_hash = %s, records = records + %s, held = %s, "
-                 "phase = %s, current_round = %s, last_settlement = %s, devices = %s WHERE table_id = %s",
+                 "phase = %s, current_round = %s, last_settlement = %s, devices = %s, refused_since = NULL "
+                 "WHERE table_id = %s",
                  (head.seq, head.hash, len(rows), state.held, state.phase, state.current_round,
                   Jsonb(state.last_settlement), Jsonb(state.devices), table))
 

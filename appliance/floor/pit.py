@@ -27,16 +27,21 @@ def gaming_day(now: dt.datetime, starts: dt.time) -> dt.date:
     return now.date() if now.time() >= starts else now.date() - dt.timedelta(days=1)
 
 
-def status_of(last_seen: dt.datetime | None, held: bool, recording: bool | None, now: dt.datetime) -> str:
-    """Offline once the table has been silent too long, whatever it last said; then what it said.
+def status_of(last_seen: dt.datetime | None, held: bool, recording: bool | None, now: dt.datetime,
+              refused: bool = False) -> str:
+    """Offline once the table has been silent too long, whatever it last said; refused while the floor
+    refuses its records (heard from, but nothing it sends is taken: never online); then what it said.
 
     >>> now = dt.datetime(2026, 12, 1, 12, 0)
-    >>> [status_of(now - dt.timedelta(seconds=s), held, rec, now) for s, held, rec in
-    ...  ((16, False, True), (1, True, True), (1, True, False), (1, False, None))]
-    ['offline', 'held', 'recording-stopped', 'online']
+    >>> [status_of(now - dt.timedelta(seconds=s), held, rec, now, refused) for s, held, rec, refused in
+    ...  ((16, False, True, True), (1, False, True, True), (1, True, True, False), (1, True, False, False),
+    ...   (1, False, None, False))]
+    ['offline', 'refused', 'held', 'recording-stopped', 'online']
     """
     if last_seen is None or now - last_seen > OFFLINE_AFTER:
         return "offline"
+    if refused:
+        return "refused"
     if recording is False:
         return "recording-stopped"
     return "held" if held else "online"
@@ -45,9 +50,10 @@ def status_of(last_seen: dt.datetime | None, held: bool, recording: bool | None,
 def tables(conn) -> list[dict]:
     now = conn.execute("SELECT now()").fetchone()[0]
     rows = conn.execute("SELECT table_id, records, head_seq, last_seen, held, recording, phase, current_round, "
-                        "last_settlement, devices, table_says FROM floor_tables ORDER BY table_id").fetchall()
+                        "last_settlement, devices, table_says, refused_since IS NOT NULL FROM floor_tables "
+                        "ORDER BY table_id").fetchall()
     return [{"table": r[0], "records": r[1], "head_seq": r[2],
-             "status": status_of(r[3], r[4], r[5], now),
+             "status": status_of(r[3], r[4], r[5], now, r[11]),
              "last_seen": r[3].isoformat() if r[3] else None, "phase": r[6], "round": r[7],
              "last_settlement": r[8], "devices": r[9],
              "behind": max(0, (r[10] or 0) - r[2])} for r in rows]
