@@ -8,11 +8,13 @@ lines of a batch failed).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import logging
 import secrets
 import signal
+import sqlite3
 import sys
 import threading
 import time
@@ -21,7 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .arguments import existing_folder, existing_path, new_path, not_negative, port, positive, share, whole_number
+from .arguments import (dns_name_or_address, existing_folder, existing_path, new_folder, new_link, new_path, not_negative,
+                        not_negative_at_most, port, positive_at_most, share, whole_number)
 from .config import DEFAULT_HOUSE, load_house, read_chart, read_house, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
@@ -36,6 +39,10 @@ from .game.round_json import house_of, round_from_json, settlement_to_json
 from .game.settlement import settle
 from .game.start_seat import DEALER, StartSeatError, start_of_round
 from .simulate import simulate
+
+
+#: past these ``simulate`` would build a list of jobs too long to hold, or start a process per worker at once
+MAX_HANDS, MAX_WORKERS = 1_000_000_000, 64
 
 
 class UsageError(ValueError):
@@ -107,6 +114,8 @@ def cmd_settle(args: argparse.Namespace) -> int:
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise UsageError(f"{source}: not JSON: {err}") from None
+    except UnicodeDecodeError as err:
+        raise UsageError(f"{source}: not UTF-8 text ({err.reason} at byte {err.start})") from None
     named = house_of(data, source)
     if args.house and named and load_house(args.house).key != load_house(named).key:
         raise UsageError(f"{source}: house: the round names {named!r} but --house is {args.house!r}")
@@ -129,7 +138,7 @@ def cmd_start_seat(args: argparse.Namespace) -> int:
 
 
 def _seat_number(text: str) -> int:
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):  # str.isdigit alone takes "٣" and "²"
         raise UsageError(f"--banker: expected \"dealer\" or a seat number, got {text!r}")
     return int(text)
 
@@ -160,8 +169,7 @@ def cmd_devices_listen(args: argparse.Namespace) -> int:
     def on_status(status, why) -> None:
         print(json.dumps({"status": status.value, "reason": why}), file=sys.stderr, flush=True)
 
-    if "://" not in args.port and not Path(args.port).exists():  # pyserial would retry a missing port for ever
-        raise UsageError(f"--port {args.port}: no such device (is it plugged in?)")
+    check_serial_port(args.port)
     settings = SerialSettings(DeviceKind(args.device), args.port, baudrate=args.baud)
     with StartSeatDevice(settings, on_result, on_reject, on_status) as device:
         try:
@@ -173,6 +181,25 @@ def cmd_devices_listen(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             pass
     return 0
+
+
+def check_serial_port(port: str) -> None:
+    """A port the device can be opened on: pyserial would retry any other for ever, saying only "offline"."""
+    import stat
+
+    import serial
+
+    if "://" in port:
+        try:
+            serial.serial_for_url(port, do_not_open=True)
+        except ValueError as err:
+            raise UsageError(f"--port {port}: {err}") from None
+        return
+    if not port or not Path(port).exists():
+        raise UsageError(f"--port {port or repr(port)}: no such device (is it plugged in?)")
+    if not stat.S_ISCHR(Path(port).stat().st_mode):
+        what = "a folder" if Path(port).is_dir() else "a file"
+        raise UsageError(f"--port {port}: not a serial device ({what})")
 
 
 def cmd_devices_simulate(args: argparse.Namespace) -> int:
@@ -275,7 +302,7 @@ def cmd_deck_capture(args: argparse.Namespace) -> int:
     from .vision.capture import photo_in_teach_zone, save_face
 
     layout = _layout(args.layout)
-    codes = parse_cards(args.codes) if args.codes else parse_cards(" ".join(
+    codes = parse_cards(args.codes) if args.codes is not None else parse_cards(" ".join(
         r + s for s in "shdc" for r in "AKQJT98765432") + " Jk")
     if len(codes) < len(args.frames):
         raise UsageError(f"{len(args.frames)} frames but only {len(codes)} card codes")
@@ -321,11 +348,35 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
 def cmd_audit_index(args: argparse.Namespace) -> int:
     from .audit.index import Index
 
-    index = Index(args.db)
+    check_index_file(Path(args.db))
+    try:
+        index = Index(args.db)
+    except sqlite3.Error as err:
+        raise UsageError(f"--db {args.db}: not a history index: {err}") from None
     count = index.rebuild(args.path)
     index.close()
     _print({"db": args.db, "records": count})
     return 0
+
+
+def check_index_file(path: Path) -> None:
+    """A history index may be rebuilt over an index (an older one is dropped and made again), never over
+    another program's database or a file that is no database."""
+    from .audit.index import TABLES
+
+    if path.is_dir():
+        raise UsageError(f"--db {path}: a folder, not a history index")
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    try:
+        with contextlib.closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as db:
+            tables = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    except sqlite3.Error as err:
+        raise UsageError(f"--db {path}: not a history index: {err}") from None
+    others = sorted(name for name in set(tables) - TABLES if not name.startswith("sqlite_"))
+    if others:
+        raise UsageError(f"--db {path}: not a history index: it holds the table{'s' if len(others) > 1 else ''} "
+                         f"{', '.join(others)}")
 
 
 def cmd_audit_recall(args: argparse.Namespace) -> int:
@@ -348,6 +399,8 @@ def cmd_audit_recall(args: argparse.Namespace) -> int:
 def cmd_audit_keygen(args: argparse.Namespace) -> int:
     from .audit.log import new_key
 
+    if Path(args.path).is_dir():
+        raise UsageError(f"{args.path}: a folder; name the key file to make")
     try:
         new_key(args.path)
     except FileExistsError:
@@ -401,9 +454,13 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
 
 def may_make_key(args: argparse.Namespace, key_file: Path, configured=None) -> bool:
     """Whether a missing audit key may be made: not where it is named (a floor's credentials still write
-    theirs there). A named key that is missing is refused here, before the log's folder is made or locked."""
+    theirs there). A named key that is missing, or a key file that holds no key, is refused here, before the log's
+    folder is made or locked."""
     from .audit.keys import named, require_key
+    from .audit.log import load_key
 
+    if key_file.exists():
+        load_key(key_file)
     if not named(args.key_file):
         return True
     if not floor_url(args, configured):
@@ -480,6 +537,9 @@ def dashboard_tls(args: argparse.Namespace, config_dir: Path | None):
     key = Path(args.tls_key) if args.tls_key else folder / "dashboard.key"
     if not (args.tls_cert or args.tls_key or (config_dir and cert.is_file() and key.is_file())):
         return None
+    for flag, given, path in (("--tls-cert", args.tls_cert, cert), ("--tls-key", args.tls_key, key)):
+        if not path.is_file():
+            raise UsageError(f"{flag + ' ' if given else ''}{path}: no such file")
     files = TlsFiles(cert.absolute(), key.absolute())
     files.context()  # a certificate or key that cannot be used fails before anything starts
     return files
@@ -669,6 +729,9 @@ def cmd_supervisor_add(args: argparse.Namespace) -> int:
     config_dir = Path(args.config)
     if not config_dir.is_dir():
         raise UsageError(f"{config_dir}: no such configuration folder")
+    if not (1 <= len(args.id) <= 64 and args.id.isprintable() and args.id == args.id.strip()):
+        raise UsageError(f"supervisor id {args.id!r}: 1 to 64 characters, printable, with no space at either end "
+                         "(a badge number)")
     if sys.stdin.isatty():
         pin = getpass.getpass(f"PIN for supervisor {args.id}: ")
         if getpass.getpass("The same PIN again: ") != pin:
@@ -746,14 +809,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("simulate", help="heads-up hands, both sides set by the house way")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--house-way", help="override the house's house way")
-    p.add_argument("--hands", type=whole_number(1), required=True)
+    p.add_argument("--hands", type=whole_number(1, MAX_HANDS), required=True)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--workers", type=whole_number(1), default=1)
+    p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), default=1, help=f"processes (1-{MAX_WORKERS})")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser("run", help="start the appliance: round engine, audit log and dashboard")
     p.add_argument("--config", type=existing_folder, help="a configuration folder (default: the shipped config)")
-    p.add_argument("--data", type=new_path, help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
+    p.add_argument("--data", type=new_folder, help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
     p.add_argument("--key-file", help="the audit key (default: $APPLIANCE_KEY_FILE, else audit.key in --config; "
                    "a simulation on the shipped config keeps one in the data folder)")
     p.add_argument("--host", default="127.0.0.1", help="the dashboard's address (off loopback: HTTPS)")
@@ -769,7 +832,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--production", action="store_true",
                    help="a dealing table (the service): refuse to start on a simulated start source, camera or GPIO rail")
     p.add_argument("--render", action="store_true", help="in simulation, read every hand from the synthetic camera")
-    p.add_argument("--pace", type=positive, default=1.5, help="seconds between the steps of a simulated round")
+    p.add_argument("--pace", type=positive_at_most(60), default=1.5,
+                   help="seconds between the steps of a simulated round (at most 60)")
     p.add_argument("--rounds", type=whole_number(1), help="in simulation, play N rounds, then stop (default: play on)")
     p.add_argument("--keep-serving", action="store_true",
                    help="with --rounds: after the last round, keep serving the dashboard (the round settled on it) "
@@ -792,21 +856,22 @@ def build_parser() -> argparse.ArgumentParser:
                                           "SHA-256 fingerprint to pin")
     p.add_argument("--config", type=existing_folder, required=True,
                    help="the configuration folder (e.g. /etc/paigow-appliance)")
-    p.add_argument("--name", action="append", default=[], help="a DNS name or address of the appliance (repeatable)")
+    p.add_argument("--name", action="append", default=[], type=dns_name_or_address,
+                   help="a DNS name or address of the appliance (repeatable)")
     p.add_argument("--days", type=whole_number(1, 3650), default=825, help="days the certificate is valid (1-3650)")
     p.add_argument("--force", action="store_true", help="replace an existing certificate and key")
     p.set_defaults(func=cmd_tls_selfsigned)
 
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
     p.add_argument("--rounds", type=whole_number(1), required=True)
-    p.add_argument("--audit", type=new_path, required=True, help="the audit log folder")
+    p.add_argument("--audit", type=new_folder, required=True, help="the audit log folder")
     p.add_argument("--key-file", help="the HMAC key (default: $APPLIANCE_KEY_FILE, else <audit>.key beside the "
                    "folder, created only while there is no log)")
     p.add_argument("--house", default=DEFAULT_HOUSE)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--render", action="store_true", help="read every hand with the simulated camera and the reader")
     add_frame_size_options(p)
-    p.add_argument("--refuse-free-mb", type=not_negative, default=20,
+    p.add_argument("--refuse-free-mb", type=not_negative_at_most(1_000_000), default=20,
                    help="open no round while the audit disk has less free space than this (MB)")
     add_mislay_option(p)
     add_shipping_options(p)
@@ -819,18 +884,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", required=True, help="a device path or a pyserial URL (loop://, socket://host:port)")
     p.add_argument("--count", type=whole_number(0), default=0, help="stop after N results (default: run until interrupted)")
     p.add_argument("--baud", type=whole_number(1), default=9600)
-    p.add_argument("--roll-every", type=not_negative, default=0, help="send ROLL every S seconds")
+    p.add_argument("--roll-every", type=not_negative_at_most(3600), default=0, help="send ROLL every S seconds")
     p.add_argument("--timeout", type=not_negative, default=0, help="give up after S seconds (with --count)")
     p.set_defaults(func=cmd_devices_listen)
 
     p = devices.add_parser("simulate", help="a device on a pseudo-terminal: prints its path, then serves")
     p.add_argument("device", choices=["rng", "dice"])
-    p.add_argument("--every", type=positive, help="send a result every S seconds (also on ROLL and on Enter)")
-    p.add_argument("--heartbeat", type=positive, default=1.0)
+    p.add_argument("--every", type=positive_at_most(3600),
+                   help="send a result every S seconds (also on ROLL and on Enter)")
+    p.add_argument("--heartbeat", type=positive_at_most(3600), default=1.0)
     p.add_argument("--bad-checksum", type=share, default=0.0, help="probability of a wrong checksum")
     p.add_argument("--noise", type=share, default=0.0, help="probability of noise bytes before a line")
     p.add_argument("--silent", action="store_true", help="send nothing (an unplugged or dead device)")
-    p.add_argument("--link", type=new_path, help="also make this path a link to the port, as udev does")
+    p.add_argument("--link", type=new_link, help="also make this path a link to the port, as udev does")
     p.add_argument("--seed", type=int, help="reproducible values (default: the OS generator)")
     p.set_defaults(func=cmd_devices_simulate)
 
@@ -838,7 +904,7 @@ def build_parser() -> argparse.ArgumentParser:
         dest="vision_command", required=True)
     p = vision.add_parser("markers", help="print the layout's markers at true size (A4 PNG pages)")
     p.add_argument("--layout", help="layout TOML (default: the shipped config/layout.toml)")
-    p.add_argument("--out", type=new_path, required=True, help="folder for markers-N.png")
+    p.add_argument("--out", type=new_folder, required=True, help="folder for markers-N.png")
     p.add_argument("--dpi", type=whole_number(72, 1200), default=300, help="the pages' resolution (72-1200)")
     p.set_defaults(func=cmd_vision_markers)
     p = vision.add_parser("calibrate", help="find the markers in frames and fit the homography")
@@ -868,11 +934,11 @@ def build_parser() -> argparse.ArgumentParser:
         dest="deck_command", required=True)
     p = deck.add_parser("learn", help="rank and suit templates from one photo per card (any camera, angle, background)")
     p.add_argument("--faces", required=True, help="folder of faces named by card code: As.png ... Jk.png")
-    p.add_argument("--out", type=new_path, required=True, help="the deck directory to write")
+    p.add_argument("--out", type=new_folder, required=True, help="the deck directory to write")
     p.set_defaults(func=cmd_deck_learn)
     p = deck.add_parser("capture", help="faces from frames of one card at a time in the teach zone")
     p.add_argument("--layout")
-    p.add_argument("--out", type=new_path, required=True, help="folder for the faces (then: appliance deck learn --faces)")
+    p.add_argument("--out", type=new_folder, required=True, help="folder for the faces (then: appliance deck learn --faces)")
     p.add_argument("--codes", help="the cards in the order they were laid (default: As Ks ... 2c Jk)")
     p.add_argument("frames", nargs="+")
     p.set_defaults(func=cmd_deck_capture)

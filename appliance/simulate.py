@@ -67,6 +67,7 @@ def simulate(rules: HouseRules, hands: int, seed: int = 1, workers: int = 1, way
     jobs = [Job(rules.joker, rules.wheel, rules.equal_pair_behind_fouls, way, seed, i, min(CHUNK, hands - start))
             for i, start in enumerate(range(0, hands, CHUNK))]
     total: Counter = Counter()
+    workers = min(workers, len(jobs))  # a process per job at most
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
             for tally in pool.map(run_chunk, jobs):

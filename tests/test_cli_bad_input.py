@@ -49,27 +49,47 @@ CASES = [
      'banker.cards[0]: expected a card code such as "Ah", got 0'),
     (["settle", "-"], "{not json", "stdin: not JSON"),
     (["settle", "missing.json"], None, "missing.json"),
+    (["settle", sys.executable], None, ": not UTF-8 text"),
     (["start-seat", "--banker", "dealer", "--value", "0"], None, "RNG value 0 is out of range 1-7"),
     (["start-seat", "--banker", "nine", "--value", "3"], None, "--banker: expected \"dealer\" or a seat number"),
+    (["start-seat", "--banker", "\u0663", "--value", "3"], None, "--banker: expected \"dealer\" or a seat number"),
     (["start-seat", "--banker", "dealer"], None, "one of the arguments --value --dice is required"),
-    (["simulate", "--hands", "0"], None, "--hands: expected a whole number of at least 1, got '0'"),
-    (["simulate", "--hands", "10", "--workers", "-1"], None, "--workers: expected a whole number of at least 1"),
+    (["simulate", "--hands", "0"], None, "--hands: expected a whole number from 1 to 1000000000, got '0'"),
+    (["simulate", "--hands", "10", "--workers", "-1"], None, "--workers: expected a whole number from 1 to 64, got '-1'"),
+    # a number past any use: a list of 50,001 jobs built, or 65 processes started, before a hand is dealt
+    (["simulate", "--hands", "1000000001"], None, "--hands: expected a whole number from 1 to 1000000000"),
+    (["simulate", "--hands", "2", "--workers", "65"], None, "--workers: expected a whole number from 1 to 64"),
     # run: every one fails before a server, a device or the data folder is started or made
     (["run", "--port", "70000"], None, "--port: expected a whole number from 0 to 65535, got '70000'"),
     (["run", "--port", "-1"], None, "--port: expected a whole number from 0 to 65535, got '-1'"),
     (["run", "--rounds", "0"], None, "--rounds: expected a whole number of at least 1, got '0'"),
-    (["run", "--pace", "0"], None, "--pace: expected a number above 0, got '0'"),
+    (["run", "--pace", "0"], None, "--pace: expected a number above 0 and at most 60, got '0'"),
+    (["run", "--port", "0", "--data", "d", "--pace", "1e308"], None,
+     "--pace: expected a number above 0 and at most 60, got '1e308'"),
     (["run", "--mislay", "1.5"], None, "--mislay: '1.5' is not a share between 0 and 1"),
     (["run", "--data", "missing/data"], None, "--data: missing/data: no folder"),
     (["run", "--config", "missing"], None, "--config: missing: no such folder"),
     (["run", "--port", "0", "--key-file", "wrong.key"], None,
      "wrong.key: no audit key; create one with: appliance audit keygen wrong.key"),
+    # a key that is there but is no key: refused before the data folder is made and locked
+    (["run", "--port", "0", "--data", "d", "--key-file", "/dev/null"], None,
+     "/dev/null: the audit key is shorter than 32 bytes"),
+    (["run", "--port", "0", "--data", "d", "--key-file", "."], None, ".: a folder, not an audit key"),
+    (["run", "--port", "0", "--data", "d", "--tls-cert", "missing.crt", "--tls-key", "missing.key"], None,
+     "--tls-cert missing.crt: no such file"),
+    (["run", "--data", str(CHARTS / "gap.toml")], None, "gap.toml: not a folder"),
     (["supervisor", "add", "12", "--config", "missing"], None, "missing: no such configuration folder"),
     (["supervisor", "add", "12", "--config", "."], "12\n", "a new supervisor PIN is 6 to 8 digits"),
+    (["supervisor", "add", "", "--config", "."], "123456\n", "supervisor id '': 1 to 64 characters"),
+    (["supervisor", "add", "a\nb", "--config", "."], "123456\n", "supervisor id 'a\\nb': 1 to 64 characters"),
+    (["supervisor", "add", "12", "--config", "."], "\u0661\u0662\u0663\u0664\u0665\u0666\n",
+     "a new supervisor PIN is 6 to 8 digits"),
     (["tls", "selfsigned", "--config", ".", "--days", "999999999"], None,
      "--days: expected a whole number from 1 to 3650, got '999999999'"),
     (["tls", "selfsigned", "--config", ".", "--days", "0"], None, "--days: expected a whole number from 1 to 3650"),
     (["tls", "selfsigned", "--config", "missing"], None, "--config: missing: no such folder"),
+    (["tls", "selfsigned", "--config", ".", "--name", ""], None, "--name: '': a DNS name"),
+    (["tls", "selfsigned", "--config", ".", "--name", "t\u00e4ble"], None, "--name: 't\u00e4ble': a DNS name"),
     (["simulate-table", "--rounds", "0", "--audit", "log"], None, "--rounds: expected a whole number of at least 1"),
     (["simulate-table", "--rounds", "1", "--audit", "log", "--width", "0", "--height", "0", "--render"], None,
      "--width: expected a whole number from 640 to 8192, got '0'"),
@@ -79,18 +99,33 @@ CASES = [
     (["simulate-table", "--rounds", "1", "--audit", "log", "--key-file", "k.key"], None,
      "k.key: no audit key; create one with"),
     (["simulate-table", "--rounds", "1", "--audit", "log", "--refuse-free-mb", "-1"], None,
-     "--refuse-free-mb: expected a number of at least 0, got '-1'"),
+     "--refuse-free-mb: expected a number from 0 to 1000000, got '-1'"),
+    (["simulate-table", "--rounds", "1", "--audit", "log", "--refuse-free-mb", "1e308"], None,
+     "--refuse-free-mb: expected a number from 0 to 1000000, got '1e308'"),
+    (["simulate-table", "--rounds", "1", "--audit", "log", "--key-file", "/dev/null"], None,
+     "/dev/null: the audit key is shorter than 32 bytes"),
+    (["simulate-table", "--rounds", "1", "--audit", "log", "--key-file", "."], None, ".: a folder, not an audit key"),
+    (["simulate-table", "--rounds", "1", "--audit", str(CHARTS / "gap.toml")], None, "gap.toml: not a folder"),
     (["devices", "listen", "rng", "--port", "/dev/nonexistent"], None,
      "--port /dev/nonexistent: no such device"),
+    # each of these listened for ever, saying only "offline"
+    (["devices", "listen", "rng", "--port", ""], None, "--port '': no such device"),
+    (["devices", "listen", "rng", "--port", "."], None, "--port .: not a serial device"),
+    (["devices", "listen", "rng", "--port", str(CHARTS / "gap.toml")], None, "gap.toml: not a serial device"),
+    (["devices", "listen", "rng", "--port", "zzz://x"], None, "--port zzz://x: invalid URL, protocol 'zzz' not known"),
+    (["devices", "listen", "rng", "--port", "loop://", "--roll-every", "1e308"], None,
+     "--roll-every: expected a number from 0 to 3600, got '1e308'"),
     (["devices", "listen", "rng", "--port", "loop://", "--count", "-1"], None,
      "--count: expected a whole number of at least 0, got '-1'"),
     (["devices", "listen", "coin", "--port", "loop://"], None, "invalid choice: 'coin'"),
-    (["devices", "simulate", "rng", "--every", "0"], None, "--every: expected a number above 0, got '0'"),
+    (["devices", "simulate", "rng", "--every", "0"], None, "--every: expected a number above 0 and at most 3600, got '0'"),
+    (["devices", "simulate", "rng", "--every", "1e308"], None, "--every: expected a number above 0 and at most 3600"),
     (["devices", "simulate", "dice", "--noise", "2"], None, "--noise: '2' is not a share between 0 and 1"),
     (["devices", "simulate", "rng", "--link", "missing/rng"], None, "--link: missing/rng: no folder"),
     (["vision", "markers", "--out", "m", "--dpi", "0"], None, "--dpi: expected a whole number from 72 to 1200"),
     (["vision", "markers", "--out", "m", "--dpi", "100000"], None, "--dpi: expected a whole number from 72 to 1200"),
     (["vision", "markers", "--out", "missing/m"], None, "--out: missing/m: no folder"),
+    (["vision", "markers", "--out", str(CHARTS / "gap.toml")], None, "gap.toml: not a folder"),
     (["vision", "calibrate", "--layout", "missing.toml", "frame.png"], None, "missing.toml: no such layout file"),
     (["vision", "render", "--out", "x.txt"], None, "--out x.txt: OpenCV writes no image of that kind"),
     (["vision", "render", "--out", "missing/x.png"], None, "--out: missing/x.png: no folder"),
@@ -100,10 +135,13 @@ CASES = [
     (["vision", "find", "--deck", "missing", "photo.jpg"], None, "missing/deck.json: no deck here"),
     (["deck", "learn", "--faces", "missing", "--out", "deck"], None, "missing: no such folder of card faces"),
     (["deck", "learn", "--faces", ".", "--out", "missing/deck"], None, "--out: missing/deck: no folder"),
+    (["deck", "learn", "--faces", ".", "--out", str(CHARTS / "gap.toml")], None, "gap.toml: not a folder"),
     (["deck", "capture", "--out", "missing/faces", "frame.png"], None, "--out: missing/faces: no folder"),
     (["deck", "capture", "--out", "faces", "--codes", "Zz", "frame.png"], None, "unknown card 'Zz'"),
+    (["deck", "capture", "--out", "faces", "--codes", "", "frame.png"], None, "frames but only 0 card codes"),
     (["audit", "verify", "missing", "--key-file", "k.key"], None, "argument path: missing: no such file or folder"),
     (["audit", "verify", ".", "--key-file", "k.key"], None, "k.key: no audit key"),
+    (["audit", "verify", ".", "--key-file", "."], None, ".: a folder, not an audit key"),
     (["audit", "replay", "missing", "--key-file", "k.key"], None, "argument path: missing: no such folder"),
     (["audit", "replay", ".", "--key-file", "k.key"], None, "k.key: no audit key"),
     (["audit", "export", ".", "--key-file", "k.key", "--from", "2026-02-01", "--to", "2026-01-01"], None,
@@ -112,10 +150,15 @@ CASES = [
      "--from/--to: month must be in 1..12"),
     (["audit", "index", "missing", "--db", "index.sqlite"], None, "argument path: missing: no such folder"),
     (["audit", "index", ".", "--db", "missing/index.sqlite"], None, "--db: missing/index.sqlite: no folder"),
+    (["audit", "index", ".", "--db", "."], None, "--db .: a folder, not a history index"),
+    (["audit", "index", ".", "--db", str(CHARTS / "gap.toml")], None,
+     "gap.toml: not a history index: file is not a database"),
     (["audit", "recall", ".", "--key-file", "k.key", "--last", "0"], None,
      "--last: expected a whole number of at least 1, got '0'"),
     (["audit", "recall", ".", "--key-file", "k.key", "--last", "-1"], None, "--last: expected a whole number"),
     (["audit", "keygen", "missing/k.key"], None, "missing/k.key: no folder"),
+    (["audit", "keygen", "."], None, ".: a folder; name the key file to make"),
+    (["audit", "keygen", ""], None, "argument path: an empty path"),
     (["floor", "migrate", "--db", "garbage"], None, "--db 'garbage': not a libpq connection string"),
     (["floor", "serve", "--port", "70000"], None, "--port: expected a whole number from 0 to 65535"),
     (["floor", "serve", "--db", "garbage"], None, "--db 'garbage': not a libpq connection string"),
@@ -157,6 +200,34 @@ def test_bad_input_is_one_line_exit_2_and_makes_nothing(tmp_path, argv, stdin, m
     assert out.stdout == ""
     assert listing(tmp_path) == []
     assert [arg for arg in named if (tmp_path / arg).exists()] == []  # absolute paths too (/dev/nonexistent)
+
+
+def test_a_path_named_by_mistake_is_left_as_it_was(tmp_path):
+    """Paths that are there, named where a command writes: a link's name given to a file (it was replaced by
+    the link, then deleted when the simulator stopped), another program's database given as the history
+    index (its tables were dropped as an index of another layout)."""
+    import sqlite3
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("the shift's notes\n")
+    out = appliance(["devices", "simulate", "rng", "--link", str(notes)], tmp_path)
+    assert (out.returncode, out.stderr.strip()) == (
+        2, f"appliance devices simulate: argument --link: {notes}: a file is there; only a link is replaced")
+    assert notes.read_text() == "the shift's notes\n" and not notes.is_symlink()
+
+    other = tmp_path / "players.sqlite"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE players (name TEXT)")
+        db.execute("INSERT INTO players VALUES ('Ann')")
+    db.close()
+    (tmp_path / "log").mkdir()
+    out = appliance(["audit", "index", "log", "--db", str(other)], tmp_path)
+    assert (out.returncode, out.stderr.strip()) == (
+        2, f"appliance audit index: --db {other}: not a history index: it holds the table players")
+    with sqlite3.connect(other) as db:
+        assert db.execute("SELECT name FROM players").fetchall() == [("Ann",)]
+    db.close()
+    assert listing(tmp_path) == ["log", "notes.txt", "players.sqlite"]
 
 
 def subcommands(parser: argparse.ArgumentParser, prefix=()) -> list[tuple[str, ...]]:

@@ -25,6 +25,7 @@ import functools
 import hashlib
 import hmac
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Callable
@@ -54,6 +55,10 @@ CREATE TABLE IF NOT EXISTS indexed (one INTEGER PRIMARY KEY CHECK (one = 1), seq
 CREATE TABLE IF NOT EXISTS faults (seq INTEGER PRIMARY KEY, ts TEXT, device TEXT, message TEXT, sig TEXT);
 CREATE TABLE IF NOT EXISTS tally (name TEXT PRIMARY KEY, rows INTEGER NOT NULL, digest TEXT NOT NULL, sig TEXT);
 """
+
+#: The tables an index holds (and has held: no layout had others), so that a file named as an index that holds
+#: any other is known to be another program's database, and is never dropped as an index of another layout.
+TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
 
 #: The signed columns of each table (all but ``sig``) and the columns that name one row.
 COLUMNS = {

@@ -81,6 +81,8 @@ def load_key(path: str | Path) -> bytes:
         key = path.read_bytes().strip()
     except FileNotFoundError:
         raise AuditError(f"{path}: no audit key; create one with: appliance audit keygen {path}") from None
+    except IsADirectoryError:
+        raise AuditError(f"{path}: a folder, not an audit key") from None
     if len(key) < 32:
         raise AuditError(f"{path}: the audit key is shorter than 32 bytes")
     return key

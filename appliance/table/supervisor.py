@@ -39,7 +39,7 @@ class PinError(ValueError):
 
 
 def hash_pin(pin: str, iterations: int = ITERATIONS) -> str:
-    if not (pin.isdigit() and 4 <= len(pin) <= 8):
+    if not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 8):  # 0-9: isdigit alone takes "١" and "²"
         raise PinError("a supervisor PIN is 4 to 8 digits")
     salt = os.urandom(16)
     digest = hashlib.pbkdf2_hmac("sha256", pin.encode(), salt, iterations)
@@ -48,7 +48,7 @@ def hash_pin(pin: str, iterations: int = ITERATIONS) -> str:
 
 def new_pin(pin: str) -> str:
     """The stored hash of a new supervisor's PIN (or a changed one): 6 to 8 digits."""
-    if not (pin.isdigit() and 6 <= len(pin) <= 8):
+    if not (pin.isascii() and pin.isdigit() and 6 <= len(pin) <= 8):
         raise PinError("a new supervisor PIN is 6 to 8 digits")
     return hash_pin(pin)
 
