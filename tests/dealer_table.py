@@ -6,7 +6,7 @@ import itertools
 from pathlib import Path
 
 from appliance.audit.log import AuditLog
-from appliance.config import load_house, read_toml
+from appliance.config import load_house, read_house
 from appliance.devices.gpio import Panel, PanelPins, SimulatedPins
 from appliance.devices.protocol import DiceResult, RngResult
 from appliance.game.rules import StartMethod
@@ -42,7 +42,7 @@ class Dealer:
         """``reads_setting``: the layout's banker.front and banker.back zones, where the house dealer's setting is read."""
         self.live = LiveTable()
         self.audit = audit or AuditLog(folder, KEY)
-        self.table = Table(rules, read_toml(Path(rules.source)), self.audit, {"1042": hash_pin("4821")},
+        self.table = Table(rules, read_house(Path(rules.source)), self.audit, {"1042": hash_pin("4821")},
                            listeners=[self.live])
         self.top = TableTop()
         self.requests = start_requests if start_requests is not None else []

@@ -828,3 +828,128 @@ def test_the_simulated_dealer_passes_on_a_bank_offered_by_a_late_confirm(tmp_pat
              if r["event"] in (Events.BANK_OFFERED, Events.BANK_PASSED)]
     assert steps == [(Events.BANK_OFFERED, 2), (Events.BANK_PASSED, 2), (Events.BANK_OFFERED, 5),
                      (Events.BANK_PASSED, 5)]
+
+
+# Issue 38 item 7: Capitol and Safari are silent on the same pair in front and behind, and their Atlantic City
+# chart says of four aces "Aces: Always split"; only the general rules make it a foul.
+HOUSE_BANKER = ["Kd", "Qs", "9c", "8h", "7s", "4h", "2c"]
+FOUR_ACES_SPLIT = {"seat2.front": ["As", "Ah"], "seat2.back": ["Ad", "Ac", "9d", "5c", "2s"]}
+
+
+@pytest.mark.parametrize("house, result, net", [("capitol", "win", "24.00"), ("safari", "win", "23.75"),
+                                                ("general", "foul", "-25.00")])
+def test_four_aces_split_in_front_and_behind_as_the_houses_chart_splits_them(tmp_path, house, result, net):
+    """The seat splits four aces, a pair in front and the same pair behind: at the live table Capitol and
+    Safari settle it as laid (it wins both hands), the general rules ("a pair of aces ... two pair or
+    better") as a foul. At Capitol a player who asks for the house way has four aces split so too."""
+    from appliance.config import load_house
+
+    if house == "capitol":
+        d = capitol_seats(tmp_path)
+        d.look({**SEAT1, **FOUR_ACES_SPLIT})
+    else:
+        d = Dealer(tmp_path / "log", rules=load_house(house))
+        d.open_round()
+        d.look({"banker": HOUSE_BANKER})
+        assert d.loop.press("confirm") == ""
+        d.look(FOUR_ACES_SPLIT)
+    assert d.loop.press("confirm") == ""
+    seat2 = next(s for s in records(tmp_path / "log")[-1]["data"]["settlement"]["seats"] if s["seat"] == 2)
+    assert (seat2["result"], seat2["net"]) == (result, net), seat2["reason"]
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+    if house == "capitol":
+        d.loop.press("next")
+        d.loop.start_value("dice", DiceResult(2, (1, 1, 1)))
+        d.look({"seat4.front": ["5h", "3d"], "seat4.back": ["Kd", "9c", "7s", "4h", "2c"]})
+        assert d.loop.press("confirm") == ""
+        d.look({**SEAT1, "seat2.front": ["9d", "5c"], "seat2.back": ["As", "Ah", "Ad", "Ac", "2s"]})
+        d.loop.ask_house_way(2, "dealer 7")
+        assert d.loop.press("confirm") == ""
+        asked = [r["data"] for r in records(tmp_path / "log") if r["event"] == Events.SEAT_CARDS and
+                 r["data"]["seat"] == 2][-1]
+        assert [c[0] for c in asked["front"]] == ["A", "A"] and asked["why"] == "request", asked  # split
+
+
+def test_a_house_whose_way_is_a_chart_file_sets_the_dealers_hand_by_it_at_the_table(tmp_path):
+    """Issue 38 item 8: a house file naming a chart (here the Golden Nugget chart as a file) plays at the live
+    table: the house dealer's hand is set by the chart, recorded with its line, and the log replays with the
+    chart recorded in the round's rules, the chart's file gone."""
+    import shutil
+
+    from appliance.config import chart_file, load_house, shipped_config_dir
+
+    (tmp_path / "houses").mkdir()
+    (tmp_path / "house_ways").mkdir()
+    shutil.copy(chart_file("golden-nugget"), tmp_path / "house_ways" / "nugget.toml")
+    text = (shipped_config_dir() / "houses" / "general.toml").read_text()
+    (tmp_path / "houses" / "general.toml").write_text(
+        text.replace('house_way = "trump-plaza"', 'house_way = "../house_ways/nugget.toml"'))
+    rules = load_house(str(tmp_path / "houses" / "general.toml"))
+    d = Dealer(tmp_path / "log", rules=rules)
+    banker = ["Th", "9h", "8h", "7h", "6h", "Jc", "2h"]  # a straight flush the chart breaks for a flush behind
+    d.open_round()
+    d.look({"banker": banker})
+    assert d.loop.press("confirm") == ""
+    d.look(SEAT2)
+    assert d.loop.press("confirm") == ""
+    log = records(tmp_path / "log")
+    dealt = next(r["data"] for r in log if r["event"] == Events.BANKER_CARDS)
+    chart = decide(parse_cards(banker), "golden-nugget", rules.evaluator())
+    assert (dealt["set_by"], sorted(dealt["front"]), dealt["rule"]) == (
+        "house-way", sorted(str(c) for c in chart[0]), chart[4])
+    assert dealt["rule"].startswith("Play the straight or flush over the straight flush")
+    opened = next(r["data"] for r in log if r["event"] == Events.ROUND_OPENED)
+    assert opened["rules"]["house"]["house_way_chart"]["chart"]["name"] == "Golden Nugget"
+    (tmp_path / "house_ways" / "nugget.toml").unlink()
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_the_choices_where_capitols_document_is_silent_at_the_table(tmp_path):
+    """Issue 38 item 9 (config/houses/README.md): a wager the Player/Dealer's action does not reach keeps the
+    collection taken in advance (rule 4), and each wager on a seat's hand is its own circle's, held to the
+    table maximum on its own (rule 5): a seat's 1000 with a backline 1000 is taken, a backline 1500 is not."""
+    from appliance.config import load_house
+
+    d = Dealer(tmp_path / "log", rules=load_house("capitol"))
+    d.loop.set_bets([{"seat": 1, "wager": "1000", "backline": [{"wager": "1000", "by": "Ann"}]}], 4, "100")
+    with pytest.raises(DealerInputError, match=r"seat 1 Ann: 1500 is over the table maximum 1000.00"):
+        d.loop.set_bets([{"seat": 1, "wager": "1000", "backline": [{"wager": "1500", "by": "Ann"}]}], 4, "100")
+    d.loop.set_bets([{"seat": 1, "wager": "25"}, {"seat": 2, "wager": "25"}], 4, "25")  # action for one seat
+    d.loop.press("next")
+    d.loop.start_value("dice", DiceResult(1, (1, 1, 1)))
+    d.look({"seat4.front": ["5h", "3d"], "seat4.back": ["Kd", "9c", "7s", "4h", "2c"]})
+    assert d.loop.press("confirm") == ""
+    d.look({**SEAT1, "seat2.front": ["Qs", "Jd"], "seat2.back": ["8c", "8s", "4s", "4d", "3h"]})
+    assert d.loop.press("confirm") == ""
+    seats = {s["seat"]: s for s in records(tmp_path / "log")[-1]["data"]["settlement"]["seats"]}
+    assert [(seats[1]["result"], seats[1]["net"]), (seats[2]["result"], seats[2]["action"], seats[2]["net"])] == [
+        ("win", "24.00"), ("no_action", "0.00", "-1.00")]  # seat 2: its collection, 1.00 on 25, is kept
+    assert replay(tmp_path / "log", KEY)["differences"] == []
+
+
+def test_the_choices_where_fortunes_document_is_silent_at_the_table(tmp_path):
+    """Issue 38 item 9 at Fortune: a collection per circle (each wager on a seat's hand pays its own fee); a
+    royal flush made with the joker pays the "ROYAL FLUSH 100 to 1" line, a natural 7-card straight flush its
+    best five-card line (50 to 1) and the Envy's 1st; the Envy amounts are the installation's (fortune.toml)."""
+    from appliance.config import load_house
+
+    rules = load_house("fortune")
+    d = Dealer(tmp_path / "log", rules=rules)
+    d.loop.set_bets([{"seat": 1, "wager": "25", "fortune": "5", "backline": [{"wager": "25", "by": "Ann"}]},
+                     {"seat": 2, "wager": "25", "fortune": "5"}], 4, "500")
+    d.loop.press("next")
+    d.loop.start_value("rng", RngResult(1, 1))
+    d.look({"seat4.front": ["Kc", "Qd"], "seat4.back": ["As", "Ad", "8s", "5s", "2s"]})
+    assert d.loop.press("confirm") == ""
+    d.look({"seat1.front": ["2c", "3d"], "seat1.back": ["Th", "Jh", "Qh", "Kh", "Jk"],   # a royal with the joker
+            "seat2.front": ["3h", "4h"], "seat2.back": ["5h", "6h", "7h", "8h", "9h"]})  # 3h to 9h: seven cards
+    assert d.loop.press("confirm") == ""
+    seats = {s["seat"]: s for s in records(tmp_path / "log")[-1]["data"]["settlement"]["seats"]}
+    assert [(w["by"], w["collection"]) for w in seats[1]["wagers"]] == [("seat", "1.00"), ("Ann", "1.00")]
+    assert seats[1]["collection"] == "2.00"
+    assert (seats[1]["bonus"]["fortune_line"], seats[1]["bonus"]["fortune"]) == ("royal-flush", "500.00")
+    assert (seats[2]["bonus"]["fortune_line"], seats[2]["bonus"]["fortune"]) == ("straight-flush", "250.00")
+    envy = rules.envy.pays
+    assert Decimal(seats[1]["bonus"]["envy"]) == envy["seven-card-straight-flush"] == Decimal("5000.00")
+    assert Decimal(seats[2]["bonus"]["envy"]) == envy["royal-flush"]  # seat 1's royal, the Envy's 5th
+    assert replay(tmp_path / "log", KEY)["differences"] == []
