@@ -123,7 +123,7 @@ FIT_JS = r"""
     const full = sel => [...document.querySelectorAll(sel)].map(c => c.getBoundingClientRect().width);
     const way = full("#banker .side.way .cards > .card:last-child"), seat = full("#table .zone:not(#banker) .cards > .card:last-child");
     out.way = way.length ? Math.min(...way) : null;
-    out.seat = seat.length ? Math.min(...seat) : null;
+    out.seat = seat.length ? Math.max(...seat) : null;
   }
   return out;
 }
@@ -132,5 +132,5 @@ FIT_JS = r"""
 
 def fit(page) -> dict:
     """Whether the page fits its window: ``problems`` (scrolling, anything clipped or overflowing, a card's
-    index running into the next card), and the narrowest whole card of the house way and of the seats (px)."""
+    index running into the next card), the narrowest whole card of the house way and the widest of the seats (px)."""
     return page.evaluate(FIT_JS)
