@@ -871,7 +871,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--render", action="store_true", help="read every hand with the simulated camera and the reader")
     add_frame_size_options(p)
-    p.add_argument("--refuse-free-mb", type=not_negative_at_most(1_000_000), default=20,
+    p.add_argument("--refuse-free-mb", type=not_negative, default=20,
                    help="open no round while the audit disk has less free space than this (MB)")
     add_mislay_option(p)
     add_shipping_options(p)
