@@ -12,7 +12,6 @@ same two functions over the log.
 from __future__ import annotations
 
 import copy
-import enum
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -29,38 +28,8 @@ from ..game.settlement import HouseWayDifference, house_way_difference
 from ..game.start_seat import Position, StartMethodError, StartSeatError, first_hand, start_of_round
 from ..records.events import Events
 from ..records.fold import apply, derive, fold_rounds
+from ..records.round_state import TRANSITIONS, Phase
 from .listeners import tell
-
-
-class Phase(enum.Enum):
-    NEW = "new"  # not opened yet
-    BETS_OPEN = "bets_open"
-    START_SEAT = "start_seat"
-    BANKER = "banker"
-    SET_HELD = "set_held"  # the house dealer's setting is not the house way: held for the dealer to reset
-    SET = "set"  # the house dealer's setting read and accepted; the seats next
-    PLAYERS = "players"
-    SETTLED = "settled"
-    VOIDED = "voided"
-
-
-#: phase -> (event that leaves it, next phase); any open round may be voided.
-TRANSITIONS = {
-    Phase.NEW: {Events.ROUND_OPENED: Phase.BETS_OPEN},
-    Phase.BETS_OPEN: {Events.START_SEAT: Phase.START_SEAT},
-    Phase.START_SEAT: {Events.BANKER_CARDS: Phase.BANKER},
-    # A misread of the banker's hand found while the seats are checked is corrected before any seat is recorded.
-    # Where the layout reads the house dealer's setting, it is accepted before the seats (or held for a reset).
-    Phase.BANKER: {Events.SEAT_CARDS: Phase.PLAYERS, Events.READ_CORRECTED: Phase.BANKER,
-                   Events.BANKER_SET: Phase.SET, Events.BANKER_SET_HELD: Phase.SET_HELD},
-    Phase.SET_HELD: {Events.BANKER_SET: Phase.SET, Events.BANKER_SET_HELD: Phase.SET_HELD},
-    Phase.SET: {Events.SEAT_CARDS: Phase.PLAYERS, Events.READ_CORRECTED: Phase.SET},
-    Phase.PLAYERS: {Events.SEAT_CARDS: Phase.PLAYERS, Events.ROUND_SETTLED: Phase.SETTLED,
-                    Events.READ_CORRECTED: Phase.PLAYERS},
-    # A supervisor's correction reopens a settled round (until the next round starts) to settle again.
-    Phase.SETTLED: {Events.READ_CORRECTED: Phase.PLAYERS},
-    Phase.VOIDED: {},
-}
 
 
 #: A card a person named where the camera could not read it: (zone, position, card, who named it).
