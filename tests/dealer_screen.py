@@ -99,7 +99,7 @@ class ServedTable:
     def set_otherwise(self) -> tuple[list[str], list[str]]:
         """A setting of the banker's seven that is not the house way's, and no foul: a dealer's mistake."""
         ev = self.rules.evaluator()
-        seven = self.d.table.current.state["banker_cards"]
+        seven = self.d.table.current.state.banker.cards
         for front in combinations(seven, 2):
             back = [c for c in seven if c not in front]
             fv, bv = ev.two(parse_cards(front)), ev.five(parse_cards(back))

@@ -49,8 +49,8 @@ def test_one_day_of_four_is_exported_as_the_log_is_read(tmp_path):
     folded = peak(lambda: rounds_in(tmp_path / "log"))  # what the export held before
     rows = list(csv.reader(io.StringIO(out.getvalue())))
     whole = rounds_in(tmp_path / "log")
-    expected = [(rid, str(seat["seat"]), seat["net"]) for rid, e in whole.items()
-                if e["settlement"] and e["gaming_day"] == days[1] for seat in e["settlement"]["seats"]]
+    expected = [(rid, str(seat["seat"]), seat["net"]) for rid, state in whole.items()
+                if state.settlement and state.settled.gaming_day == days[1] for seat in state.settlement["seats"]]
     seat_rows = rows[1:rows.index([])] if [] in rows else rows[1:]  # then the day's shift seals
     assert [(r[0], r[3], r[12]) for r in seat_rows] == expected
     assert expected and exported < folded / 3, (exported, folded)

@@ -211,8 +211,8 @@ def test_the_banking_history_of_the_last_settled_rounds_of_the_house(tmp_path):
     index = Index(tmp_path / "index.sqlite")
     index.rebuild(tmp_path / "log")
     folded = rounds_in(tmp_path / "log")
-    capitol = [BankRound.played(e["state"]["banker"], (b["seat"] for b in e["state"]["bets"]))
-               for rid, e in folded.items() if e["state"]["house"] == "capitol"]
+    capitol = [BankRound.played(state.banker.seat, (b["seat"] for b in state.bets))
+               for state in folded.values() if state.house == "capitol"]
     assert index.bank_rounds("capitol", 100) == capitol and len(capitol) == 6
     assert index.bank_rounds("capitol", 2) == capitol[-2:]
     assert index.bank_rounds("capitol", 2, excluding=("4-6",)) == capitol[-3:-1]

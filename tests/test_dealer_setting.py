@@ -172,7 +172,7 @@ def test_a_held_setting_survives_a_restart(tmp_path):
     d.look({**LAID, **SEAT1})
     d.loop.press("confirm")
     restored = TableRound.restore("t-1", GREEKTOWN, d.table.rules_mapping, d.audit, [])
-    assert restored.phase is Phase.SET_HELD and restored.state["set_held"]["front"] == ["Qs", "7c"]
+    assert restored.phase is Phase.SET_HELD and restored.state.banker.held.front == ["Qs", "7c"]
 
 
 def test_a_correction_of_the_dealers_setting_must_stay_the_house_way(tmp_path):

@@ -109,7 +109,7 @@ def test_replay_finds_a_settlement_that_the_rules_do_not_give(tmp_path):
     play_rounds(load_house("general"), audit, 3, seed=2)
     # A correctly signed log whose recorded settlement was computed wrongly (say, by a faulty build).
     entry = rounds_in(tmp_path / "log")["2-3"]
-    wrong = json.loads(json.dumps(entry["settlement"]))
+    wrong = json.loads(json.dumps(entry.settlement))
     wrong["totals"]["banker_net"] = "999.00"
     forged = AuditLog(tmp_path / "forged", KEY)
     for record in records(tmp_path / "log"):
@@ -176,7 +176,7 @@ def test_killed_at_twenty_random_moments(tmp_path):
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=10)
         rounds = rounds_in(log)
-        settled = {rid for rid, e in rounds.items() if e["settlement"] is not None}
+        settled = {rid for rid, state in rounds.items() if state.settlement is not None}
         assert settled_before <= settled  # nothing settled was lost
         settled_before = settled
     # The next start recovers: the log verifies and the interrupted round is voided with a record.
@@ -187,7 +187,7 @@ def test_killed_at_twenty_random_moments(tmp_path):
     rounds = rounds_in(log)
     ids = [r["data"]["round"] for r in records(log) if r["event"] == Events.ROUND_SETTLED]
     assert len(ids) == len(set(ids))  # no round settled twice
-    assert all(e["settlement"] is not None or e["voided"] for e in rounds.values())
+    assert all(state.settlement is not None or state.void for state in rounds.values())
     voided = [r for r in records(log) if r["event"] == Events.ROUND_VOIDED]
     assert voided and all(r["who"] == "appliance (recovery)" and "interrupted" in r["data"]["reason"] for r in voided)
     assert replay(log, load_key(key))["differences"] == []
@@ -204,7 +204,7 @@ def test_a_card_seen_twice_holds_the_round_for_the_supervisor(tmp_path):
         table.seat_cards(2, ["Kd", "Jh"], ["Ts", "Th", "Tc", "4d", "4c"])
     last = records(tmp_path / "log")[-1]
     assert last["event"] == Events.TABLE_FLAGGED and last["data"]["flags"] == ["card Kd seen twice: banker and seat 2"]
-    assert 2 not in table.state["seat_cards"]
+    assert not table.state.seats[2].has_cards
     table.void("misdeal: foreign card", who="supervisor 1042")
 
 

@@ -20,7 +20,7 @@ def played(tmp_path):
 
 def test_a_correction_resettles_and_replays(tmp_path):
     table, r = played(tmp_path)
-    assert r.state["start"] == {"value": 4, "dice": None}
+    assert (r.state.start.value, r.state.start.dice) == (4, None)
     before = records(tmp_path / "log")
     assert [x for x in before if x["event"] == Events.START_SEAT][0]["who"] == "supervisor 1042"
     settlement = table.correct("r1", "1042", "4821", "3h misread, it is the ace of clubs", 2,
@@ -120,7 +120,7 @@ def test_a_house_dealers_setting_that_is_not_the_house_way_is_held_for_the_deale
     with pytest.raises(RoundStateError, match=r"setting \(front Qs 7c, back Qd 9h 8c 4h 2s\) is not the house way: "
                                               r"the house way sets front 9h 8c, back Qs Qd 7c 4h 2s .*reset the hand"):
         r.banker_cards(cards, front=["Qs", "7c"], back=["Qd", "9h", "8c", "4h", "2s"])
-    assert "banker_cards" not in r.state or not r.state.get("banker_cards")
+    assert r.state.banker.cards is None
     setting = r.banker_cards(cards, front=["9h", "8c"], back=["Qs", "Qd", "7c", "4h", "2s"])
     assert setting["front"] == ["9h", "8c"]
 

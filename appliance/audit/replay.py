@@ -14,11 +14,12 @@ from typing import TextIO
 from ..game.rules import HouseRules
 from ..records.events import Events
 from ..records.fold import derive, fold_rounds
+from ..records.round_state import RoundState
 from .log import AuditError, day_files, lines_in_order, records, verify
 from .seal import seal_text, seals_of
 
 
-def rounds_in(folder) -> dict[str, dict]:
+def rounds_in(folder) -> dict[str, RoundState]:
     """Every logged round, folded (the audit tools' whole-log view)."""
     return fold_rounds(records(folder))
 
@@ -34,19 +35,17 @@ def replay(folder: str | Path, key: bytes, round_id: str | None = None) -> dict:
             raise AuditError(f"no round {round_id!r} in the log")
         rounds = {round_id: rounds[round_id]}
     differences, settled = [], 0
-    for rid, entry in rounds.items():
-        if entry["settlement"] is None:
+    for rid, state in rounds.items():
+        if state.settlement is None:
             continue
         settled += 1
-        state = entry["state"]
-        rules = HouseRules.from_mapping(state["rules"], f"the rules recorded for round {rid}", state["house"])
+        rules = HouseRules.from_mapping(state.rules, f"the rules recorded for round {rid}", state.house)
         again = derive(state, rules)
-        if again != entry["settlement"]:
-            differences.append({"round": rid, "recorded": entry["settlement"]["totals"], "derived": again["totals"]})
+        if again != state.settlement:
+            differences.append({"round": rid, "recorded": state.settlement["totals"], "derived": again["totals"]})
     return {"rounds": len(rounds), "settled": settled,
-            "voided": sum(1 for e in rounds.values() if e["voided"] is not None),
-            "open": sum(1 for e in rounds.values() if e["settlement"] is None and e["voided"] is None),
-            "differences": differences}
+            "voided": sum(1 for s in rounds.values() if s.void is not None),
+            "open": sum(1 for s in rounds.values() if not s.closed), "differences": differences}
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,8 @@ def write_export(folder: str | Path, key: bytes, start: dt.date, end: dt.date, o
 def settled_in(folder: str | Path, first: str, last: str) -> dict[str, dict]:
     """Each round's last RoundSettled record whose gaming day lies from ``first`` to ``last``, by round in
     the order the rounds were played, read as a stream in sequence order: a correction after the settlement
-    takes the round out until it is settled again (as :func:`~appliance.table.round.fold_rounds` reads it)."""
+    takes the round out until it is settled again (as the one fold reads it:
+    :class:`~appliance.records.round_state.RoundState`)."""
     settled: dict[str, dict] = {}
     for line in lines_in_order(day_files(Path(folder))):
         record = line.record

@@ -1,97 +1,105 @@
-"""The one fold of a round's records into its state, and its settlement derived from that state by the
-game engine alone: the live round (:mod:`appliance.table.round`), ``appliance audit replay`` and the
-audit tools read a round's records the same way, from here (below both the table and the audit log)."""
+"""Records read as rounds, by the one fold (:meth:`~appliance.records.round_state.RoundState.fold`), and a
+round's settlement derived from its state by the game engine alone: the live round
+(:mod:`appliance.table.round`), ``appliance audit replay``, the export, the live view, the index and the
+pit read a round's records the same way, from here (below both the table and the audit log)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
 
 from ..game.round_json import round_from_json, settlement_to_json
 from ..game.rules import HouseRules
 from ..game.settlement import settle
 from ..game.start_seat import first_hand
-from .events import Events
+from .events import ROUND_STEPS
+from .round_state import RoundState
 
 
-def apply(state: dict, event: str, data: dict) -> None:
-    """Fold one of a round's records into its state (live, and in a replay)."""
-    if event == Events.ROUND_OPENED:
-        state.update(house=data["house"], rules=data["rules"], banker=data["banker"],
-                     banker_wager=data.get("banker_wager"), bets=data["bets"], seat_cards={},
-                     previous_rounds=data.get("previous_rounds"))
-    elif event == Events.START_SEAT:
-        state["start"] = {"value": data["value"], "dice": data.get("dice")}
-    elif event == Events.BANKER_CARDS:
-        state["banker_cards"] = data["cards"]
-        # A player-banker who set his own hand: his front and back are settled as laid.
-        state["banker_set"] = (data["front"], data["back"]) if data.get("set_by") == "own" else None
-        state["banker_set_by"] = "own" if state["banker_set"] else None
-        # the house dealer then sets the hand where the camera reads it (a layout with banker.front/back)
-        state["set_checked"] = bool(data.get("set_checked"))
-    elif event == Events.BANKER_SET_HELD:
-        state["set_held"] = {"front": data["front"], "back": data["back"]}
-    elif event == Events.BANKER_SET:
-        state["banker_set"], state["banker_set_by"] = (data["front"], data["back"]), data["set_by"]
-        state["set_held"] = None
-    elif event == Events.SEAT_CARDS:
-        state["seat_cards"][data["seat"]] = (data["front"], data["back"])
-        if data.get("set_by") == "house-way":  # laid in one pile, or asked for: settled as set by the house way
-            state.setdefault("house_way_seats", []).append(data["seat"])
-    elif event == Events.READ_CORRECTED:
-        if data["seat"] == "banker":
-            state["banker_cards"] = data["cards"]
-            # a setting already recorded (the player-banker's own, the house dealer's as read), corrected
-            # card for card: settled as it was laid
-            state["banker_set"] = (data["front"], data["back"]) if data.get("set_by") else None
-            state["banker_set_by"] = data.get("set_by")
-        else:
-            state["seat_cards"][data["seat"]] = (data["front"], data["back"])
+def round_of(record: dict) -> str | None:
+    """The round a record is one of the steps of (None: a record outside any round's steps).
+
+    >>> round_of({"event": "SeatCards", "data": {"round": "7-1", "seat": 2}})
+    '7-1'
+    >>> round_of({"event": "TableHeld", "data": {"round": "7-1", "reason": "..."}}) is None
+    True
+    """
+    if record["event"] not in ROUND_STEPS or not isinstance(record.get("data"), dict):
+        return None
+    return record["data"].get("round")
 
 
-def derive(state: dict, rules: HouseRules) -> dict:
+def fold_round(round_id: str, records: Iterable[dict]) -> RoundState:
+    """One round's state from records in log order (the records of other rounds are passed over)."""
+    state = RoundState(round_id)
+    for record in records:
+        if round_of(record) == round_id:
+            state.fold(record)
+    return state
+
+
+def fold_rounds(records: Iterable[dict]) -> dict[str, RoundState]:
+    """Each round's state, from records in log order (the audit tools' whole-log view)."""
+    rounds: dict[str, RoundState] = {}
+    for record in records:
+        round_id = round_of(record)
+        if round_id is not None:
+            rounds.setdefault(round_id, RoundState(round_id)).fold(record)
+    return rounds
+
+
+class Rounds:
+    """The round a stream of records in log order has reached, folded: rounds follow one another (a
+    correction comes before the next round opens), so only the last is held. ``current`` may be given
+    (a state folded from the log so far)."""
+
+    def __init__(self, current: RoundState | None = None):
+        self.current = current
+
+    def fold(self, record: dict) -> RoundState | None:
+        """The state ``record`` was folded into (a new round's, when it is another round's step), or None
+        for a record outside any round's steps."""
+        round_id = round_of(record)
+        if round_id is None:
+            return None
+        if self.current is None or self.current.round != round_id:
+            self.current = RoundState(round_id)
+        return self.current.fold(record)
+
+
+def each_round(records: Iterable[dict]) -> Iterator[RoundState]:
+    """Each round's state once its records are over (the next round's first step, or the end), from
+    records in log order, holding one round at a time: a long log read as a stream."""
+    rounds = Rounds()
+    for record in records:
+        before = rounds.current
+        if rounds.fold(record) is not before and before is not None:
+            yield before
+    if rounds.current is not None:
+        yield rounds.current
+
+
+def derive(state: RoundState, rules: HouseRules) -> dict:
     """The settlement of a folded round, by the game engine alone."""
-    start = state["start"]
-    count = sum(start["dice"]) if start["dice"] else start["value"]
-    if state.get("banker_set"):
-        banker = {"seat": state["banker"], "front": state["banker_set"][0], "back": state["banker_set"][1]}
-        if state.get("banker_set_by") == "dealer":  # a supervisor let the house dealer's setting stand
+    b = state.banker
+    if b.setting is not None:
+        banker = {"seat": b.seat, "front": b.setting.front, "back": b.setting.back}
+        if b.setting.set_by == "dealer":  # a supervisor let the house dealer's setting stand
             banker["set_by"] = "dealer"
     else:
-        banker = {"seat": state["banker"], "cards": state["banker_cards"]}
-    if state.get("banker_wager") is not None:
-        banker["wager"] = state["banker_wager"]
+        banker = {"seat": b.seat, "cards": b.cards}
+    if b.wager is not None:
+        banker["wager"] = b.wager
     seats = []
-    for bet in state["bets"]:
-        front, back = state["seat_cards"][bet["seat"]]
-        if bet["seat"] in state.get("house_way_seats", ()):
-            seats.append({**bet, "cards": [*front, *back]})  # the settlement sets them by the house way
+    for bet in state.bets:
+        seat = state.seats[bet["seat"]]
+        if seat.house_way:  # laid in one pile, or asked for: the settlement sets them by the house way
+            seats.append({**bet, "cards": [*seat.front, *seat.back]})
         else:
-            seats.append({**bet, "front": front, "back": back})
-    data = {"house": state["house"], "banker": banker, "seats": seats,
-            "action_seat": first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)}
-    if state.get("previous_rounds") is not None:
-        data["previous_rounds"] = state["previous_rounds"]
-    result = settle(round_from_json(data, f"round {state.get('round', '')}"), rules)
+            seats.append({**bet, "front": seat.front, "back": seat.back})
+    data = {"house": state.house, "banker": banker, "seats": seats,
+            "action_seat": first_hand(state.start.count, b.seat, rules.start.player_seats,
+                                      rules.start.count_direction)}
+    if state.previous_rounds is not None:
+        data["previous_rounds"] = state.previous_rounds
+    result = settle(round_from_json(data, f"round {state.round}"), rules)
     return settlement_to_json(result, rules.evaluator())
-
-
-def fold_rounds(logged) -> dict[str, dict]:
-    """Each round's folded state, its recorded settlement (if any) and whether it was voided, from
-    records in log order."""
-    rounds: dict[str, dict] = {}
-    for record in logged:
-        round_id = record["data"].get("round")
-        if round_id is None:
-            continue
-        entry = rounds.setdefault(round_id, {"state": {"round": round_id}, "settlement": None, "voided": None,
-                                             "settled_at": None, "gaming_day": None})
-        if record["event"] == Events.ROUND_SETTLED:
-            entry["settlement"], entry["settled_at"] = record["data"]["settlement"], record["ts"]
-            entry["gaming_day"] = record["gaming_day"]
-        elif record["event"] == Events.READ_CORRECTED and entry["settlement"] is not None:
-            # corrected after settling: open again until settled again (a power cut may come between)
-            entry["settlement"] = entry["settled_at"] = None
-            apply(entry["state"], record["event"], record["data"])
-        elif record["event"] == Events.ROUND_VOIDED:
-            entry["voided"] = record["data"]["reason"]
-        else:
-            apply(entry["state"], record["event"], record["data"])
-    return rounds

@@ -36,6 +36,7 @@ from ..game.money import MoneyError, fmt, money
 from ..game.rules import BankerSetting, BankingMode, OnePile, WrongCount
 from ..game.settlement import RoundError, Wager, check_wagers, house_way_difference
 from ..game.start_seat import DEALER, Position
+from ..records.round_state import RoundState
 from ..vision.deck_match import DECK_MISMATCH
 from ..vision.layout import BANKER_SET_ZONES
 from .bank_walk import BankWalk, moved_bank
@@ -176,20 +177,19 @@ class DealerLoop:
             if step is Step.BANKER:
                 return self._banker_zones()
             if step in (Step.SEATS, Step.RESET):
-                done = current.state.get("seat_cards", {})
-                return self._set_zones() + [f"seat{b['seat']}.{part}" for b in current.state["bets"]
-                                            if b["seat"] not in done for part in ("front", "back")]
+                return self._set_zones() + [f"seat{s.seat}.{part}" for s in current.state.seats.values()
+                                            if s.bet is not None and not s.has_cards for part in ("front", "back")]
             return []
 
     def _set_zones(self) -> list[str]:
         """The banker's set zones while the house dealer's setting is still to be accepted."""
-        state = self.table.current.state
-        return list(BANKER_SET_ZONES) if state.get("set_checked") and not state.get("banker_set") else []
+        banker = self.table.current.state.banker
+        return list(BANKER_SET_ZONES) if banker.set_checked and banker.setting is None else []
 
     def _banker_zones(self) -> list[str]:
         """A player-banker who sets his own hand lays it front and back in his seat's zones (his seat has
         no hand of its own); else the banker's seven cards lie in the banker zone, set by the house way."""
-        banker = self.table.current.state["banker"]
+        banker = self.table.current.state.banker.seat
         if banker != DEALER and self.table.rules.banking.banker_sets is BankerSetting.OWN:
             return [f"seat{banker}.front", f"seat{banker}.back"]
         return ["banker"]
@@ -532,7 +532,7 @@ class DealerLoop:
             if setting is not None and current.setting_difference(setting[0].cards(), setting[1].cards()):
                 self._accept_setting(setting, who)  # held (recorded): the dealer resets
                 return
-            seats = [b["seat"] for b in current.state["bets"] if b["seat"] not in current.state["seat_cards"]]
+            seats = _waiting(current.state)
             counted = self.table.rules.wrong_count is not WrongCount.FOUL  # else a wrong count is the player's foul
             ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"Seat {seat}", counted)
                      for seat in seats}
@@ -581,8 +581,7 @@ class DealerLoop:
                 raise DealerInputError(f"{rules.name} does not set a player's hand by the house way on request "
                                        "(player_hands.house_way_on_request)")
             current = self.table.current
-            if self.step is not Step.SEATS or type(seat) is not int or seat not in {
-                    b["seat"] for b in current.state["bets"]} or seat in current.state["seat_cards"]:
+            if self.step is not Step.SEATS or type(seat) is not int or seat not in _waiting(current.state):
                 raise DealerInputError(f"seat {seat!r:.10}: no hand of that seat is being read now")
             self.requests[(current.round_id, seat)] = who
             log.info("%s: seat %s asked for the house way (entered by %s)", current.round_id, seat, who)
@@ -602,7 +601,8 @@ class DealerLoop:
         with self.table.lock:
             if self.step is not Step.RESET:
                 raise DealerInputError("no setting of the banker's hand is held")
-            round_id, held = self.table.current.round_id, self.table.current.state["set_held"]
+            round_id, setting = self.table.current.round_id, self.table.current.state.banker.held
+            held = {"front": setting.front, "back": setting.back}
             now = [zone.cards() if (zone := self.zones.get(name)) and zone.reads is not None else None
                    for name in BANKER_SET_ZONES]
             if now != [held["front"], held["back"]]:
@@ -666,8 +666,7 @@ class DealerLoop:
         the seats being read, where the house sets a hand so on request."""
         if not self.table.rules.house_way_on_request or self.step is not Step.SEATS:
             return []
-        done = self.table.current.state["seat_cards"]
-        return sorted(b["seat"] for b in self.table.current.state["bets"] if b["seat"] not in done)
+        return sorted(_waiting(self.table.current.state))
 
     def _setting_prompt(self, zones: dict) -> dict | None:
         """The house dealer's setting beside the house way's, while it is to be accepted: each hand's cards
@@ -680,17 +679,17 @@ class DealerLoop:
         laid, same = None, None
         if all(read) and None not in read[0] + read[1] and len(read[0]) + len(read[1]) == HAND:
             cards = parse_cards(read[0] + read[1], unique=False)
-            mine = sorted(cards) == sorted(parse_cards(current.state["banker_cards"]))
+            mine = sorted(cards) == sorted(parse_cards(current.state.banker.cards))
             # a card named twice (the dealer part way through naming the unread cards again after a reset)
             # is not a hand to value yet
             laid = _valued(read[0], read[1], ev) if len(set(cards)) == HAND else \
                 {"front": read[0], "back": read[1], "front_value": "-", "back_value": "-", "foul": None}
-            same = mine and house_way_difference(current.state["banker"], parse_cards(read[0]), parse_cards(read[1]),
+            same = mine and house_way_difference(current.state.banker.seat, parse_cards(read[0]), parse_cards(read[1]),
                                                  self.table.rules) is None
             laid["banker_cards"] = mine
-        held = current.state.get("set_held")
+        held = current.state.banker.held
         return {"house_way": {**_valued(way["front"], way["back"], ev), "rule": way["rule"]}, "laid": laid,
-                "same": same, "held": held and _valued(held["front"], held["back"], ev)}
+                "same": same, "held": held and _valued(held.front, held.back, ev)}
 
     def _bank_prompt(self) -> dict:
         """The next round's bank as the screen offers it: every seat in the order the bank is offered,
@@ -717,6 +716,11 @@ class DealerLoop:
 
 BACKLINE_LIMIT = 8  # wagers riding on one seat's hand: more than its betting circles
 BY_LIMIT = 40  # characters naming who placed a backline wager
+
+
+def _waiting(state: RoundState) -> list[int]:
+    """The seats with a wager whose hand is not recorded yet, in the order of the wagers."""
+    return [s.seat for s in state.seats.values() if s.bet is not None and not s.has_cards]
 
 
 def _named(*zones: tuple[str, ZoneRead]) -> list[Named]:

@@ -3,10 +3,12 @@
 The round engine is the only place that knows the order of a round. Each input (bets,
 the start-seat value, the banker's cards, each seat's cards, a supervisor's action) is
 checked against the phase, written to the audit log (fsync-ed), and only then applied and
-announced to listeners (the dashboard). The round's state is folded from its own records
-by :func:`~appliance.records.fold.apply`, and its settlement derived by
+announced to listeners (the dashboard). The round's state is folded from its own records by the
+one fold (:meth:`~appliance.records.round_state.RoundState.fold`), and its settlement derived by
 :func:`~appliance.records.fold.derive` with the game engine alone: ``appliance audit replay`` runs the
-same two functions over the log.
+same two over the log. The phases and the steps between them are the records' own table
+(:data:`~appliance.records.round_state.TRANSITIONS`): the engine refuses an input the table does not
+allow, before anything is recorded.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from ..game.setting import SetHand
 from ..game.settlement import HouseWayDifference, house_way_difference
 from ..game.start_seat import Position, StartMethodError, StartSeatError, first_hand, start_of_round
 from ..records.events import Events
-from ..records.fold import apply, derive, fold_rounds
-from ..records.round_state import TRANSITIONS, Phase
+from ..records.fold import derive, fold_round
+from ..records.round_state import ASIDES, TRANSITIONS, Phase, RoundState
 from .listeners import tell
 
 
@@ -68,8 +70,14 @@ class TableRound:
     rules_mapping: dict  # the house file's content, recorded so a replay uses the rules in force
     audit: AuditLog
     listeners: list[Callable[[dict], None]] = field(default_factory=list)
-    phase: Phase = Phase.NEW
-    state: dict = field(default_factory=dict)
+    state: RoundState = field(init=False)  # folded from the round's own records, as they are recorded
+
+    def __post_init__(self) -> None:
+        self.state = RoundState(self.round_id)
+
+    @property
+    def phase(self) -> Phase:
+        return self.state.phase
 
     @classmethod
     def restore(cls, round_id: str, rules: HouseRules, rules_mapping: dict, audit: AuditLog,
@@ -80,33 +88,24 @@ class TableRound:
         last = last_round(audit.folder)
         if last is None or last[0] != round_id:
             raise RoundStateError(f"round {round_id} is not the last round in the log")
-        for record in last[1]:
-            event = record["event"]
-            apply(table_round.state, event, record["data"])
-            if event == Events.ROUND_VOIDED:
-                table_round.phase = Phase.VOIDED
-            elif event in TRANSITIONS[table_round.phase]:  # a step; not a flag, a hold or a supervisor's call
-                table_round.phase = TRANSITIONS[table_round.phase][event]
+        table_round.state = fold_round(round_id, last[1])
         return table_round
 
     def _phase_after(self, event: str) -> Phase:
         """The phase ``event`` leads to, or :class:`RoundStateError` where the phase does not allow it."""
-        if event == Events.ROUND_VOIDED:
-            if self.phase in (Phase.NEW, Phase.SETTLED, Phase.VOIDED):
-                raise RoundStateError(f"round {self.round_id}: cannot be voided once {self.phase.value}")
-            return Phase.VOIDED
-        if event in (Events.READ_CONFIRMED, Events.TABLE_FLAGGED):
+        if event in ASIDES:
             return self.phase
         to = TRANSITIONS[self.phase].get(event)
+        if to is None and event == Events.ROUND_VOIDED:
+            raise RoundStateError(f"round {self.round_id}: cannot be voided once {self.phase.value}")
         if to is None:
             raise RoundStateError(f"round {self.round_id}: {event} is not allowed while {self.phase.value}")
         return to
 
     def _record(self, event: str, data: dict, who: str) -> dict:
-        to = self._phase_after(event)
+        self._phase_after(event)
         record = self.audit.append(event, {"round": self.round_id, **data}, who)  # on disk first
-        apply(self.state, event, data)
-        self.phase = to
+        self.state.fold(record)
         tell(self.listeners, record)
         return record
 
@@ -136,14 +135,14 @@ class TableRound:
         (three dice at a dice house, an RNG value at an RNG house), whatever the source says."""
         self._phase_after(Events.START_SEAT)  # a round not waiting for one is refused as such first
         try:
-            start_of_round(self.rules.start, self.state["banker"], value=None if dice else value,
+            start_of_round(self.rules.start, self.state.banker.seat, value=None if dice else value,
                            dice=tuple(dice) if dice else None)
         except StartMethodError as err:
             raise StartValueRefused(f"round {self.round_id}: {self.rules.name}: {err} (start_seat.methods)") from None
         except StartSeatError as err:
             raise StartValueRefused(f"round {self.round_id}: {err}") from None
         count = sum(dice) if dice else value
-        first = first_hand(count, self.state["banker"], self.rules.start.player_seats, self.rules.start.count_direction)
+        first = first_hand(count, self.state.banker.seat, self.rules.start.player_seats, self.rules.start.count_direction)
         self._record(Events.START_SEAT, {"source": source, "value": value, "dice": dice, "seq": seq,
                                          "first_hand": first}, who)
         return first
@@ -163,7 +162,7 @@ class TableRound:
             laid = parse_cards([*(front or []), *(back or [])])
             if sorted(laid) != sorted(hand):
                 raise RoundStateError(f"round {self.round_id}: the banker's front and back are not his seven cards")
-            differs = house_way_difference(self.state["banker"], parse_cards(front or []), parse_cards(back or []),
+            differs = house_way_difference(self.state.banker.seat, parse_cards(front or []), parse_cards(back or []),
                                            self.rules)
             if differs is not None:  # a house dealer resets by the house way before the round goes on
                 raise RoundStateError(f"round {self.round_id}: {differs}: reset the hand")
@@ -191,22 +190,22 @@ class TableRound:
 
     def house_way_setting(self) -> dict:
         """The banker's seven cards as the house way sets them: ``{"front", "back", "rule"}``."""
-        return _house_way_setting(parse_cards(self.state["banker_cards"]), self.rules)
+        return _house_way_setting(parse_cards(self.state.banker.cards), self.rules)
 
     def setting_difference(self, front: list[str], back: list[str]) -> HouseWayDifference | None:
         """How the house dealer's setting read from the layout differs from the house way (None: it is the
         house way's, settings of equal values being the same setting). Cards other than the banker's seven
         are a card swapped or misread: flagged, and the table held for the supervisor."""
-        if not self.state.get("set_checked"):
+        if not self.state.banker.set_checked:
             raise RoundStateError(f"round {self.round_id}: the banker's setting is not read at this table")
         laid = parse_cards([*front, *back], unique=False)
-        if sorted(laid) != sorted(parse_cards(self.state["banker_cards"])):
+        if sorted(laid) != sorted(parse_cards(self.state.banker.cards)):
             flag = (f"the banker's setting (front {' '.join(format_cards(parse_cards(front, unique=False)))}, back "
                     f"{' '.join(format_cards(parse_cards(back, unique=False)))}) is not the seven cards read "
-                    f"({' '.join(self.state['banker_cards'])})")
+                    f"({' '.join(self.state.banker.cards)})")
             self._record(Events.TABLE_FLAGGED, {"flags": [flag], "where": "banker"}, "reader")
             raise HeldForSupervisor(f"round {self.round_id}: {flag}: held for the supervisor")
-        return house_way_difference(self.state["banker"], parse_cards(front), parse_cards(back), self.rules)
+        return house_way_difference(self.state.banker.seat, parse_cards(front), parse_cards(back), self.rules)
 
     def banker_set(self, front: list[str], back: list[str], read: list[dict] | None = None, images: list[str] = (),
                    who: str = "reader", named: Sequence[Named] = ()) -> HouseWayDifference | None:
@@ -216,8 +215,9 @@ class TableRound:
         differs = self.setting_difference(front, back)
         setting = {"front": format_cards(parse_cards(front)), "back": format_cards(parse_cards(back)),
                    "house_way": self.house_way_setting(), "read": read, "images": list(images)}
-        held_again = self.phase is Phase.SET_HELD and self.state["set_held"] == {"front": setting["front"],
-                                                                                  "back": setting["back"]}
+        held = self.state.banker.held
+        held_again = self.phase is Phase.SET_HELD and held is not None and (held.front, held.back) == (
+            setting["front"], setting["back"])
         if differs is not None and held_again:
             raise RoundStateError(f"round {self.round_id}: the banker's hand is still not set by the house "
                                   f"way ({differs.house_way}): reset it")
@@ -237,7 +237,7 @@ class TableRound:
             raise RoundStateError(f"round {self.round_id}: no setting of the banker's hand is held")
         if not reason.strip():
             raise RoundStateError(f"round {self.round_id}: say why the dealer's setting stands")
-        held = self.state["set_held"]
+        held = {"front": self.state.banker.held.front, "back": self.state.banker.held.back}
         if any(sorted(parse_cards(shown[part], unique=False)) != sorted(parse_cards(held[part])) for part in held):
             raise RoundStateError(f"round {self.round_id}: the setting held is now front {' '.join(held['front'])}, "
                                   f"back {' '.join(held['back'])}, not the one shown: look at it again")
@@ -250,9 +250,9 @@ class TableRound:
         """A seat's hand as laid. ``house_way``: why the house way sets it instead (``{"why": "one pile", "words"}``
         where ``player_hands.one_pile`` says so, or ``{"why": "request", "requested_by"}``): its seven cards as
         laid, the house way's front and back and its rule are recorded, and it is settled as set by the house way."""
-        if seat not in {b["seat"] for b in self.state.get("bets", [])}:
+        if seat not in {b["seat"] for b in self.state.bets}:
             raise RoundStateError(f"round {self.round_id}: seat {seat} has no wager this round")
-        if self.state.get("set_checked") and not self.state.get("banker_set"):
+        if self.state.banker.set_checked and self.state.banker.setting is None:
             raise RoundStateError(f"round {self.round_id}: the banker's setting is not read yet")
         laid = [*front, *back]
         if house_way is not None:
@@ -284,7 +284,7 @@ class TableRound:
         if self.rules.wrong_count is not WrongCount.FOUL:
             raise RoundStateError(f"round {self.round_id}: seat {seat}: {count} cards seen, 7 expected: name or "
                                   f"enter the hand ({self.rules.name} does not foul a wrong count: fouls.wrong_count)")
-        bet = next(b for b in self.state["bets"] if b["seat"] == seat)
+        bet = self.state.seats[seat].bet
         if any(w.get("bonus") for w in [bet, *bet.get("backline", [])]):
             raise RoundStateError(f"round {self.round_id}: seat {seat}: {count} cards seen: the Fortune bonus needs "
                                   "the seat's seven cards: name or enter the hand, or declare a misdeal")
@@ -304,9 +304,10 @@ class TableRound:
     def hold_if_seen(self, cards: dict[str, list[str]]) -> None:
         """A card already in this round's hands, or twice among ``cards`` (where -> cards about to be
         recorded), is a possible foreign card: flag it and take nothing, so no hand is half recorded."""
-        taken = {c: "banker" for c in self.state.get("banker_cards", [])}
-        for seat, (front, back) in self.state.get("seat_cards", {}).items():
-            taken.update({c: f"seat {seat}" for c in (*front, *back)})
+        taken = {c: "banker" for c in self.state.banker.cards or []}
+        for seat in self.state.seats.values():
+            if seat.has_cards:
+                taken.update({c: f"seat {seat.seat}" for c in (*seat.front, *seat.back)})
         twice = []
         for where, hand in cards.items():
             for c in hand:
@@ -318,9 +319,9 @@ class TableRound:
             raise HeldForSupervisor(f"round {self.round_id}: {'; '.join(twice)}: held for the supervisor")
 
     def settle(self, who: str = "appliance") -> dict:
-        if self.state.get("set_checked") and not self.state.get("banker_set"):
+        if self.state.banker.set_checked and self.state.banker.setting is None:
             raise RoundStateError(f"round {self.round_id}: the banker's setting is not read yet")
-        missing = [b["seat"] for b in self.state["bets"] if b["seat"] not in self.state["seat_cards"]]
+        missing = [b["seat"] for b in self.state.bets if not self.state.seats[b["seat"]].has_cards]
         if missing:
             raise RoundStateError(f"round {self.round_id}: no cards yet for seat(s) {missing}")
         settlement = derive(self.state, self.rules)
@@ -337,8 +338,8 @@ class TableRound:
         correction leaves it is checked in full first (:meth:`_check_corrected`): a refused correction
         records nothing."""
         self._phase_after(Events.READ_CORRECTED)  # a round not dealt yet, or voided: refused as such first
-        if seat == "banker" and self.state.get("banker_set"):
-            set_by = self.state["banker_set_by"]
+        if seat == "banker" and self.state.banker.setting is not None:
+            set_by = self.state.banker.setting.set_by
             if front is None or back is None:
                 whose = "the banker set his own hand" if set_by == "own" else "the house dealer's setting is recorded"
                 raise RoundStateError(f"round {self.round_id}: {whose}: give the corrected front and back")
@@ -346,7 +347,7 @@ class TableRound:
             if len(laid) != 7:
                 raise RoundStateError(f"round {self.round_id}: the banker's front and back hold {len(laid)} cards, "
                                       "not seven")
-            differs = house_way_difference(self.state["banker"], parse_cards(front), parse_cards(back), self.rules)
+            differs = house_way_difference(self.state.banker.seat, parse_cards(front), parse_cards(back), self.rules)
             if set_by == "house-way" and differs is not None:  # it would settle against the house way unannounced
                 raise RoundStateError(f"round {self.round_id}: {differs}: the corrected setting must be the house "
                                       "way's (void the round if the cards lay otherwise)")
@@ -355,7 +356,7 @@ class TableRound:
         elif seat == "banker":
             data = {"seat": "banker", "cards": format_cards(parse_cards(cards))}
         else:
-            if seat not in self.state.get("seat_cards", {}):
+            if seat not in self.state.seats or not self.state.seats[seat].has_cards:
                 raise RoundStateError(f"round {self.round_id}: seat {seat} has no cards to correct")
             data = {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                     "back": format_cards(parse_cards(back, unique=False))}
@@ -367,10 +368,9 @@ class TableRound:
         is recorded: a record cannot be taken back, and a correction the settlement refused after it was
         signed would stay in the log, applied, leaving the round open and unsettleable (the table wedged,
         the replay and the export without a round that was paid)."""
-        state = copy.deepcopy(self.state)
-        apply(state, Events.READ_CORRECTED, data)
-        hands = {"banker": state["banker_cards"],
-                 **{f"seat {seat}": [*front, *back] for seat, (front, back) in state["seat_cards"].items()}}
+        state = copy.deepcopy(self.state).fold({"event": Events.READ_CORRECTED, "data": data})
+        hands = {"banker": state.banker.cards,
+                 **{f"seat {s.seat}": [*s.front, *s.back] for s in state.seats.values() if s.has_cards}}
         corrected = "banker" if data["seat"] == "banker" else f"seat {data['seat']}"
         if len(hands[corrected]) != 7:  # a hand dealt short or long is a misdeal, not a misread
             raise CorrectionRefused(f"round {self.round_id}: the corrected hand of {corrected} holds "
@@ -382,7 +382,7 @@ class TableRound:
                     raise CorrectionRefused(f"round {self.round_id}: card {c} appears twice: {seen[c]} and {where} "
                                             "(correct the other hand first)")
                 seen[c] = where
-        if all(bet["seat"] in state["seat_cards"] for bet in state["bets"]):
+        if all(state.seats[bet["seat"]].has_cards for bet in state.bets):
             try:  # every hand is in: the round must settle as corrected, as it will be settled next
                 derive(state, self.rules)
             except ValueError as err:
@@ -439,8 +439,7 @@ def interrupted(folder) -> list[str]:
     last = last_round(folder)
     if last is None:
         return []
-    entry = fold_rounds(last[1])[last[0]]
-    return [last[0]] if entry["settlement"] is None and entry["voided"] is None else []
+    return [] if fold_round(last[0], last[1]).closed else [last[0]]
 
 
 def void_interrupted(audit: AuditLog) -> list[str]:

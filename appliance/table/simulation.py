@@ -277,22 +277,21 @@ class SimulatedDealer(Worker):
         elif step in (Step.BANKER, Step.SEATS, Step.RESET):
             state = current.state
             if self._round != current.round_id:
-                start = state["start"]
-                count = sum(start["dice"]) if start["dice"] else start["value"]
-                first = first_hand(count, state["banker"], rules.start.player_seats, rules.start.count_direction)
+                first = first_hand(state.start.count, state.banker.seat, rules.start.player_seats,
+                                   rules.start.count_direction)
                 self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, first)
                 self._round = current.round_id
             # (by the round's banker and the house's rule, as the loop's wanted zones are: the loop may move
             # on between the step read above and a question asked of it now)
-            own = state["banker"] != DEALER and rules.banking.banker_sets is BankerSetting.OWN
+            own = state.banker.seat != DEALER and rules.banking.banker_sets is BankerSetting.OWN
             if step is Step.BANKER and not own:
-                laid = {"banker": self._hands[state["banker"]]}
+                laid = {"banker": self._hands[state.banker.seat]}
             elif step is Step.BANKER:  # a player-banker sets his own hand (here as the house way would)
-                laid = players_set(self._hands, [state["banker"]], rules, self._ev)
+                laid = players_set(self._hands, [state.banker.seat], rules, self._ev)
             else:
-                laid = players_set(self._hands, [b["seat"] for b in state["bets"]], rules, self._ev)
+                laid = players_set(self._hands, [b["seat"] for b in state.bets], rules, self._ev)
                 if BANKER_SET_ZONES[0] in loop.wanted_zones():  # the house dealer sets the banker's hand
-                    laid.update(self._banker_set(step, current.round_id, self._hands[state["banker"]]))
+                    laid.update(self._banker_set(step, current.round_id, self._hands[state.banker.seat]))
             if step is Step.RESET and self._held_for < self.reset_moves:
                 self._held_for += 1
                 return

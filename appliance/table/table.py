@@ -19,6 +19,7 @@ from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
 from ..game.banking import BankOffer, BankRound, bank_offers, bank_refusal
 from ..game.rules import HouseRules
 from ..game.start_seat import DEALER
+from ..records.round_state import RoundState
 from .listeners import tell
 from .repeats import Repeats
 from .round import Events, Phase, RoundStateError, StartValueRefused, TableRound
@@ -262,6 +263,6 @@ class Table:
             self._released(who, "release", reason)
 
 
-def _bank_round(state: dict) -> BankRound:
+def _bank_round(state: RoundState) -> BankRound:
     """A settled round's banker and the seats that wagered."""
-    return BankRound.played(state["banker"], (b["seat"] for b in state["bets"]))
+    return BankRound.played(state.banker.seat, (b["seat"] for b in state.bets))
