@@ -1,7 +1,8 @@
 """The live view of the table: the current round as the dashboard shows it, and a stream of events.
 
 Fed by the round engine's listeners (each record is on disk before it reaches here), read by
-the dashboard; it holds no game logic of its own.
+the dashboard; it holds no game logic of its own: the round is the one fold's
+(:class:`~appliance.records.round_state.RoundState`), rendered as the dashboard reads it (:func:`round_view`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import queue
 import secrets
 import threading
 
+from ..records.fold import Rounds
+from ..records.round_state import Phase, RoundState, SeatState
 from .round import Events
 
 
@@ -18,7 +21,8 @@ class LiveTable:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._subscribers: list = []  # queues, or the dashboard's front
-        self.state: dict = {"round": None, "phase": "idle"}
+        self.state: dict = {"round": None, "phase": "idle"}  # the current round as the dashboard reads it
+        self._rounds = Rounds()
         self.history: list[dict] = []  # settled rounds, newest last (the last ten are kept)
         self.devices: dict[str, dict] = {}  # device name -> its last status record
         self.dealer: dict = {}  # what the dealer's loop asks of the dealer now
@@ -32,53 +36,14 @@ class LiveTable:
         """A round listener: fold one record into the view, then tell every subscriber."""
         event, data = record["event"], record["data"]
         with self._lock:
-            s = self.state
-            if event == Events.ROUND_OPENED:
-                s = self.state = {"round": data["round"], "phase": "bets_open", "house": data["house"],
-                                  "banker": {"seat": data["banker"], "wager": data.get("banker_wager")},
-                                  "seats": {str(b["seat"]): {"wager": b["wager"], "backline": b.get("backline", [])}
-                                            for b in data["bets"]}}
-            elif event == Events.START_SEAT:
-                s.update(phase="start_seat", start={"source": data["source"], "value": data["value"],
-                                                    "dice": data.get("dice"), "first_hand": data["first_hand"]})
-            elif event == Events.BANKER_CARDS:
-                s["phase"] = "banker"
-                # set_checked: the house way's setting is shown, the house dealer's own is still to be read
-                s["banker"].update(cards=data["cards"], front=data["front"], back=data["back"], rule=data["rule"],
-                                   set_checked=bool(data.get("set_checked")))
-            elif event == Events.BANKER_SET_HELD:
-                s["phase"] = "set_held"
-                s["banker"]["setting_held"] = {k: data[k] for k in ("front", "back", "house_way", "differs")}
-            elif event == Events.BANKER_SET:
-                s["phase"] = "set"
-                s["banker"].update(front=data["front"], back=data["back"], set_by=data["set_by"], setting_held=None,
-                                   **({"set_reason": data["reason"]} if "reason" in data else {}))
-            elif event == Events.READ_CORRECTED and data["seat"] == "banker":
-                s["banker"].update({k: data[k] for k in ("cards", "front", "back") if k in data})
-            elif event in (Events.SEAT_CARDS, Events.READ_CORRECTED):
-                s["phase"] = "players"
-                s["seats"][str(data["seat"])].update(front=data["front"], back=data["back"],
-                                                     **({"count": data["count"], "count_foul": data["foul"]}
-                                                        if "count" in data else {}))
-            elif event == Events.ROUND_SETTLED:
-                settlement = data["settlement"]
-                s["phase"] = "settled"
-                for seat in settlement["seats"]:
-                    s["seats"][str(seat["seat"])].update(
-                        {k: seat[k] for k in ("result", "won", "lost", "commission", "collection", "net", "reason")},
-                        front_result=seat["front"], back_result=seat["back"], bonus=seat["bonus"],
-                        hand=seat["hand"], house_way_rule=seat["house_way_rule"], wagers=seat.get("wagers", []))
-                s["banker"].update(net=settlement["banker"]["net"], hand=settlement["banker"]["hand"])
-                s["totals"] = settlement["totals"]
-                s["action_order"] = settlement["action_order"]
-                # a deep copy: the current round's view changes on; a re-settlement replaces the first
-                kept = [r for r in self.history if r["round"] != s["round"]]
-                self.history = (kept + [json.loads(json.dumps(s))])[-10:]
-            elif event == Events.ROUND_VOIDED:
-                s.update(phase="voided", reason=data["reason"])
-            elif event == Events.TABLE_FLAGGED:
-                s.setdefault("flags", []).extend(data["flags"])
-            elif event == Events.TABLE_HELD:
+            folded = self._rounds.fold(record)
+            if folded is not None:
+                self.state = round_view(folded)
+                if folded.phase is Phase.SETTLED:
+                    # a deep copy: the current round's view changes on; a re-settlement replaces the first
+                    kept = [r for r in self.history if r["round"] != folded.round]
+                    self.history = (kept + [json.loads(json.dumps(self.state))])[-10:]
+            if event == Events.TABLE_HELD:
                 self.held = data["reason"]
             elif event == Events.TABLE_RELEASED:
                 self.held = None
@@ -146,6 +111,53 @@ class LiveTable:
         with self._lock:
             if q in self._subscribers:
                 self._subscribers.remove(q)
+
+
+def round_view(state: RoundState) -> dict:
+    """A round as the dashboard shows it (``/api/state``, the history of settled rounds): its phase, the
+    banker's hand and setting, each seat's wager, hand and result, the start value, flags, a void's reason."""
+    b = state.banker
+    banker = {"seat": b.seat, "wager": b.wager}
+    if b.read is not None:
+        front, back = b.shown
+        # set_checked: the house way's setting is shown, the house dealer's own is still to be read
+        banker.update(cards=b.cards, front=front, back=back, rule=b.read.rule, set_checked=b.set_checked)
+    if b.holds or b.accepted:
+        banker["setting_held"] = b.held.shown() if b.held else None
+    if b.accepted:
+        banker["set_by"] = b.accepted.set_by
+        if b.accepted.reason is not None:
+            banker["set_reason"] = b.accepted.reason
+    view = {"round": state.round, "phase": state.phase.value, "house": state.house, "banker": banker,
+            "seats": {str(seat.seat): _seat_view(seat) for seat in state.seats.values()}}
+    if state.start is not None:
+        start = state.start
+        view["start"] = {"source": start.source, "value": start.value, "dice": start.dice,
+                         "first_hand": start.first_hand}
+    if state.flags:
+        view["flags"] = [flag for flagged in state.flags for flag in flagged.flags]
+    settlement = state.settlement
+    if settlement is not None:
+        for seat in settlement["seats"]:
+            view["seats"].setdefault(str(seat["seat"]), {}).update(
+                {k: seat[k] for k in ("result", "won", "lost", "commission", "collection", "net", "reason")},
+                front_result=seat["front"], back_result=seat["back"], bonus=seat["bonus"],
+                hand=seat["hand"], house_way_rule=seat["house_way_rule"], wagers=seat.get("wagers", []))
+        banker.update(net=settlement["banker"]["net"], hand=settlement["banker"]["hand"])
+        view["totals"] = settlement["totals"]
+        view["action_order"] = settlement["action_order"]
+    if state.void is not None:
+        view["reason"] = state.void.reason
+    return view
+
+
+def _seat_view(seat: SeatState) -> dict:
+    view = {"wager": seat.bet["wager"], "backline": seat.bet.get("backline", [])} if seat.bet else {}
+    if seat.has_cards:
+        view.update(front=seat.front, back=seat.back)
+    if seat.count is not None:
+        view.update(count=seat.count, count_foul=seat.count_foul)
+    return view
 
 
 def _fault(event: str, data: dict) -> str | None:
