@@ -3,7 +3,8 @@ dispute with, gathered from them: the cards and the house-way setting, each read
 or reason, the confirmations and corrections with who and why, the zone images and the settlement.
 
 Records are read from the log itself (the index only says which records and days to read), and each
-record's signature is checked, so the view shows what the log says and whether it still says it.
+record's signature is checked, so the view shows what the log says and whether it still says it. The
+round is the one fold's (:class:`~appliance.records.round_state.RoundState`): this module only shows it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import hmac
 import json
 from pathlib import Path
 
-from ..records.events import Events
+from ..records.round_state import RoundState, SeatState, StartValue
 from .log import SUFFIX, sign
 
 
@@ -39,91 +40,65 @@ def round_records(folder: str | Path, round_id: str, times: list[str]) -> list[d
 def dispute(round_id: str, found: list[dict], seqs: list[int], key: bytes) -> dict:
     """The dispute view of a round from its records; ``seqs`` are the records the index expects, so a
     record missing from the log, or one whose signature fails, is named in ``problems``."""
-    view = {"round": round_id, "status": "open", "house": None, "rules_sha256": None, "opened_at": None,
-            "start": None, "banker": {}, "seats": {}, "confirmations": [], "corrections": [], "flags": [],
-            "settlement": None, "settled_at": None, "settled_by": None, "voided": None, "records": [],
-            "problems": [f"record {seq} is in the index but not in the log"
-                         for seq in sorted(set(seqs) - {r["seq"] for r in found})]}
+    problems = [f"record {seq} is in the index but not in the log"
+                for seq in sorted(set(seqs) - {r["seq"] for r in found})]
+    shown, state = [], RoundState(round_id)
     for record in found:
         signed = hmac.compare_digest(str(record.get("hmac", "")), sign(key, record))
         if not signed:
-            view["problems"].append(f"record {record['seq']} is not signed by this key (changed)")
-        view["records"].append({k: record[k] for k in ("seq", "ts", "event", "who", "data")} | {"signed": signed})
-        FOLD.get(record["event"], lambda v, r: None)(view, record)
-    view["seats"] = [view["seats"][seat] for seat in sorted(view["seats"])]
-    view["images"] = [*view["banker"].get("images", []), *(d for s in view["seats"] for d in s.get("images", []))]
+            problems.append(f"record {record['seq']} is not signed by this key (changed)")
+        shown.append({k: record[k] for k in ("seq", "ts", "event", "who", "data")} | {"signed": signed})
+        state.fold(record)
+    seats = [_seat(seat) for _, seat in sorted(state.seats.items()) if seat.bet is not None or seat.read is not None]
+    banker = _banker(state)
+    return {"round": round_id, "status": state.status, "house": state.house, "rules_sha256": state.rules_sha256,
+            "opened_at": state.opened and state.opened.at, "start": _start(state.start), "banker": banker,
+            "seats": seats,
+            "confirmations": [{"zone": c.zone, "position": c.position, "card": c.card} | c.stamp.to_json()
+                              for c in state.confirmations],
+            "corrections": [c.to_json() | c.stamp.to_json() for c in state.corrections],
+            "flags": [{"flags": f.flags, "where": f.where} | f.stamp.to_json() for f in state.flags],
+            "settlement": state.settlement, "settled_at": state.settled and state.settled.at,
+            "settled_by": state.settled and state.settled.who,
+            "voided": state.void and {"reason": state.void.reason} | state.void.stamp.to_json(),
+            "records": shown, "problems": problems,
+            "images": [*banker.get("images", []), *(d for s in seats for d in s.get("images", []))]}
+
+
+def _start(start: StartValue | None) -> dict | None:
+    if start is None:
+        return None
+    return {"source": start.source, "value": start.value, "dice": start.dice, "first_hand": start.first_hand,
+            **start.stamp.to_json()}
+
+
+def _banker(state: RoundState) -> dict:
+    """The banker's hand as read, each setting of the house dealer's held, the one accepted (the house way's as
+    read, or let stand by a supervisor: why), and the images of each."""
+    b = state.banker
+    view = {"seat": b.seat, "wager": b.wager} if state.opened else {}
+    if b.read is not None:
+        r = b.read
+        view.update(cards=r.cards, front=r.front, back=r.back, rule=r.rule, set_by=r.set_by, read=r.read,
+                    read_by=r.stamp.to_json())
+    if b.holds:
+        view["set_holds"] = [{"front": h.front, "back": h.back, "differs": h.differs} | h.stamp.to_json()
+                             for h in b.holds]
+    if b.accepted is not None:
+        a = b.accepted
+        view.update(front=a.front, back=a.back, set_by=a.set_by, set_reason=a.reason, set_read=a.read,
+                    set_accepted=a.stamp.to_json())
+    if b.read is not None or b.holds or b.accepted is not None:
+        view["images"] = b.images
     return view
 
 
-def _by(record: dict) -> dict:
-    return {"seq": record["seq"], "at": record["ts"], "who": record["who"]}
-
-
-def _opened(view: dict, record: dict) -> None:
-    data = record["data"]
-    view.update(house=data["house"], rules_sha256=data.get("rules_sha256"), opened_at=record["ts"])
-    view["banker"] = {"seat": data["banker"], "wager": data.get("banker_wager")}
-    view["seats"] = {b["seat"]: {"seat": b["seat"], "wager": b["wager"], "bonus": b.get("bonus"),
-                                 "backline": b.get("backline", [])} for b in data["bets"]}
-
-
-def _start(view: dict, record: dict) -> None:
-    data = record["data"]
-    view["start"] = {k: data.get(k) for k in ("source", "value", "dice", "first_hand")} | _by(record)
-
-
-def _banker(view: dict, record: dict) -> None:
-    data = record["data"]
-    view["banker"].update({k: data.get(k) for k in ("cards", "front", "back", "rule", "set_by", "read")},
-                          images=data.get("images", []), read_by=_by(record))
-
-
-def _set_held(view: dict, record: dict) -> None:
-    """The house dealer's setting confirmed against the house way: each one, with who confirmed it."""
-    data = record["data"]
-    view["banker"].setdefault("set_holds", []).append(
-        {"front": data["front"], "back": data["back"], "differs": data["differs"]} | _by(record))
-    view["banker"]["images"] = [*view["banker"].get("images", []), *data.get("images", [])]
-
-
-def _set(view: dict, record: dict) -> None:
-    """The house dealer's setting accepted: the house way's as read, or let stand by a supervisor (why)."""
-    data = record["data"]
-    view["banker"].update(front=data["front"], back=data["back"], set_by=data["set_by"], set_reason=data.get("reason"),
-                          set_read=data.get("read"), set_accepted=_by(record))
-    view["banker"]["images"] = [*view["banker"].get("images", []), *data.get("images", [])]
-
-
-def _seat(view: dict, record: dict) -> None:
-    data = record["data"]
-    view["seats"].setdefault(data["seat"], {"seat": data["seat"]}).update(
-        front=data["front"], back=data["back"], read=data.get("read"), images=data.get("images", []),
-        read_by=_by(record))
-
-
-def _confirmed(view: dict, record: dict) -> None:
-    view["confirmations"].append({k: record["data"][k] for k in ("zone", "position", "card")} | _by(record))
-
-
-def _corrected(view: dict, record: dict) -> None:
-    view["corrections"].append({k: v for k, v in record["data"].items() if k != "round"} | _by(record))
-
-
-def _flagged(view: dict, record: dict) -> None:
-    view["flags"].append({"flags": record["data"]["flags"], "where": record["data"]["where"]} | _by(record))
-
-
-def _settled(view: dict, record: dict) -> None:
-    # A correction settles the round again: the last settlement stands, the earlier stay in ``records``.
-    view.update(status="settled", settlement=record["data"]["settlement"], settled_at=record["ts"],
-                settled_by=record["who"])
-
-
-def _voided(view: dict, record: dict) -> None:
-    view.update(status="voided", voided={"reason": record["data"]["reason"]} | _by(record))
-
-
-FOLD = {Events.ROUND_OPENED: _opened, Events.START_SEAT: _start, Events.BANKER_CARDS: _banker,
-        Events.BANKER_SET_HELD: _set_held, Events.BANKER_SET: _set,
-        Events.SEAT_CARDS: _seat, Events.READ_CONFIRMED: _confirmed, Events.READ_CORRECTED: _corrected,
-        Events.TABLE_FLAGGED: _flagged, Events.ROUND_SETTLED: _settled, Events.ROUND_VOIDED: _voided}
+def _seat(seat: SeatState) -> dict:
+    """A seat's wager and its hand as read (a correction is shown as such, beside it)."""
+    view = {"seat": seat.seat}
+    if seat.bet is not None:
+        view.update(wager=seat.bet["wager"], bonus=seat.bet.get("bonus"), backline=seat.bet.get("backline", []))
+    if seat.read is not None:
+        r = seat.read
+        view.update(front=r.front, back=r.back, read=r.read, images=r.images, read_by=r.stamp.to_json())
+    return view
