@@ -20,6 +20,7 @@ says so (``on_rebuilt``) instead of showing the figures.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import hashlib
@@ -36,6 +37,9 @@ from ..game.banking import BankRound
 from ..game.settlement import Result
 from ..game.start_seat import DEALER
 from ..records.events import Events
+from ..records.fold import Rounds, round_of
+from ..records.round_state import RoundState
+from .dispute import round_records
 from .log import records_from
 
 SCHEMA_VERSION = 4  # each row signed, each table's tally signed
@@ -138,6 +142,8 @@ class Index:
                  on_rebuilt: Callable[[str], None] = lambda why: None):
         self.db = sqlite3.connect(str(path), check_same_thread=False)
         self.key, self.folder, self.on_rebuilt = key, folder, on_rebuilt
+        # The round the records have reached, by the one fold: its row is what the fold says of it.
+        self._rounds, self._log = Rounds(), None if folder is None else Path(folder)
         self.db.create_function("row_sig", -1, lambda table, *values: row_sig(self.key, table, *values),
                                 deterministic=True)
         self.lock = threading.RLock()
@@ -166,6 +172,13 @@ class Index:
         if after is not None:  # else no such row (a settlement of a round this index never saw open)
             rows, digest = self._delta.get(table, (0, 0))
             self._delta[table] = (rows + (before is None), digest ^ int(after, 16) ^ (int(before, 16) if before else 0))
+
+    def _unsign(self, table: str, **row_key) -> None:
+        """A row about to be deleted, taken out of its table's tally."""
+        sig = self._signed(table, **row_key)
+        if sig is not None:
+            rows, digest = self._delta.get(table, (0, 0))
+            self._delta[table] = (rows - 1, digest ^ int(sig, 16))
 
     def _tally(self, table: str) -> tuple[int, int]:
         """How many rows ``table`` was given and the XOR of their signatures, as signed when they were written."""
@@ -242,10 +255,20 @@ class Index:
 
     def add(self, record: dict) -> None:
         """Index one record (called after it is on disk)."""
-        with self.lock, self.db:
+        with self.lock, self._forgets(), self.db:
             self._delta = {}  # what a failed transaction counted was rolled back with it
             self._add(record)
             self._mark(record)
+
+    @contextlib.contextmanager
+    def _forgets(self):
+        """A transaction that fails leaves the round's row as it was, and the fold of its records is
+        forgotten with it: the next of the round's records folds it again from the log."""
+        try:
+            yield
+        except BaseException:
+            self._rounds.current = None
+            raise
 
     def _mark(self, record: dict) -> None:
         self._write_tally()
@@ -264,29 +287,8 @@ class Index:
         self.db.execute("INSERT OR REPLACE INTO events VALUES (?, ?, ?, ?, ?, NULL)",
                         (record["seq"], record["ts"], event, record.get("who"), round_id))
         self._sign("events", before, seq=record["seq"])
-        if event in (Events.ROUND_OPENED, Events.ROUND_SETTLED, Events.ROUND_VOIDED):
-            before = self._signed("rounds", round=round_id)
-        if event == Events.ROUND_OPENED:
-            self.db.execute("INSERT OR REPLACE INTO rounds (round, house, banker, opened_at, status, seq, gaming_day) "
-                            "VALUES (?, ?, ?, ?, 'open', ?, ?)",
-                            (round_id, data["house"], str(data["banker"]), record["ts"], record["seq"],
-                             record.get("gaming_day")))
-            self._sign("rounds", before, round=round_id)
-        elif event == Events.ROUND_SETTLED:
-            totals = data["settlement"]["totals"]
-            self.db.execute("UPDATE rounds SET status = 'settled', settled_at = ?, banker_net = ?, commission = ?, "
-                            "collection = ? WHERE round = ?",
-                            (record["ts"], totals["banker_net"], totals["commission"], totals["collection"], round_id))
-            self._sign("rounds", before, round=round_id)
-            for s in data["settlement"]["seats"]:
-                replaced = self._signed("seats", round=round_id, seat=s["seat"])
-                self.db.execute("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-                                (round_id, s["seat"], s["wager"], s["result"], s["front"], s["back"], s["won"],
-                                 s["lost"], s["commission"], s["collection"], s["net"]))
-                self._sign("seats", replaced, round=round_id, seat=s["seat"])
-        elif event == Events.ROUND_VOIDED:
-            self.db.execute("UPDATE rounds SET status = 'voided', reason = ? WHERE round = ?", (data["reason"], round_id))
-            self._sign("rounds", before, round=round_id)
+        if round_of(record) is not None:
+            self._round(record)
         elif event in FAULT_EVENTS and (event != Events.DEVICE_STATUS or data.get("status") in ("offline", "fault")):
             before = self._signed("faults", seq=record["seq"])
             self.db.execute("INSERT OR REPLACE INTO faults VALUES (?, ?, ?, ?, NULL)",
@@ -294,12 +296,66 @@ class Index:
                              data.get("detail") or data.get("message") or data.get("reason", "")))
             self._sign("faults", before, seq=record["seq"])
 
+    def _round(self, record: dict) -> None:
+        """Fold one of a round's records, and write the round's row where the fold says it changed: opened,
+        settled, voided, or reopened by a correction (its settled seats then leave until it is settled again)."""
+        round_id = round_of(record)
+        if self._rounds.current is None or self._rounds.current.round != round_id:
+            self._rounds.current = self._folded(round_id, record["seq"])
+        opened, status = self._rounds.current.opened, self._rounds.current.status
+        state = self._rounds.fold(record)
+        if state.opened is opened and state.status == status:
+            return
+        before = self._signed("rounds", round=round_id)
+        if state.opened is not opened:
+            self.db.execute("INSERT OR REPLACE INTO rounds (round, house, banker, opened_at, status, seq, gaming_day) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            (round_id, state.house, str(state.banker.seat), state.opened.at, state.status,
+                             state.opened.seq, state.opened.gaming_day))
+        elif state.status == "settled":
+            totals = state.settlement["totals"]
+            self.db.execute("UPDATE rounds SET status = 'settled', settled_at = ?, banker_net = ?, commission = ?, "
+                            "collection = ? WHERE round = ?",
+                            (state.settled.at, totals["banker_net"], totals["commission"], totals["collection"],
+                             round_id))
+            for s in state.settlement["seats"]:
+                replaced = self._signed("seats", round=round_id, seat=s["seat"])
+                self.db.execute("INSERT OR REPLACE INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+                                (round_id, s["seat"], s["wager"], s["result"], s["front"], s["back"], s["won"],
+                                 s["lost"], s["commission"], s["collection"], s["net"]))
+                self._sign("seats", replaced, round=round_id, seat=s["seat"])
+        elif state.status == "voided":
+            self.db.execute("UPDATE rounds SET status = 'voided', reason = ? WHERE round = ?",
+                            (state.void.reason, round_id))
+        elif status == "settled":  # reopened by a correction: not settled until it is settled again
+            self.db.execute("UPDATE rounds SET status = ?, settled_at = NULL, banker_net = NULL, commission = NULL, "
+                            "collection = NULL WHERE round = ?", (state.status, round_id))
+            for (seat,) in self.db.execute("SELECT seat FROM seats WHERE round = ?", (round_id,)).fetchall():
+                self._unsign("seats", round=round_id, seat=seat)
+                self.db.execute("DELETE FROM seats WHERE round = ? AND seat = ?", (round_id, seat))
+        else:
+            return
+        self._sign("rounds", before, round=round_id)
+
+    def _folded(self, round_id: str, before: int) -> RoundState:
+        """The round's state from its records before ``before``, read from the log (where the index knows
+        it): an index that catches up, or starts, in the middle of a round folds what came before."""
+        state = RoundState(round_id)
+        times = [ts for (ts,) in self.db.execute("SELECT ts FROM events WHERE round = ? AND seq < ?",
+                                                  (round_id, before))]
+        if times and self._log is not None:
+            for record in round_records(self._log, round_id, times):
+                if record["seq"] < before:
+                    state.fold(record)
+        return state
+
     def catch_up(self, folder: str | Path, on_batch: Callable[[int], None] = lambda done: None) -> int:
         """Index what the log holds beyond the last record indexed; returns how many records that was.
         An index whose last record is not in the log as it was indexed is rebuilt from the start.
         ``on_batch(records so far)`` hears of each batch committed (a long first build tells systemd)."""
         logged = any(Path(folder).glob("*.jsonl"))
         with self.lock:
+            self._rounds.current, self._log = None, Path(folder)
             seq, signature = self.last_indexed()
             new = records_from(folder, seq) if logged else iter(())
             if seq:
@@ -321,7 +377,8 @@ class Index:
 
     def _add_batch(self, batch: list[dict]) -> int:
         if batch:
-            with self.db:  # one transaction: a crash keeps the index at the end of the last whole batch
+            # one transaction: a crash keeps the index at the end of the last whole batch
+            with self._forgets(), self.db:
                 self._delta = {}
                 for record in batch:
                     self._add(record)
