@@ -1,16 +1,18 @@
 """What the pit sees change as a table's records arrive: its round's phase, the last settlement, a
-hold, device faults; and the alerts those raise and close. Event names are the audit log's."""
+hold, device faults; and the alerts those raise and close. Event names are the audit log's; the round's
+phase and settlement are the one fold's (:class:`~appliance.records.round_state.RoundState`), folded
+from what the floor keeps of the table's round between batches (which round, and its phase)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ..records.events import Events
+from ..records.fold import round_of
+from ..records.round_state import Phase, RoundState
 from .alerts import close_alert, raise_alert
 
-PHASES = {Events.ROUND_OPENED: "bets_open", Events.START_SEAT: "start_seat", Events.BANKER_CARDS: "banker",
-          Events.BANKER_SET_HELD: "set_held", Events.BANKER_SET: "set", Events.SEAT_CARDS: "players",
-          Events.ROUND_SETTLED: "settled", Events.ROUND_VOIDED: "voided"}
+_PHASES = {phase.value: phase for phase in Phase}  # as the floor keeps a phase: by its name
 
 
 @dataclass
@@ -25,12 +27,15 @@ class Observed:
 def observe(state: Observed, record: dict, table: str, conn) -> None:
     """Fold one verified record into the table's live state, raising or closing its alerts."""
     event, data = record["event"], record["data"]
-    if event in PHASES:
-        state.phase, state.current_round = PHASES[event], data.get("round")
-    if event == Events.ROUND_SETTLED:
-        totals = data.get("settlement", {}).get("totals", {})
-        state.last_settlement = {"round": data.get("round"), "at": record["ts"], **totals}
-    elif event == Events.TABLE_HELD:
+    round_id = round_of(record)
+    if round_id is not None:
+        known = _PHASES.get(state.phase, Phase.NEW) if round_id == state.current_round else Phase.NEW
+        folded = RoundState(round_id, phase=known).fold(record)
+        if folded.phase is not Phase.NEW:  # else a record of a round the floor never saw open: no phase to show
+            state.phase, state.current_round = folded.phase.value, round_id
+        if folded.settlement is not None:
+            state.last_settlement = {"round": round_id, "at": folded.settled.at, **folded.settlement.get("totals", {})}
+    if event == Events.TABLE_HELD:
         state.held = True
         raise_alert(conn, table, "held", f"table {table} is held: {data.get('reason', 'no reason given')}")
     elif event == Events.TABLE_RELEASED:
