@@ -27,6 +27,8 @@ from ..game.rules import BankerSetting, BankingMode, HouseRules, StartMethod
 from ..game.settlement import house_way_difference
 from ..game.banking import BankRound, bank_offers
 from ..game.start_seat import DEALER, Position, first_hand, ring
+from ..records.fold import Rounds
+from ..records.round_state import RoundState
 from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
 from ..devices.worker import Worker
@@ -131,18 +133,8 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
                                          "house": rules.key}, "appliance")
     interrupted = void_interrupted(audit)
     table.remember_banking(index.bank_rounds(rules.key, BANK_MEMORY))
-    totals = {"rounds": 0, "confirmed_reads": 0, "commission": Decimal(0), "collection": Decimal(0),
-              "voided_at_start": interrupted}
-
-    def count(record: dict) -> None:
-        if record["event"] == Events.READ_CONFIRMED:
-            totals["confirmed_reads"] += 1
-        elif record["event"] == Events.ROUND_SETTLED:
-            totals["rounds"] += 1
-            totals["commission"] += Decimal(record["data"]["settlement"]["totals"]["commission"])
-            totals["collection"] += Decimal(record["data"]["settlement"]["totals"]["collection"])
-
-    table.listeners.append(count)
+    played = PlayedTotals()
+    table.listeners.append(played)
     # Every start value feeds the device's running uniformity check; a warning is an audit record.
     health = HealthTracker("simulated-rng", on_warning=lambda w: table.log(
         Events.DEVICE_HEALTH, {"device": "simulated-rng", "source": w.source, "message": w.message(),
@@ -183,8 +175,35 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
             loop.tick()
         else:
             raise RuntimeError(f"round {table.current.round_id}: not settled after 100 moves ({loop.prompt()['say']})")
-    totals["commission"], totals["collection"] = str(totals["commission"]), str(totals["collection"])
-    return totals
+    return {**played.totals(), "voided_at_start": interrupted}
+
+
+class PlayedTotals:
+    """What a simulation played, from each round's state by the one fold (a listener): the rounds settled,
+    the cards a person named, the commission and the collection of the settlements that stand."""
+
+    def __init__(self) -> None:
+        self._rounds = Rounds()
+        self._over = {"rounds": 0, "confirmed_reads": 0, "commission": Decimal(0), "collection": Decimal(0)}
+
+    def __call__(self, record: dict) -> None:
+        before = self._rounds.current
+        folded = self._rounds.fold(record)
+        if before is not None and folded is not None and folded is not before:
+            self._over = _added(self._over, before)  # rounds follow one another: the one before is over
+
+    def totals(self) -> dict:
+        """``{"rounds", "confirmed_reads", "commission", "collection"}`` so far, the amounts as text."""
+        totals = self._over if self._rounds.current is None else _added(self._over, self._rounds.current)
+        return {**totals, "commission": str(totals["commission"]), "collection": str(totals["collection"])}
+
+
+def _added(totals: dict, state: RoundState) -> dict:
+    settled = state.settlement["totals"] if state.settlement is not None else None
+    return {"rounds": totals["rounds"] + (settled is not None),
+            "confirmed_reads": totals["confirmed_reads"] + len(state.confirmations),
+            "commission": totals["commission"] + Decimal(settled["commission"] if settled else 0),
+            "collection": totals["collection"] + Decimal(settled["collection"] if settled else 0)}
 
 
 def _sees(seen: dict | None, laid: list[str]) -> bool:
