@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import TextIO
 
 from ..game.rules import HouseRules
-from ..records.events import Events
-from ..records.fold import derive, fold_rounds
-from ..records.round_state import RoundState
+from ..records.fold import derive, each_round, fold_rounds
+from ..records.round_state import RoundState, Stamp
 from .log import AuditError, day_files, lines_in_order, records, verify
 from .seal import seal_text, seals_of
 
@@ -76,11 +75,10 @@ def write_export(folder: str | Path, key: bytes, start: dt.date, end: dt.date, o
     writer.writerow(["round", "settled_at", "gaming_day", "seat", "wager", "action", "result", "won", "lost",
                      "commission", "collection", "bonus", "net", "banker_net"])
     rows = 0
-    for rid, settled in settled_in(folder, first, last).items():
-        s = settled["data"]["settlement"]
+    for rid, (s, settled) in settled_in(folder, first, last).items():
         for seat in s["seats"]:
             bonus = str(Decimal(seat["bonus"]["fortune"]) + Decimal(seat["bonus"]["envy"]))
-            writer.writerow([rid, settled["ts"], settled["gaming_day"], seat["seat"], seat["wager"], seat["action"],
+            writer.writerow([rid, settled.at, settled.gaming_day, seat["seat"], seat["wager"], seat["action"],
                              seat["result"], seat["won"], seat["lost"], seat["commission"], seat["collection"], bonus,
                              seat["net"], s["totals"]["banker_net"]])
             rows += 1
@@ -93,18 +91,15 @@ def write_export(folder: str | Path, key: bytes, start: dt.date, end: dt.date, o
     return rows, len(seals)
 
 
-def settled_in(folder: str | Path, first: str, last: str) -> dict[str, dict]:
-    """Each round's last RoundSettled record whose gaming day lies from ``first`` to ``last``, by round in
-    the order the rounds were played, read as a stream in sequence order: a correction after the settlement
-    takes the round out until it is settled again (as the one fold reads it:
-    :class:`~appliance.records.round_state.RoundState`)."""
-    settled: dict[str, dict] = {}
-    for line in lines_in_order(day_files(Path(folder))):
-        record = line.record
-        if record is None or record["event"] not in (Events.ROUND_SETTLED, Events.READ_CORRECTED):
-            continue
-        round_id = record["data"].get("round")
-        settled.pop(round_id, None)  # settled again, or corrected: the earlier settlement no longer stands
-        if record["event"] == Events.ROUND_SETTLED and first <= record["gaming_day"] <= last:
-            settled[round_id] = record
+def settled_in(folder: str | Path, first: str, last: str) -> dict[str, tuple[dict, Stamp]]:
+    """Each round's settlement that stands and its record's stamp, where its gaming day lies from ``first`` to
+    ``last``, by round in the order the rounds were played, from the log read as a stream in sequence order
+    (one round's state held at a time, by the one fold): a correction after the settlement takes the round
+    out until it is settled again."""
+    settled: dict[str, tuple[dict, Stamp]] = {}
+    logged = (line.record for line in lines_in_order(day_files(Path(folder))) if line.record is not None)
+    for state in each_round(logged):
+        settled.pop(state.round, None)  # its records resumed after another round's: the last state stands
+        if state.settlement is not None and first <= state.settled.gaming_day <= last:
+            settled[state.round] = (state.settlement, state.settled)
     return settled

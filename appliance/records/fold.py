@@ -72,7 +72,8 @@ def each_round(records: Iterable[dict]) -> Iterator[RoundState]:
     rounds = Rounds()
     for record in records:
         before = rounds.current
-        if rounds.fold(record) is not before and before is not None:
+        folded = rounds.fold(record)
+        if before is not None and folded is not None and folded is not before:
             yield before
     if rounds.current is not None:
         yield rounds.current
