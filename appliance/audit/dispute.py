@@ -29,11 +29,22 @@ def round_records(folder: str | Path, round_id: str, times: list[str]) -> list[d
     marker = f'"round":{json.dumps(round_id, ensure_ascii=False)}'.encode()
     found = []
     for day in days:
-        path = Path(folder) / f"{day.isoformat()}{SUFFIX}"
-        data = path.read_bytes() if path.is_file() else b""
-        whole = data[: data.rfind(b"\n") + 1]  # not a record still being written
-        found += [r for r in (json.loads(line) for line in whole.splitlines() if marker in line)
-                  if r["data"].get("round") == round_id]
+        found += _lines_of(Path(folder) / f"{day.isoformat()}{SUFFIX}", marker, round_id)
+    return found
+
+
+def _lines_of(path: Path, marker: bytes, round_id: str) -> list[dict]:
+    """The round's records in one day file, read a line at a time: a day file holds every round of the
+    day (a gigabyte on a busy one), so only the round's lines are kept, never the file."""
+    if not path.is_file():
+        return []
+    found = []
+    with open(path, "rb") as handle:
+        for line in handle:
+            if marker in line and line.endswith(b"\n"):  # not a record still being written
+                record = json.loads(line)
+                if record["data"].get("round") == round_id:
+                    found.append(record)
     return found
 
 
