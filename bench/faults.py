@@ -5,7 +5,8 @@ once (none lost, none repeated). Prints one table row per kind of fault.
 
 A second table covers faults found at start-up: the audit folder wiped (the history index left),
 the log rolled back under a shift seal, the clock stepped 400 days forward (at a start, or while the
-table plays). Each must be detected, the table held with the reason the screens show, nothing written
+table plays), and two writers (a second appliance started on a data folder another is writing to: refused
+by the folder's exclusive lock in one line naming the holder, having written nothing). Each must be detected, the table held with the reason the screens show, nothing written
 over the evidence, no round's step booked to the day the clock jumped to (``booked_on_step``), and no
 settled round lost once the log is put back and the table started again. The history index damaged
 four ways (a row edited, a round's rows deleted, its header overwritten, pages overwritten) must be
@@ -37,7 +38,7 @@ import datetime as dt
 from appliance.audit.clock import boot_seconds
 from appliance.audit.index import Index, index_key, open_checked
 from appliance.audit.keys import audit_key
-from appliance.audit.log import CLOCK_STEPPED, AuditLog, RecordingStopped, day_files, records, verify
+from appliance.audit.log import CLOCK_STEPPED, AuditLog, RecordingStopped, day_files, load_key, records, verify
 from appliance.config import load_house, read_toml
 from appliance.table.recording import SpaceLimits
 from appliance.records.events import ROUND_STEPS
@@ -230,7 +231,59 @@ def start_trials(n: int, rng: random.Random, work: Path) -> list[dict]:
             row["lost"] += sum(1 for r in before if r not in after) + (not verify(folder, key).ok)
         rows.append(row)
     rows += clock_trials(n, rng, work)
+    rows.append(two_writers_trials(n, rng, work))
     return rows
+
+
+def _written(audit: Path) -> bool:
+    """Records in the log and its head written (the first writer is under way)."""
+    return audit.is_dir() and any(p.stat().st_size for p in day_files(audit)) and (audit / "HEAD.json").is_file()
+
+
+def _files(folder: Path) -> dict:
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def two_writers_trials(n: int, rng: random.Random, work: Path) -> dict:
+    """A second appliance started on a data folder another one writes to, at a random moment: each of
+    ``simulate-table`` and ``run`` in turn. Detected: refused with exit status 2; held with the reason: one
+    line naming the folder and the writing process; wrote nothing: the folder as the first left it (the
+    first is stopped (SIGSTOP) while the second tries, so the two can be compared); lost: a round settled
+    before missing once the first goes on and is killed, or the log failing to verify."""
+    appliance = shutil.which("appliance") or sys.exit("the appliance command is not installed")
+    row = {"fault": "two writers (one data folder)", "runs": n, "detected": 0, "held_with_reason": 0,
+           "wrote_nothing": 0, "lost": 0}
+    for trial in range(n):
+        data = work / f"two-writers-{trial}"
+        data.mkdir()
+        audit = data / "audit"
+        second = (["simulate-table", "--rounds", "1", "--audit", str(audit)] if trial % 2 == 0 else
+                  ["run", "--simulate", "--data", str(data), "--port", "0"])
+        first = subprocess.Popen([appliance, "simulate-table", "--rounds", "100000", "--audit", str(audit),
+                                  "--seed", str(trial)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while not _written(audit) and first.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(rng.uniform(0.0, 2.0))  # some rounds in, at a random moment
+            first.send_signal(signal.SIGSTOP)
+            before, settled_before = _files(data), settled(audit)
+            out = subprocess.run([appliance, *second], capture_output=True, text=True, timeout=120)
+            lines = out.stderr.strip().splitlines()
+            row["detected"] += out.returncode == 2
+            row["held_with_reason"] += (len(lines) == 1 and lines[0].startswith(f"appliance {second[0]}: {audit}: ")
+                                        and f"another process (process {first.pid}" in lines[0])
+            row["wrote_nothing"] += out.stdout == "" and _files(data) == before
+            first.send_signal(signal.SIGCONT)
+            time.sleep(0.5)  # the first goes on writing
+        finally:
+            first.send_signal(signal.SIGCONT)
+            first.kill()
+            first.wait()
+        key = load_key(data / "audit.key")
+        play_rounds(RULES, AuditLog(audit, key), 1, seed=trial)  # the restart: cuts a partial record, goes on
+        row["lost"] += sum(1 for r in settled_before if r not in settled(audit)) + (not verify(audit, key).ok)
+    return row
 
 
 def clock_trials(n: int, rng: random.Random, work: Path) -> list[dict]:
