@@ -2,7 +2,8 @@
 on this machine, as fast as the simulation goes and at a real pace (one round a minute) sped up.
 
 Prints, for each run: records per second ingested, the ingest lag (written at the table to committed
-in PostgreSQL) median and p99, the pit view's refresh time (its three JSON calls), the database's
+in PostgreSQL) median and p99, each ingest request's time (sent to answered, as the shippers saw it:
+those carrying records, and the hellos) median and p99, the pit view's refresh time (its three JSON calls), the database's
 size per 1,000 rounds, and records lost (must be 0); and the ratio of the floor's ingest rate to the
 rate the tables wrote at in the same run (1.0: the floor kept up); and the CPU seconds the floor's
 own processes used (the service, and its door) with their milliseconds per record: a figure that the
@@ -66,6 +67,7 @@ def table_worker(folder: str, url: str, tables: list[str], rounds: int, round_ev
         audit_dir = Path(folder) / table
         audit = AuditLog(audit_dir, table_key(Path(folder) / f"{table}.key", credentials, audit_dir))
         shipper = Shipper(audit_dir, url, credentials)
+        times = timed_ingest(shipper)
         thread, stop = shipper.start()
         pause = round_every / STEPS_PER_ROUND
         play_rounds(load_house("general"), audit, rounds, seed=hash(table) % 1000,
@@ -75,13 +77,39 @@ def table_worker(folder: str, url: str, tables: list[str], rounds: int, round_ev
             time.sleep(0.2)
         stop.set()
         thread.join()
-        out.put((table, audit.seq))
+        out.put((table, audit.seq, times))
 
     threads = [threading.Thread(target=one, args=(t,)) for t in tables]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+
+
+def timed_ingest(shipper: Shipper) -> dict[str, list[float]]:
+    """Seconds each of the shipper's ingest requests took, from sent to answered: those carrying records,
+    and the hellos (an empty batch: where the floor's head is) apart."""
+    times = {"records": [], "hello": []}
+    call = shipper.client.call
+
+    def timed(method: str, path: str, body: bytes | None = None, *args):
+        start = time.perf_counter()
+        try:
+            return call(method, path, body, *args)
+        finally:
+            if path == "/api/floor/ingest":
+                times["hello" if b'"records": []' in body else "records"].append(time.perf_counter() - start)
+
+    shipper.client.call = timed
+    return times
+
+
+def percentile_ms(times: list[float], fraction: float) -> float | None:
+    """The ``fraction`` percentile of ``times`` (seconds) in milliseconds, nearest rank."""
+    if not times:
+        return None
+    ordered = sorted(times)
+    return round(ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] * 1000, 1)
 
 
 def write_worker(folder: str, rounds: int, tables: list[str]) -> None:
@@ -253,7 +281,9 @@ def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_eve
              for g in groups]
     for proc in procs:
         proc.start()
-    written = dict(out.get() for _ in tables)
+    done = [out.get() for _ in tables]
+    written = {table: seq for table, seq, _ in done}
+    ingest_times = {kind: [t for _, _, times in done for t in times[kind]] for kind in ("records", "hello")}
     for proc in procs:
         proc.join()
     seconds = time.perf_counter() - start
@@ -279,6 +309,11 @@ def run(dsn: str, url: str, name: str, tables: list[str], rounds: int, round_eve
         "records_per_s_written": round(records / span, 1), "records_per_s_ingested": round(sum(held.values()) / span, 1),
         "ingest_keeps_up_ratio": round(sum(held.values()) / records, 4),
         "lag_median_s": round(lag[0].total_seconds(), 3), "lag_p99_s": round(lag[1].total_seconds(), 3),
+        # each ingest request carrying records, sent to answered, as the tables' shippers saw it; and the hellos
+        "ingest_requests": len(ingest_times["records"]), "ingest_p50_ms": percentile_ms(ingest_times["records"], 0.5),
+        "ingest_p99_ms": percentile_ms(ingest_times["records"], 0.99),
+        "hello_p50_ms": percentile_ms(ingest_times["hello"], 0.5),
+        "hello_p99_ms": percentile_ms(ingest_times["hello"], 0.99),
         "pit_refresh_median_ms": round(statistics.median(pit_times) * 1000, 1) if pit_times else None,
         "pit_refresh_max_ms": round(max(pit_times) * 1000, 1) if pit_times else None,
         "db_bytes_per_1000_rounds": round((after_size - before_size) / settled * 1000) if settled else None,
