@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import tempfile
 import threading
+import urllib.error
 import urllib.request
 
 import psycopg
 import pytest
+from psycopg import pq
 
 from appliance.audit.log import AuditLog, canonical, sign
 from appliance.config import load_house
+from appliance.floor.database import Database
 from appliance.floor.enroll import Credentials, table_key
+from appliance.floor.serving import serve_floor
 from appliance.floor.shipper import FloorRefused, Shipper
 from appliance.table.simulation import play_rounds
 from floor_helpers import enrolled, ship, floor_lines, floor_service, log_lines, migrated, seen, seen_json, table_log, users
@@ -350,3 +356,111 @@ def test_days_booked_before_by_the_day_sent_are_booked_again_by_the_signed_day(f
         days = {str(d) for (d,) in conn.execute("SELECT gaming_day FROM floor_records UNION "
                                                 "SELECT gaming_day FROM floor_rounds")}
     assert days == {signed_day}
+
+
+class CountedDatabase(Database):
+    """The floor's database, each thread's connection traced by libpq: the round trips it made are the
+    times it sent and then read (a traced message from the client followed by one from the server)."""
+
+    def __init__(self, dsn: str):
+        super().__init__(dsn)
+        self.traces: dict[int, tuple] = {}
+
+    def conn(self) -> psycopg.Connection:
+        conn = super().conn()
+        if id(conn) not in self.traces:
+            trace = tempfile.TemporaryFile("w+")
+            conn.pgconn.trace(os.dup(trace.fileno()))  # libpq closes its copy when untraced
+            conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
+            self.traces[id(conn)] = (conn, trace)
+        return conn
+
+    def round_trips(self) -> int:
+        trips = 0
+        for conn, trace in self.traces.values():
+            if not conn.closed:
+                conn.pgconn.untrace()  # flushed
+            with trace:
+                trace.seek(0)
+                directions = [line.split("\t", 1)[0] for line in trace.read().splitlines()]
+            trips += sum(1 for sent, read in zip(directions, directions[1:]) if (sent, read) == ("F", "B"))
+        self.traces.clear()
+        return trips
+
+
+def test_a_batch_costs_the_database_two_round_trips_however_many_records(floor_dsn, tmp_path):
+    """The token checked and the table's head read and locked, then the batch stored and committed: a round
+    trip each, where there were 12 (one per statement) and one more per record sent again, whatever the
+    batch holds: new records, records sent again, a refused one. Every check is still made: the records
+    are stored once, in order, a changed one refused."""
+    dsn = users(migrated(floor_dsn))
+    credentials = enrolled(dsn, "T1", tmp_path)
+    lines = log_lines(table_log(tmp_path, credentials, rounds=3))
+    db = CountedDatabase(dsn)
+    service = serve_floor(db, threads=2)
+    try:
+        post_batch(service.url, credentials, [])  # the door learns the token, the threads connect
+        db.round_trips()
+        batches = [lines[:5], lines[5:20], lines[20:], lines[10:25]]  # the last sent again: all held
+        assert len(lines) > 25
+        for batch in batches:
+            answer = post_batch(service.url, credentials, [{"line": line} for line in batch])
+            assert answer["refused"] is None
+        trips = db.round_trips()
+        assert floor_lines(dsn, "T1") == lines
+        forged = json.loads(lines[5])
+        forged["who"] = "someone else"
+        assert post_batch(service.url, credentials, [{"line": canonical(forged).decode()}])["refused"]["kind"] == \
+            "rolled-back"
+        refused_trips = db.round_trips()
+    finally:
+        service.stop()
+    assert trips <= 2 * len(batches) and refused_trips <= 2, (trips, len(batches), refused_trips)
+
+
+def test_a_batch_the_database_cannot_hold_stores_none_of_it_and_the_next_one_goes_in(floor_dsn, tmp_path):
+    """Sent together, a batch's statements still commit all or nothing: one that fails rolls back those sent
+    before it, and the thread's connection takes the next batch (one thread: the same connection)."""
+    dsn = users(migrated(floor_dsn))
+    credentials = enrolled(dsn, "T1", tmp_path)
+    audit_dir = table_log(tmp_path, credentials, rounds=1)
+    good = log_lines(audit_dir)
+    AuditLog(audit_dir, table_key(tmp_path / "T1.key", credentials, audit_dir)).append(
+        "DeviceStatus", {"device": "rng", "status": "online", "round": "a\x00b"})  # text PostgreSQL cannot hold
+    service = serve_floor(Database(dsn), threads=1)
+    try:
+        with pytest.raises(urllib.error.HTTPError, match="500"):
+            post_batch(service.url, credentials, [{"line": line} for line in log_lines(audit_dir)])
+        assert floor_lines(dsn, "T1") == []
+        answer = post_batch(service.url, credentials, [{"line": line} for line in good])
+        assert answer["accepted"] == len(good) and floor_lines(dsn, "T1") == good
+    finally:
+        service.stop()
+
+
+def test_the_app_itself_refuses_a_wrong_token_at_ingest_and_sets_nothing(floor_dsn, tmp_path):
+    """Behind the door (which asks once and keeps a right token a while), the app checks the token again: in
+    the ingest's first statement now. A wrong one is a 401 that reads, locks and sets nothing; its body,
+    taken or not, is never answered on (a stranger is not told what a batch lacks)."""
+    from appliance.floor.server import create_floor_app
+
+    dsn = users(migrated(floor_dsn))
+    credentials = enrolled(dsn, "T1", tmp_path)
+    lines = log_lines(table_log(tmp_path, credentials, rounds=1))
+    db = Database(dsn)
+    client = create_floor_app(db).test_client()
+    try:
+        for table, token in (("T1", "not-the-token"), ("T9", credentials.token)):
+            headers = {"X-Floor-Table": table, "Authorization": f"Bearer {token}", "Host": "127.0.0.1"}
+            for body in ({"records": [{"line": line} for line in lines], "recording": False}, {"records": "no"}):
+                answer = client.post("/api/floor/ingest", json=body, headers=headers)
+                assert answer.status_code == 401 and "not enrolled here, or its token is wrong" in answer.json["error"]
+        with psycopg.connect(dsn) as conn:
+            assert conn.execute("SELECT last_seen, recording FROM floor_tables").fetchall() == [(None, None)]
+            assert conn.execute("SELECT count(*) FROM floor_alerts").fetchone()[0] == 0
+        assert floor_lines(dsn, "T1") == []
+        headers = {"X-Floor-Table": "T1", "Authorization": f"Bearer {credentials.token}", "Host": "127.0.0.1"}
+        answer = client.post("/api/floor/ingest", json={"records": [{"line": line} for line in lines]}, headers=headers)
+        assert answer.status_code == 200 and answer.json["accepted"] == len(lines)
+    finally:
+        db.close()

@@ -10,6 +10,8 @@ tells the others: every connection made before that is dropped at its thread's n
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import psycopg
 
@@ -68,3 +70,27 @@ class Database:
                 self._generation += 1
         if conn is not None:
             conn.close()
+
+
+@contextmanager
+def sent_together(conn: psycopg.Connection) -> Iterator[None]:
+    """A transaction whose statements travel together (psycopg's pipeline mode): BEGIN goes with the first
+    statement whose result is read, and COMMIT with the statements after the last such read, so a
+    transaction that reads once and then writes costs the database two round trips, however many
+    statements it has. (psycopg's own ``transaction()`` waits for BEGIN and for COMMIT each on its own.)
+
+    A result read inside waits for the statements sent before it; one that failed raises there, or when
+    the block ends. Whatever raises, the transaction is rolled back: nothing of it is committed, and the
+    thread's connection is left ready for its next request (closed, to be made again, if it cannot be).
+    """
+    try:
+        with conn.pipeline():
+            conn.execute("BEGIN")
+            yield
+            conn.execute("COMMIT")
+    except BaseException:
+        try:
+            conn.rollback()
+        except psycopg.Error:
+            conn.close()
+        raise

@@ -71,6 +71,13 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+class WrongToken(PermissionError):
+    """A table's request whose table is not enrolled here, or whose token is not the table's (a 401)."""
+
+    def __init__(self, table: str):
+        super().__init__(f"table {table!r} is not enrolled here, or its token is wrong")
+
+
 def token_is_right(conn: psycopg.Connection, table: str, token: str) -> bool:
     """Whether ``token`` is enrolled ``table``'s shipping token (the app's check and the door's question)."""
     row = conn.execute("SELECT token_sha256 FROM floor_tables WHERE table_id = %s", (table,)).fetchone()

@@ -5,6 +5,12 @@ A batch is one transaction holding the table's row lock, so two shippers of one 
 floor killed half-way, leave the anchored head where the last commit put it: a record is
 acknowledged only once it is committed, and a record sent again is acknowledged, not stored
 again (idempotent by table and sequence).
+
+A batch is two round trips to the database, whatever it holds: one reads (the table's token checked,
+its head and key, taking its lock, and the hashes the floor holds of the batch's sequence numbers),
+the records are checked here, and one writes (the records, their rounds, alerts, the new head) and
+commits. It was 12, one per statement and one more per record sent again, and on busy cores each
+waited its turn for the database's backend.
 """
 
 from __future__ import annotations
@@ -17,7 +23,9 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 from ..audit.log import AUDIT_GAP, GENESIS, SHIFT_SEALED, canonical, line_hash, signed_by
-from .alerts import raise_alert
+from .alerts import close_alert, raise_alert
+from .database import sent_together
+from .enroll import WrongToken
 from .pit_events import Observed, observe
 
 
@@ -115,21 +123,18 @@ def _other_key_owner(conn, table: str, record: dict) -> str | None:
     return None
 
 
-def check_table_head(conn, table: str, head: _Head, says: dict | None) -> str | None:
+def check_table_head(conn, table: str, head: _Head, says: dict | None, stored: dict[int, str]) -> str | None:
     """Compare the head the table reports for its own log with what the floor anchored: "shorter" (the same
     records, fewer of them: alerted here) or "differs" (other records: the shipper then sends its log
-    again so that the first different record is refused, kept aside and alerted on with its sequence)."""
-    seq, digest = (says or {}).get("seq"), (says or {}).get("hash")
-    if not isinstance(seq, int) or not isinstance(digest, str):
+    again so that the first different record is refused, kept aside and alerted on with its sequence).
+    ``stored`` holds the hashes the floor holds of the sequence numbers asked about."""
+    seq, digest = _says(says)
+    if seq is None or seq > head.seq or seq == 0:
         return None
-    conn.execute("UPDATE floor_tables SET table_says = %s WHERE table_id = %s", (seq, table))
-    if seq > head.seq or seq == 0:
-        return None
-    stored = (head.hash,) if seq == head.seq else conn.execute(
-        "SELECT hash FROM floor_records WHERE table_id = %s AND seq = %s", (table, seq)).fetchone()
-    if stored is None:
+    held = head.hash if seq == head.seq else stored.get(seq)
+    if held is None:
         return None  # pruned (retention): nothing left to compare with
-    if stored[0] != digest:
+    if held != digest:
         return "differs"
     if seq < head.seq:
         raise_alert(conn, table, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence "
@@ -138,19 +143,58 @@ def check_table_head(conn, table: str, head: _Head, says: dict | None) -> str | 
     return None
 
 
-def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: dict | None = None) -> IngestResult:
-    """Store what verifies, in order, up to the first record that does not."""
-    with conn.transaction():
-        row = conn.execute("SELECT t.head_seq, t.head_hash, k.audit_key, t.held, t.phase, t.current_round, "
-                           "t.last_settlement, t.devices FROM floor_tables t JOIN floor_keys k USING (table_id) "
-                           "WHERE t.table_id = %s FOR UPDATE OF t", (table,)).fetchone()
+def _says(says: dict | None) -> tuple[int | None, str | None]:
+    """The sequence number and hash of the head the table reports for its own log, if it reports one."""
+    seq, digest = (says or {}).get("seq"), (says or {}).get("hash")
+    return (seq, digest) if isinstance(seq, int) and isinstance(digest, str) else (None, None)
+
+
+def _asked_about(records: list[dict | None], says: dict | None) -> list[int]:
+    """The sequence numbers whose hash as the floor holds it the batch may need: each record's (one sent
+    again is compared with the copy held), the record before the records a gap says were lost, and the
+    head the table reports. Asked for all at once, with the table's head; only those up to it are held."""
+    seqs = {r["seq"] for r in records if r is not None}
+    seqs |= {r["data"]["from_seq"] - 1 for r in records
+             if r is not None and r["event"] == AUDIT_GAP and isinstance(r["data"].get("from_seq"), int)}
+    seqs.add(_says(says)[0])
+    return sorted(s for s in seqs if isinstance(s, int) and 0 < s < 1 << 63)
+
+
+# The table's row, locked for the batch (an UPDATE waits for another shipper's batch of the table, then reads
+# the head that one committed), and what was asked of it set. A statement of its own after it reads the
+# hashes: a statement sees what was committed before it began, and this one begins once the lock is held.
+# Only with the table's token: a request with another reads and sets nothing, and waits for no lock.
+LOCK_TABLE = ("UPDATE floor_tables t SET last_seen = now(), recording = %s, table_says = coalesce(%s, t.table_says) "
+              "FROM floor_keys k WHERE t.table_id = %s AND t.token_sha256 = %s AND k.table_id = t.table_id "
+              "RETURNING t.head_seq, t.head_hash, k.audit_key, t.held, t.phase, t.current_round, t.last_settlement, "
+              "t.devices")
+HELD_HASHES = ("SELECT r.seq, r.hash FROM floor_records r JOIN floor_tables t USING (table_id) "
+               "WHERE r.table_id = %s AND t.token_sha256 = %s AND r.seq = ANY(%s) AND r.seq <= t.head_seq")
+
+
+def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: dict | None = None, *,
+           token_sha256: str, recording: bool | None = None) -> IngestResult:
+    """Store what verifies, in order, up to the first record that does not, for the table whose token's
+    digest is ``token_sha256`` (else :class:`WrongToken`, nothing done); note whether the table's log is
+    ``recording`` (None: the shipper does not know)."""
+    records = [parse(incoming.line) for incoming in batch]
+    with sent_together(conn):
+        locked = conn.execute(LOCK_TABLE, (recording, _says(says)[0], table, token_sha256))
+        held = conn.execute(HELD_HASHES, (table, token_sha256, _asked_about(records, says)))
+        row = locked.fetchone()
+        stored = dict(held.fetchall())
+        if row is None:
+            raise WrongToken(table)
         head, key = _Head(row[0], row[1]), bytes(row[2])
         state = Observed(held=row[3], phase=row[4], current_round=row[5], last_settlement=row[6], devices=row[7])
-        conn.execute("UPDATE floor_tables SET last_seen = now() WHERE table_id = %s", (table,))
-        result = IngestResult(head.seq, head.hash, table_head=check_table_head(conn, table, head, says))
+        if recording is False:
+            raise_alert(conn, table, "recording-stopped", f"table {table}'s log has stopped recording: "
+                                                          "no round can be settled there")
+        elif recording:
+            close_alert(conn, table, "recording-stopped")
+        result = IngestResult(head.seq, head.hash, table_head=check_table_head(conn, table, head, says, stored))
         rows, images = [], []
-        for incoming in batch:
-            record = parse(incoming.line)
+        for incoming, record in zip(batch, records):
             if record is None:
                 result.refused = _refuse(conn, table, incoming.line, Refusal(
                     head.seq + 1, "not-a-record", f"table {table}: the record after sequence {head.seq} "
@@ -163,12 +207,12 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
                                          "the floor books a record only to the day it was signed with"))
                 break
             if seq <= head.seq:
-                if _anchored_differs(conn, table, seq, incoming.line):
+                if stored.get(seq, line_hash(incoming.line)) != line_hash(incoming.line):
                     result.refused = _refuse(conn, table, incoming.line, Refusal(
                         seq, "rolled-back", f"table {table}'s log was rolled back or replaced at sequence {seq}"))
                     break
                 continue  # sent again after a lost acknowledgement: already stored
-            gap = _gap(conn, table, head, record)
+            gap = _gap(head, record, stored)
             if seq > head.seq + 1 and gap is None:  # shippers send from the head they were told: a hole in the log
                 result.refused = _refuse(conn, table, incoming.line, Refusal(
                     seq, "chain-broken", f"table {table}: record {seq} comes after record {head.seq}: "
@@ -188,15 +232,17 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
                 raise_alert(conn, table, "log-gap", f"table {table}'s log lost records {gap[0]} to {gap[1]} (found "
                             f"at its start-up); the floor holds {max(0, min(head.seq, gap[1]) - gap[0] + 1)} of them")
             head = _Head(seq, line_hash(incoming.line))
+            stored[seq] = head.hash  # the same record twice in one batch is one copy; another one is a rollback
             observe(state, record, table, conn)
         if rows:
             _store(conn, table, rows, images, head, state)
         if result.refused:  # refused from now (or since before) until a record of it is taken
             conn.execute("UPDATE floor_tables SET refused_since = coalesce(refused_since, now()) WHERE table_id = %s",
                          (table,))
-        result.head_seq, result.head_hash, result.accepted = head.seq, head.hash, len(rows)
-        result.images_wanted = [r[0] for r in conn.execute(
-            "SELECT sha256 FROM floor_images_wanted WHERE table_id = %s ORDER BY sha256 LIMIT 20", (table,))]
+        wanted = conn.execute("SELECT sha256 FROM floor_images_wanted WHERE table_id = %s ORDER BY sha256 LIMIT 20",
+                              (table,))
+    result.head_seq, result.head_hash, result.accepted = head.seq, head.hash, len(rows)
+    result.images_wanted = [r[0] for r in wanted.fetchall()]
     return result
 
 
@@ -220,12 +266,7 @@ def _store(conn, table: str, rows: list[tuple], images: list[str], head: _Head, 
                   Jsonb(state.last_settlement), Jsonb(state.devices), table))
 
 
-def _anchored_differs(conn, table: str, seq: int, line: bytes) -> bool:
-    stored = conn.execute("SELECT hash FROM floor_records WHERE table_id = %s AND seq = %s", (table, seq)).fetchone()
-    return stored is not None and stored[0] != line_hash(line)
-
-
-def _gap(conn, table: str, head: _Head, record: dict) -> tuple[int, int] | None:
+def _gap(head: _Head, record: dict, stored: dict[int, str]) -> tuple[int, int] | None:
     """The records an ``AuditGap`` record says its log lost (found at the table's start-up), if it follows the
     record before them: the floor may hold some or all of them already, which it keeps."""
     data = record["data"]
@@ -239,8 +280,7 @@ def _gap(conn, table: str, head: _Head, record: dict) -> tuple[int, int] | None:
     elif first == 1:
         before = GENESIS
     else:
-        row = conn.execute("SELECT hash FROM floor_records WHERE table_id = %s AND seq = %s", (table, first - 1)).fetchone()
-        before = row[0] if row else None
+        before = stored.get(first - 1)
     return (first, last) if record["prev"] == before else None
 
 

@@ -29,9 +29,8 @@ from werkzeug.exceptions import HTTPException
 
 from ..web.site_guard import Site, security_headers
 from ..web.supervisor_sessions import SessionStore
-from .alerts import close_alert, raise_alert
 from .database import Database
-from .enroll import token_is_right
+from .enroll import WrongToken, token_digest, token_is_right
 from .ingest import Incoming, ingest
 from .login_gate import Account, LoginGate, LoginRefused
 from .pit import StatsError, alerts, gaming_day, recall, stats, tables
@@ -180,7 +179,7 @@ def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0), site:
         table = request.headers.get("X-Floor-Table", "")
         token = request.headers.get("Authorization", "").removeprefix("Bearer ")
         if not token_is_right(db.conn(), table, token):
-            raise PermissionError(f"table {table!r} is not enrolled here, or its token is wrong")
+            raise WrongToken(table)
         return table
 
     @app.errorhandler(PermissionError)
@@ -200,20 +199,21 @@ def create_floor_app(db: Database, day_starts_at: dt.time = dt.time(6, 0), site:
 
     @app.post("/api/floor/ingest")
     def ingest_records():
-        table = table_of_request()
+        # The token is checked in the ingest's first statement, with the table's head (a round trip less a
+        # batch); the door has checked it before the body was read. A body the floor cannot take is
+        # answered only to the table itself: anyone else is told the token is wrong.
+        table = request.headers.get("X-Floor-Table", "")
+        token = request.headers.get("Authorization", "").removeprefix("Bearer ")
         body = request.get_json(silent=True)
-        batch, says = parse_batch(body)
+        try:
+            batch, says = parse_batch(body)
+        except BadRequest:
+            table_of_request()
+            raise
         recording = body.get("recording")
-        conn = db.conn()
         recording = recording if isinstance(recording, bool) else None
-        with conn.transaction():
-            conn.execute("UPDATE floor_tables SET recording = %s WHERE table_id = %s", (recording, table))
-            if recording is False:
-                raise_alert(conn, table, "recording-stopped", f"table {table}'s log has stopped recording: "
-                                                              "no round can be settled there")
-            elif recording:
-                close_alert(conn, table, "recording-stopped")
-        return jsonify(ingest(conn, table, batch, says).to_json())
+        return jsonify(ingest(db.conn(), table, batch, says, token_sha256=token_digest(token),
+                              recording=recording).to_json())
 
     @app.get("/api/floor/head")
     def head():
