@@ -19,11 +19,23 @@ _databases = itertools.count(1)
 MARKED_BY_FIXTURE = {"browser": "browser", "postgres": "postgres", "real_decks": "real_cards"}
 
 
+#: Which modules start first: the workers take a module at a time in the order collected, so the
+#: longest (a Debian install, decks learned from photographs, whole tables played) go out first
+#: and the many short ones fill in behind them, instead of one long module running alone at the end.
+LONGEST_FIRST = ("chroot", "real_cards", "slow", "browser", "postgres")
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         for fixture, marker in MARKED_BY_FIXTURE.items():
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(marker)
+    rank: dict[str, int] = {}
+    for item in items:
+        module = item.nodeid.split("::")[0]
+        marked = [LONGEST_FIRST.index(m.name) for m in item.iter_markers() if m.name in LONGEST_FIRST]
+        rank[module] = min([rank.get(module, len(LONGEST_FIRST)), *marked])
+    items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])  # stable: a module's tests keep their order
 
 
 @pytest.fixture(scope="session")
@@ -49,23 +61,33 @@ REAL_CARDS = Path(__file__).resolve().parents[1].parent / "shared" / "real-cards
 
 
 @pytest.fixture(scope="session")
-def real_decks(tmp_path_factory):
+def real_decks(tmp_path_factory, worker_id):
     """Each real deck of ../shared/real-cards learned once from its faces, saved and loaded as the
     appliance does: {name: (learned, loaded, folder)}. Learning takes tens of seconds a deck, so the
-    real-photo and real-frame tests share it."""
+    real-photo and real-frame tests share it, and the xdist workers share it through a lock (the
+    learned decks as they came from learning, pickled beside their folders)."""
+    import pickle
+
     from appliance.vision.deck import Deck, learn
 
     if not (REAL_CARDS / "labels.json").is_file():
         if os.environ.get("CI"):  # CI has the shared folder beside its clone: missing there is a failure
             pytest.fail(f"{REAL_CARDS}: the real photographs are not here", pytrace=False)
         pytest.skip(f"{REAL_CARDS}: the real photographs are not here")
-    decks = {}
-    for name in ("deck-a", "deck-b"):
-        folder = tmp_path_factory.mktemp(name)
-        learned = learn(REAL_CARDS / name / "faces", folder)
-        learned.save(folder)
-        decks[name] = (learned, Deck.load(folder), folder)
-    return decks
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    root, learned_file = shared / "real-decks", shared / "real-decks" / "learned.pickle"
+    with open(shared / "real-decks.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not learned_file.is_file():
+            shutil.rmtree(root, ignore_errors=True)  # what a worker stopped half-way left
+            learned = {}
+            for name in ("deck-a", "deck-b"):
+                learned[name] = learn(REAL_CARDS / name / "faces", root / name)
+                learned[name].save(root / name)
+            (root / "learning.pickle").write_bytes(pickle.dumps(learned))
+            (root / "learning.pickle").rename(learned_file)  # whole or absent for the next worker
+    learned = pickle.loads(learned_file.read_bytes())
+    return {name: (deck, Deck.load(root / name), root / name) for name, deck in learned.items()}
 
 
 @pytest.fixture(scope="module")
