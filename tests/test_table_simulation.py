@@ -5,10 +5,12 @@ the banker's hand when a setting is held. Played move by move, the camera lookin
 import itertools
 from pathlib import Path
 
+import pytest
+
 from appliance.audit.log import AuditLog, records
 from appliance.config import load_house, read_toml
 from appliance.devices.protocol import RngResult
-from appliance.table.dealer import DealerLoop
+from appliance.table.dealer import DealerInputError, DealerLoop, Step
 from appliance.table.eye import TableTop
 from appliance.table.round import Events
 from appliance.table.simulation import SimulatedDealer
@@ -30,13 +32,11 @@ class Glare(TableTop):
                         for c in self.laid.get(zone, [])], lambda: None) for zone in zones}
 
 
-def play(tmp_path, eye: Glare, rounds: int, looks_per_move: int, mislay: float = 0.0, seed: int = 4) -> list[dict]:
-    """``rounds`` rounds at a general-rules table whose layout reads the house dealer's setting, the camera
-    looking ``looks_per_move`` times between two moves of the dealer (more than one: a dealer slower than
-    the camera, as under load); bounded: 60 moves a round."""
+def general_table(tmp_path, eye: TableTop) -> DealerLoop:
+    """The dealer's loop at a general-rules table whose layout reads the house dealer's setting; the start
+    value answers at once."""
     rules = load_house("general")
-    audit = AuditLog(tmp_path / "log", KEY)
-    table = Table(rules, read_toml(Path(rules.source)), audit, {})
+    table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {})
     seq, ids = itertools.count(1), (f"s-{n}" for n in itertools.count(1))
 
     def roll() -> bool:
@@ -44,6 +44,15 @@ def play(tmp_path, eye: Glare, rounds: int, looks_per_move: int, mislay: float =
         return True
 
     loop = DealerLoop(table, eye, roll, lambda: next(ids), "simulated-rng", stable_frames=3, reads_setting=True)
+    return loop
+
+
+def play(tmp_path, eye: Glare, rounds: int, looks_per_move: int, mislay: float = 0.0, seed: int = 4) -> list[dict]:
+    """``rounds`` rounds at a general-rules table whose layout reads the house dealer's setting, the camera
+    looking ``looks_per_move`` times between two moves of the dealer (more than one: a dealer slower than
+    the camera, as under load); bounded: 60 moves a round."""
+    loop = general_table(tmp_path, eye)
+    audit = loop.table.audit
     dealer = SimulatedDealer(loop, lambda button: loop.press(button, "dealer (simulated)"), eye.lay, seed,
                              rounds=rounds, patience=10, mislay=mislay)
     for _ in range(60 * rounds):
@@ -86,4 +95,55 @@ def test_a_mislaid_banker_hand_the_camera_cannot_read_is_reset_and_the_rounds_fi
     held = {r["data"]["round"] for r in log if r["event"] == Events.BANKER_SET_HELD}
     reset = {r["data"]["round"] for r in log if r["event"] == Events.BANKER_SET and r["data"]["reset"]}
     assert held and reset == held
+    assert not any(r["event"] in (Events.TABLE_FLAGGED, Events.TABLE_HELD) for r in log)
+
+
+def test_a_move_for_a_step_that_passed_while_the_dealer_laid_the_cards_is_refused_not_made_for_the_next(tmp_path):
+    """The rail's CONFIRM is taken by the panel's thread a moment after the press: here while the dealer lays the
+    cards of its next move, a move it chose looking at the banker's hand still being read. The move is
+    refused as a whole (the table moved on to the players' hands), never played against the step after (it
+    failed with KeyError 'banker.front' and killed the dealer's thread), and the dealer's next look plays on."""
+    eye = Glare(lambda card: card.endswith("h"))
+    loop = general_table(tmp_path, eye)
+    rail: list[str] = []  # presses on the rail the panel's thread has yet to take
+
+    def take_presses() -> None:
+        while rail:
+            loop.press(rail.pop(0), "dealer (button)")
+
+    taking = False  # whether the panel's thread takes the presses while the dealer lays cards
+
+    def lay(laid) -> None:
+        if taking:
+            take_presses()
+        eye.lay(laid)
+
+    dealer = SimulatedDealer(loop, rail.append, lay, seed=4, rounds=1, patience=10)
+    for _ in range(60):  # the banker's seven laid, named and CONFIRM pressed: the press not taken yet
+        dealer.act()
+        if rail == ["confirm"] and loop.step is Step.BANKER:
+            break
+        take_presses()
+        for _ in range(3):
+            loop.tick()
+    assert rail == ["confirm"] and loop.step is Step.BANKER
+    before = len(records(loop.table.audit.folder))
+    taking = True
+    with pytest.raises(DealerInputError, match="moved on"):
+        dealer.act()  # looked at the banker's step; the CONFIRM taken while it laid the cards
+    assert loop.step is Step.SEATS
+    # the CONFIRM's records only (the cards the dealer named in the banker's hand, the hand), and nothing named
+    # or typed in for the players' step
+    assert [r["event"] for r in records(loop.table.audit.folder)[before:]][-1:] == [Events.BANKER_CARDS]
+    assert {r["event"] for r in records(loop.table.audit.folder)[before:-1]} <= {Events.READ_CONFIRMED}
+    assert loop.zones == {}
+    for _ in range(60):  # the next look plays the players' step, and the round settles
+        dealer.act()
+        if dealer.played.is_set():
+            break
+        take_presses()
+        for _ in range(3):
+            loop.tick()
+    log = records(loop.table.audit.folder)
+    assert sum(r["event"] == Events.ROUND_SETTLED for r in log) == 1, loop.prompt()["say"]
     assert not any(r["event"] in (Events.TABLE_FLAGGED, Events.TABLE_HELD) for r in log)

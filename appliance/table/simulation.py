@@ -232,6 +232,10 @@ def simulated_eye(render: bool, seed: int, size: tuple[int, int], layout=None,
     return CameraEye(camera, layout, learned_deck("classic"), Calibrator(layout), on_status), synthetic.show
 
 
+class TableMovedOn(DealerInputError):
+    """The simulated dealer's move for a step, a round or reads that are no longer the table's: not made."""
+
+
 class SimulatedDealer(Worker):
     """The dealer of the simulation, at the appliance's real inputs: wagers on the screen, the rail's
     buttons (``press``), cards laid on the layout the camera sees (``lay``), and an unreadable card
@@ -269,9 +273,18 @@ class SimulatedDealer(Worker):
                 log.info("simulated dealer: %s", err)
 
     def act(self) -> None:
-        """One move of the dealer, by where the round stands."""
+        """One move of the dealer, by where the round stands at one look: the step, the round, the reads and
+        the zones wanted, taken together under the table's lock. The table may move on before the move is
+        made (the rail's CONFIRM is taken by the panel's thread a moment after the press): the dealer's
+        inputs are then refused (:class:`TableMovedOn`), never made for the step after."""
         loop, rules = self.loop, self.loop.table.rules
-        step, current = loop.step, loop.table.current
+        with loop.table.lock:
+            look, looks = loop.prompt(), loop.looks
+            step, current = Step(look["step"]), loop.table.current
+            if step in (Step.BANKER, Step.SEATS, Step.RESET):
+                state = current.state
+                round_id, banker = current.round_id, state.banker.seat
+                count, seats = state.start.count, [b["seat"] for b in state.bets]
         if step is Step.IDLE:
             if self.rounds is not None and self.opened >= self.rounds:
                 self.played.set()
@@ -294,49 +307,50 @@ class SimulatedDealer(Worker):
             # on, seat by seat, until the offer ends, and the dealer deals on.
             self._press("next")
         elif step in (Step.BANKER, Step.SEATS, Step.RESET):
-            state = current.state
-            if self._round != current.round_id:
-                first = first_hand(state.start.count, state.banker.seat, rules.start.player_seats,
-                                   rules.start.count_direction)
-                self._hands = deal(random.Random(f"{self.seed}:{current.round_id}"), rules, first)
-                self._round = current.round_id
-            # (by the round's banker and the house's rule, as the loop's wanted zones are: the loop may move
-            # on between the step read above and a question asked of it now)
-            own = state.banker.seat != DEALER and rules.banking.banker_sets is BankerSetting.OWN
+            if self._round != round_id:
+                first = first_hand(count, banker, rules.start.player_seats, rules.start.count_direction)
+                self._hands = deal(random.Random(f"{self.seed}:{round_id}"), rules, first)
+                self._round = round_id
+            own = banker != DEALER and rules.banking.banker_sets is BankerSetting.OWN
             if step is Step.BANKER and not own:
-                laid = {"banker": self._hands[state.banker.seat]}
+                laid = {"banker": self._hands[banker]}
             elif step is Step.BANKER:  # a player-banker sets his own hand (here as the house way would)
-                laid = players_set(self._hands, [state.banker.seat], rules, self._ev)
+                laid = players_set(self._hands, [banker], rules, self._ev)
             else:
-                laid = players_set(self._hands, [b["seat"] for b in state.bets], rules, self._ev)
-                if BANKER_SET_ZONES[0] in loop.wanted_zones():  # the house dealer sets the banker's hand
-                    laid.update(self._banker_set(step, current.round_id, self._hands[state.banker.seat]))
+                laid = players_set(self._hands, seats, rules, self._ev)
+                if BANKER_SET_ZONES[0] in look["wanted"]:  # the house dealer sets the banker's hand
+                    laid.update(self._banker_set(step, round_id, self._hands[banker]))
             if step is Step.RESET and self._held_for < self.reset_moves:
                 self._held_for += 1
                 return
             self._held_for = 0
             self._lay(laid)
-            if self._laid is None or self._laid[:3] != (current.round_id, step, laid):
-                self._laid = (current.round_id, step, laid, loop.looks)  # laid anew: the camera has yet to see it
-            prompt = loop.prompt()
-            behind = [zone for zone in prompt["wanted"] if not _sees(prompt["zones"].get(zone), laid[zone])]
-            if behind and loop.looks - self._laid[3] < self.patience:
+            if self._laid is None or self._laid[:3] != (round_id, step, laid):
+                self._laid = (round_id, step, laid, looks)  # laid anew: the camera has yet to see it
+            behind = [zone for zone in look["wanted"] if not _sees(look["zones"].get(zone), laid[zone])]
+            if behind and looks - self._laid[3] < self.patience:
                 # The camera still shows the layout as it was before the cards were laid (a slow reader
                 # under load, or a look taken before they were): a dealer waits for it, types nothing.
                 return
             self._laid = None
-            for zone in prompt["wanted"]:
-                seen = prompt["zones"].get(zone)
-                if seen is None or len(seen["cards"]) != len(laid[zone]):
-                    # a zone the camera never settles on, or cards it cannot tell apart: typed in
-                    loop.enter_hand(zone, laid[zone], who="dealer (simulated)")
-                    continue
-                # Each card the camera could not read, named where it lies now: after a reset a name the
-                # dealer gave for the setting held is still shown (the camera cannot tell that unread cards
-                # moved) and is named again.
-                for position, (read, card) in enumerate(zip(seen["reads"], laid[zone])):
-                    if read["card"] is None and seen["cards"][position] != card:
-                        loop.name_card(zone, position, card, who="dealer (simulated)")
+            with loop.table.lock:  # the inputs for the look, at the table as it was looked at, or none
+                now = (loop.step, loop.table.current.round_id if loop.table.current else None, loop.version)
+                if now != (step, round_id, look["version"]):
+                    raise TableMovedOn(f"round {round_id}: the table moved on from the {step.value} step the "
+                                       f"dealer looked at (now {now[0].value}, round {now[1]}, reads "
+                                       f"{look['version']} -> {now[2]}): looking again")
+                for zone in look["wanted"]:
+                    seen = look["zones"].get(zone)
+                    if seen is None or len(seen["cards"]) != len(laid[zone]):
+                        # a zone the camera never settles on, or cards it cannot tell apart: typed in
+                        loop.enter_hand(zone, laid[zone], who="dealer (simulated)")
+                        continue
+                    # Each card the camera could not read, named where it lies now: after a reset a name the
+                    # dealer gave for the setting held is still shown (the camera cannot tell that unread
+                    # cards moved) and is named again.
+                    for position, (read, card) in enumerate(zip(seen["reads"], laid[zone])):
+                        if read["card"] is None and seen["cards"][position] != card:
+                            loop.name_card(zone, position, card, who="dealer (simulated)")
             self._press("confirm")
 
     def _banker_set(self, step: Step, round_id: str, hand: list[str]) -> dict[str, list[str]]:
