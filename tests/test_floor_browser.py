@@ -94,3 +94,58 @@ def test_the_pit_view_follows_a_simulated_floor_live(floor_dsn, tmp_path):
                 thread.join(10)
                 shipper.client.close()
             browser.close()
+
+
+def test_the_recall_shows_the_settlement_that_stands_after_a_correction(floor_dsn, tmp_path):
+    """A supervisor corrects seat 2's hand after the round settled (the bank won 25.00): settled again, the
+    bank lost 25.00. The next round is corrected too, and the appliance stops before it settles again. The
+    recall shows each round as it stands: the settlement after the correction, never the superseded one,
+    and the round corrected but not settled again as open (the page took the first RoundSettled)."""
+    from dealer_table import BANKER, SEAT2, Dealer
+    from floor_helpers import seen_json, ship
+    from playwright.sync_api import expect, sync_playwright
+
+    from appliance.audit.log import records
+    from appliance.devices.protocol import RngResult
+
+    users(migrated(floor_dsn))
+    credentials = enrolled(floor_dsn, "T1", tmp_path)
+    audit_dir = tmp_path / "T1"
+    d = Dealer(audit_dir, audit=AuditLog(audit_dir, table_key(tmp_path / "T1.key", credentials, audit_dir)))
+    as_laid = {"front": ["Ah", "Ad"], "back": ["Kh", "Ks", "Kc", "4d", "3c"]}  # seat 2's hand (read otherwise)
+    d.open_round()
+    d.look({"banker": BANKER})
+    assert d.loop.press("confirm") == ""
+    d.look(SEAT2)
+    assert d.loop.press("confirm") == ""
+    d.table.correct("t-1", "1042", "4821", "seat 2's hand was misread", 2, **as_laid)
+    d.loop.press("next")
+    d.loop.start_value("rng", RngResult(2, 3))
+    d.look({"banker": BANKER})
+    assert d.loop.press("confirm") == ""
+    d.look(SEAT2)
+    assert d.loop.press("confirm") == ""
+    d.table.current.correct(2, "seat 2's hand was misread", "supervisor 1042", **as_laid)  # the power cut here
+    settled = [(r["data"]["round"], r["data"]["settlement"]["totals"]["banker_net"]) for r in records(audit_dir)
+               if r["event"] == "RoundSettled"]
+    assert settled == [("t-1", "25.00"), ("t-1", "-25.00"), ("t-2", "25.00")]
+    with floor_service(floor_dsn) as url, sync_playwright() as p:
+        ship(audit_dir, url, credentials)
+        states = {r["round"]: r["state"] for r in seen_json(f"{url}/api/floor/tables/T1/recall")}
+        assert [(s["status"], s["settlement"] and s["settlement"]["totals"]["banker_net"], s["corrections"])
+                for s in states.values()] == [("open", None, 1), ("settled", "-25.00", 1)]
+        assert states["t-1"]["seats"] == [{"seat": 2, **as_laid}]
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"])
+        try:
+            watcher = browser.new_page()
+            log_in(watcher, url, "surveillance")
+            watcher.locator('.table[data-table="T1"]').click()
+            rounds = watcher.locator("#recall .round")  # newest first
+            expect(rounds).to_have_count(2, timeout=10_000)
+            second, first = rounds.nth(0), rounds.nth(1)
+            expect(first).to_contain_text("t-1 bank -25.00, commission 1.25 (1 correction)")
+            expect(first).to_contain_text("seat 2: Ah Ad | Kh Ks Kc 4d 3c")
+            expect(second).to_contain_text("t-2 open: corrected, to be settled again (1 correction)")
+            expect(second).not_to_contain_text("bank 25.00")
+        finally:
+            browser.close()

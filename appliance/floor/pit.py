@@ -8,6 +8,8 @@ from decimal import Decimal
 
 from ..game.money import fmt
 from ..records.events import Events
+from ..records.fold import fold_round
+from ..records.round_state import RoundState
 
 OFFLINE_AFTER = dt.timedelta(seconds=15)  # a shipper says hello every few seconds, even with nothing to send
 SHIFTS = ("day", "swing", "grave")  # eight hours each from the start of the gaming day
@@ -131,19 +133,52 @@ def stats(conn, day: dt.date, by: str = "table", day_starts_at: dt.time = dt.tim
 
 
 def recall(conn, table: str, last: int = 10) -> list[dict]:
-    """The table's last rounds, newest first, each with its records' events, cards and settlement."""
+    """The table's last rounds, newest first: each as it stands by the one fold (:func:`standing`), and its
+    records' events, cards and settlements as recorded (a superseded settlement among them)."""
     rounds = [r[0] for r in conn.execute(
         # the name spelled in the query, as the partial index floor_records_opened is, for the planner to use it
         "SELECT round FROM floor_records WHERE table_id = %s AND event = 'RoundOpened' ORDER BY seq DESC LIMIT %s",
         (table, last))]
     out = []
     for round_id in rounds:
-        records = conn.execute("SELECT seq, ts, event, who, line::jsonb -> 'data' FROM floor_records "
-                               "WHERE table_id = %s AND round = %s ORDER BY seq", (table, round_id)).fetchall()
-        out.append({"round": round_id, "records": [
-            {"seq": seq, "ts": ts.isoformat(), "event": event, "who": who, "detail": _detail(event, data)}
-            for seq, ts, event, who, data in records]})
+        records = [{"seq": seq, "ts": ts.isoformat(), "event": event, "who": who, "data": data}
+                   for seq, ts, event, who, data in conn.execute(
+                       "SELECT seq, ts, event, who, line::jsonb -> 'data' FROM floor_records "
+                       "WHERE table_id = %s AND round = %s ORDER BY seq", (table, round_id))]
+        out.append({"round": round_id, "state": standing(fold_round(round_id, records)), "records": [
+            {**{k: r[k] for k in ("seq", "ts", "event", "who")}, "detail": _detail(r["event"], r["data"])}
+            for r in records]})
     return out
+
+
+def standing(state: RoundState) -> dict:
+    """A round as it stands, for the recall: ``status`` (open, settled or voided) and phase, the hands as they
+    stand (a supervisor's correction applied), the settlement that stands (None while the round is open, so
+    from a correction until it is settled again) and a void's reason.
+
+    >>> state = RoundState("r-1")
+    >>> back = ["Ah", "Kc", "8d", "5c", "3s"]
+    >>> for n, (event, data) in enumerate([
+    ...         (Events.ROUND_OPENED, {"banker": "dealer", "bets": [{"seat": 2, "wager": "20"}]}),
+    ...         (Events.SEAT_CARDS, {"seat": 2, "front": ["Kd", "Jh"], "back": back}),
+    ...         (Events.ROUND_SETTLED, {"settlement": {"totals": {"banker_net": "20.00"}, "seats": []}}),
+    ...         (Events.READ_CORRECTED, {"seat": 2, "front": ["Kd", "Jc"], "back": back})], 1):
+    ...     state = state.fold({"seq": n, "event": event, "data": {"round": "r-1", **data}})
+    >>> shown = standing(state)
+    >>> shown["status"], shown["settlement"], shown["corrections"], shown["seats"][0]["front"]
+    ('open', None, 1, ['Kd', 'Jc'])
+    """
+    b = state.banker
+    # a setting settled as laid; else the house way's recorded with the seven, while those are the seven
+    front, back = b.shown if b.setting is not None or (b.read and b.read.cards == b.cards) else (None, None)
+    settlement = state.settlement
+    return {"status": state.status, "phase": state.phase.value, "corrections": len(state.corrections),
+            "banker": {"seat": b.seat, "cards": b.cards, "front": front, "back": back},
+            "seats": [{"seat": s.seat, "front": s.front, "back": s.back} for s in state.seats.values() if s.has_cards],
+            "settlement": None if settlement is None else {
+                **_detail(Events.ROUND_SETTLED, {"settlement": settlement}), "at": state.settled.at,
+                "by": state.settled.who},
+            "voided": None if state.void is None else {"reason": state.void.reason, "at": state.void.stamp.at}}
 
 
 def _detail(event: str, data: dict) -> dict:
