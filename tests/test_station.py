@@ -181,31 +181,39 @@ def test_the_bank_rotation_goes_on_across_a_real_restart(tmp_path):
     before a restart: `appliance run` is stopped and started again on the same data, and the first
     rounds after it are checked against (and log) the rounds settled before it."""
     import json
-    import socket
     import urllib.request
 
     from appliance.game.banking import BankRound, bank_refusal, history_needed
 
     data, rules = tmp_path / "data", load_house("capitol")
     for last in (3, 6):  # three rounds, a restart, three more
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        proc = subprocess.Popen([shutil.which("appliance"), "run", "--simulate", "--house", "capitol", "--rounds", "3",
-                                 "--keep-serving", "--pace", "0.05", "--port", str(port), "--data", str(data)],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            def settled() -> bool:
+        # --port 0 and the address the run prints: a port chosen here and freed could be taken meanwhile
+        with (tmp_path / f"run-{last}.err").open("w+") as err, subprocess.Popen(
+                [shutil.which("appliance"), "run", "--simulate", "--house", "capitol", "--rounds", "3", "--keep-serving",
+                 "--pace", "0.05", "--port", "0", "--data", str(data)],
+                stdout=subprocess.PIPE, stderr=err, text=True) as proc:
+            try:
+                dashboard = json.loads(proc.stdout.readline() or "{}").get("dashboard")
+                assert dashboard, err.seek(0) or err.read()
+
+                seen = {}
+
+                def settled() -> bool:
+                    assert proc.poll() is None, f"the run ended ({proc.returncode}): {err.seek(0) or err.read()}"
+                    try:
+                        with urllib.request.urlopen(f"{dashboard}api/state", timeout=2) as r:
+                            seen.update(json.loads(r.read()))
+                    except OSError:
+                        return False
+                    return seen["phase"] == "settled" and (seen["round"] or "").endswith(f"-{last:04d}")
                 try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2) as r:
-                        state = json.loads(r.read())
-                except OSError:
-                    return False
-                return state["phase"] == "settled" and (state["round"] or "").endswith(f"-{last:04d}")
-            wait_for(settled, 180)
-        finally:
-            proc.terminate()
-            proc.wait(timeout=20)
+                    wait_for(settled, 180)
+                except AssertionError as timeout:  # say where the table stood, and what the run said
+                    raise AssertionError(f"round {last} not settled: {seen.get('phase')} {seen.get('round')}; "
+                                         f"{err.seek(0) or err.read()[-3000:]}") from timeout
+            finally:
+                proc.terminate()
+                proc.wait(timeout=20)
     history, checked = [], []
     for record in records(data / "audit"):
         if record["event"] == Events.ROUND_OPENED and record["data"]["banker"] != "dealer":
