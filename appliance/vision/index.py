@@ -279,22 +279,28 @@ def _mm(box) -> str:
 
 
 #: A deck prints its index in four corners when, on this share of its faces, the top-right corner
-#: shows the top-left's index at least this alike: at the same height (within REGISTER_MM),
-#: anywhere in the right half (one maker centres each index on its own ink, another on the index's box).
+#: shows the top-left's rank and its suit each at least this alike: at the same height (within
+#: REGISTER_MM), anywhere in the right half (one maker centres each index on its own ink, another on
+#: the index's box). Each symbol is looked for on its own, by its steady ink (``rank_mm``,
+#: ``suit_mm``): the index's whole region takes in the edge of what is printed beside it (a 9's
+#: diamond pip, beside the top-left index to its right, beside the top-right to its left), and a
+#: design printing four indices close to its pips matched 0.5 to 0.8 there on half its red cards.
 FOUR_CORNERS_SHARE, FOUR_CORNERS_LIKENESS = 0.8, 0.8
 
 
 def in_four_corners(faces: dict[str, np.ndarray], geometry: IndexGeometry) -> bool:
     """Whether the upright faces print the index in their top-right corner too (see FOUR_CORNERS_SHARE)."""
     m, r = CANON_PX_PER_MM, REGISTER_MM
-    x0, y0, x1, y1 = geometry.symbols_mm  # not the box's margin (it may take in the card's edge)
     alike = 0
     for face in faces.values():
         grey = darkest_channel(face).astype(np.float32)
-        top_left = grey[round(y0 * m):round(y1 * m), round(x0 * m):round(x1 * m)]
-        top_right = grey[max(0, round((y0 - r) * m)):round((y1 + r) * m), round(CARD_W_MM / 2 * m):]
-        if top_left.std() > 0 and top_right.std() > 0:
-            alike += float(cv2.matchTemplate(top_right, top_left, cv2.TM_CCOEFF_NORMED).max()) >= FOUR_CORNERS_LIKENESS
+        likeness = []
+        for x0, y0, x1, y1 in (geometry.rank_mm, geometry.suit_mm):  # where each symbol's ink is steady
+            symbol = grey[round(y0 * m):round(y1 * m), round(x0 * m):round(x1 * m)]
+            top_right = grey[max(0, round((y0 - r) * m)):round((y1 + r) * m), round(CARD_W_MM / 2 * m):]
+            likeness.append(float(cv2.matchTemplate(top_right, symbol, cv2.TM_CCOEFF_NORMED).max())
+                            if symbol.std() > 0 and top_right.std() > 0 else 0.0)
+        alike += min(likeness) >= FOUR_CORNERS_LIKENESS
     return alike >= FOUR_CORNERS_SHARE * len(faces)
 
 
