@@ -10,7 +10,8 @@ from appliance.config import shipped_config_dir
 from appliance.game.cards import CARDS
 from appliance.vision.cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM
 from appliance.vision.design_zoo import JOKER_STYLES, ZooDesign, system_fonts
-from appliance.vision.index import in_four_corners, index_maps, locate_index
+from appliance.vision.deck import index_lining
+from appliance.vision.index import in_four_corners, index_maps, index_patch, locate_index
 from appliance.vision.layout import load_layout
 from appliance.vision.render import Scene, render_table
 
@@ -122,3 +123,17 @@ def test_four_indices_are_told_by_each_symbol_beside_the_pips(seed):
     faces = {str(c): design.face(str(c), px_per_mm=CANON_PX_PER_MM) for c in CARDS}
     geometry = locate_index(index_maps(faces))
     assert in_four_corners(faces, geometry) == design.four_index == (seed == 1004)
+
+
+@pytest.mark.parametrize("seed", [1000, 2])
+def test_a_deck_lines_its_index_up_as_its_faces_show(seed):
+    """Where a deck lines its symbols up from card to card (``Deck.lining``) is told by its own
+    corners: seed 1000 starts every rank and suit at the index's left edge, seed 2 centres them."""
+    design = ZooDesign.random(seed)
+    faces = {str(c): design.face(str(c), px_per_mm=CANON_PX_PER_MM) for c in CARDS}
+    geometry = locate_index(index_maps(faces))
+    column, suit = index_lining({code: index_patch(face, geometry) for code, face in faces.items()}, geometry)
+    x0, _, x1, _ = design.index_box_mm
+    share, at = (0.0, x0) if design.align_left else (0.5, (x0 + x1) / 2)
+    assert design.align_left == (seed == 1000) and not design.suit_beside
+    assert column.share == suit.share == share and abs(column.at_mm - at) < 0.6 and abs(suit.at_mm - at) < 0.6

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..game.cards import CARDS, Card, CardError
 from .cards import (CANON_PX_PER_MM, CANON_SIZE, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, flatten,
-                    quad_px_per_mm, shifted)
+                    ink_symbols, quad_px_per_mm, shifted)
 from .deck_match import POOR_MATCH, own_poor_match
 from .face_picture import face_picture, picture_shape, shows_something
 from .index import (IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps, index_patch,
@@ -157,6 +157,11 @@ class Deck:
         """Every card given a face can be named (a deck taught without a joker face is complete
         without it: a joker then reads as unreadable)."""
         return not self.untaught
+
+    @cached_property
+    def lining(self) -> tuple[Lining, Lining]:
+        """How this deck lines its index's symbols up (``index_lining``): the rank and suit together, and the suit."""
+        return index_lining(self.corners, self.index)
 
     @cached_property
     def kept_corners(self) -> KeptCorners:
@@ -296,6 +301,59 @@ class Deck:
                    pictures=_load_images(folder, meta["pictures"], "picture", shape=picture_shape(geometry.box_mm)),
                    photo_px_per_mm=None if photo_px is None else float(photo_px), untaught=untaught, witnesses=witnesses,
                    joker_corner=joker, poor_match=float(meta.get("poor_match", POOR_MATCH)))
+
+
+@dataclass(frozen=True)
+class Lining:
+    """Where a deck lines up one of its index's parts (the rank and the suit together, or the suit)
+    from card to card: its ink's left edge (``share`` 0), its middle (0.5) or its right edge (1),
+    ``at_mm`` from the face's left edge. A maker centres a narrow J over its suit and a wide 10 over
+    its own, or starts every rank and suit at one left edge: the index's place on a card is told
+    from its ink by that line, not by the middle of the widest symbols' ink."""
+
+    share: float
+    at_mm: float
+
+    def origin(self, left_mm: float, right_mm: float) -> float:
+        """Where the face's left edge lies, for that part's ink seen from ``left_mm`` to ``right_mm``."""
+        return left_mm + self.share * (right_mm - left_mm) - self.at_mm
+
+
+#: Fewer learned corners than this showing both symbols tell no lining: the middle of the index's ink is used.
+LINING_MIN_CARDS = 8
+
+
+def index_lining(corners: dict[str, np.ndarray], index: IndexGeometry) -> tuple[Lining, Lining]:
+    """How the learned index ``corners`` (cut at ``index.box_mm``) line their symbols up: for the
+    rank and suit together and for the suit alone, the edge or middle of their ink (of left, middle,
+    right) whose place varies least from card to card (its median absolute deviation; a court's
+    rank joined to its picture, a joker, is an outlier), and its median place. Symbols are the ink
+    pieces whose middles lie in the rank's and the suit's learned regions. Where too few corners
+    show both (LINING_MIN_CARDS), the middle of the index's learned ink."""
+    m = CANON_PX_PER_MM
+    left, top = index.box_mm[:2]
+    parts: tuple[list, list] = ([], [])
+    for corner in corners.values():
+        found = ink_symbols(corner)
+        if found is None:
+            continue
+        pieces = [[(left + b[2] / m, left + b[3] / m) for b in found[3]
+                   if region[0] <= left + (b[2] + b[3]) / 2 / m <= region[2] and region[1] <= top + (b[0] + b[1]) / 2 / m <= region[3]]
+                  for region in (index.rank_mm, index.suit_mm)]
+        if all(pieces):
+            for kept, symbols in zip(parts, (pieces[0] + pieces[1], pieces[1])):
+                kept.append((min(a for a, _ in symbols), max(b for _, b in symbols)))
+    defaults = ((index.symbols_mm[0] + index.symbols_mm[2]) / 2, (index.suit_mm[0] + index.suit_mm[2]) / 2)
+    if len(parts[0]) < LINING_MIN_CARDS:
+        return Lining(0.5, defaults[0]), Lining(0.5, defaults[1])
+    linings = []
+    for extents in parts:
+        ink = np.array(extents)
+        places = {share: ink[:, 0] + share * (ink[:, 1] - ink[:, 0]) for share in (0.5, 0.0, 1.0)}
+        spread = {share: float(np.median(np.abs(at - np.median(at)))) for share, at in places.items()}
+        share = min(spread, key=spread.__getitem__)  # (the middle, where edges are as steady)
+        linings.append(Lining(share, float(np.median(places[share]))))
+    return linings[0], linings[1]
 
 
 def _untaught_of_json(data) -> dict[str, str]:

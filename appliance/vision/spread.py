@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, Glyph, darkest_channel, ink_symbols, order_quad
-from .deck import Deck
+from .deck import Deck, Lining
 from .index import IndexGeometry, index_glyphs
 
 # The spread's short side is one card's height; its cards may lie a little askew.
@@ -323,10 +323,14 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
             columns[-1][2] += area
         else:
             columns.append([left, right, area])
-    # the index is the ink centred where the deck prints it; a column wider than an index is the
-    # index joined by what is printed beside it (a pip, a court's picture), and the index is its left
-    # part; or joined by the card under it seen past its edge, and the index is its right part; or
-    # one rank printed wider than the rest (a joker's "JK"), centred as the others are
+    # the index is the ink lined up as the deck lines its symbols up (``Deck.lining``: their middle, or
+    # their left or right edge); a column wider than an index is the index joined by what is printed
+    # beside it (a pip, a court's picture), and the index is its left part (its left edge where the
+    # deck's symbols start); or joined by the card under it seen past its edge, and the index is its
+    # right part; or one rank printed wider than the rest (a joker's "JK"), lined up as the others are
+    column, suit_line = deck.lining
+    starts = column.at_mm if column.share == 0 else ink_left
+    ends = column.at_mm if column.share == 1 else ink_right
     wide = (ink_right - ink_left + 2) * m
     # Every card lies within the spread, its index within the deck's index box: ink further along
     # than the last card's index is the top card's face (a corner of its printed border, a pip),
@@ -336,13 +340,13 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     for left, right, area in columns:
         if area < FAINT_COLUMN_INK_MM2 * m * m:
             continue
-        centre = (left + right) / 2 / m
+        lined = column.origin(left / m, right / m) + ink_mid
         if right - left <= wide:
-            middle_of[centre] = area / (m * m)
+            middle_of[lined] = area / (m * m)
         else:
-            middle = left / m + ink_mid - ink_left
+            middle = left / m - starts + ink_mid
             middle_of[middle] = area / (m * m)
-            others_of[middle] = [other for other in (right / m - (ink_right - ink_mid), centre) if other <= last]
+            others_of[middle] = [other for other in (right / m - ends + ink_mid, lined) if other <= last]
     faint = {middle for middle, area in middle_of.items() if area < MIN_COLUMN_INK_MM2}
     columned = [middle for middle in middle_of if middle <= last]
     # ... but pips beside each index can join a card's index to the next card's in one column: an
@@ -350,7 +354,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     # the deck prints its suit from its rank, and its middle is then told by the suit. A column's
     # middle nearer it than an index's width is the same index's, less closely placed: tried where
     # the pair shows no index (a court's big pip paired with the frame line above it).
-    paired = [middle for middle in _paired(boxes, top, index, ink_mid, seen_px) if middle <= last]
+    paired = [middle for middle in _paired(boxes, top, index, suit_line, ink_mid, seen_px) if middle <= last]
     candidates = sorted([[p, *(c for c in columned if abs(c - p) < step)] for p in paired]
                         + [[c] for c in columned if all(abs(c - p) >= step for p in paired)])
     candidates = [[*tries, *(a for c in tries if c in others_of for a in others_of[c])] for tries in candidates]
@@ -446,10 +450,12 @@ def _likeness(glyphs: tuple[Glyph, Glyph] | None, deck: Deck, px_per_mm: float) 
                float(deck.suit_templates.scores([glyphs[1]], px_per_mm, 1.0).max()))
 
 
-def _paired(boxes: list[tuple], top: float, index: IndexGeometry, ink_mid: float, seen_px: float) -> list[float]:
+def _paired(boxes: list[tuple], top: float, index: IndexGeometry, suit_line: Lining, ink_mid: float,
+            seen_px: float) -> list[float]:
     """The middles (mm along the strip) of the indices whose suit and rank lie as the deck prints
     them, from the strip's ink pieces (``boxes``: top, bottom, left, right in pixels, the strip
-    starting ``top`` mm down the cards, seen at ``seen_px`` px/mm)."""
+    starting ``top`` mm down the cards, seen at ``seen_px`` px/mm), each placed by its suit as the
+    deck lines its suits up (``suit_line``)."""
     m = CANON_PX_PER_MM
     blur_mm = 2 / seen_px  # the camera's blur widens a symbol's ink by about a pixel each side
     rank, suit, extent = index.rank_mm, index.suit_mm, index.suit_extent_mm
@@ -464,7 +470,7 @@ def _paired(boxes: list[tuple], top: float, index: IndexGeometry, ink_mid: float
                 and SUIT_SIZE_SHARE[0] * height <= sh <= SUIT_SIZE_SHARE[1] * height + blur_mm):
             continue
         if any(abs(sx - rx - dx) <= tolerance and abs(sy - ry - dy) <= tolerance for rx, ry, _, _ in pieces):
-            middles.append(sx - suit_x + ink_mid)
+            middles.append(suit_line.origin(sx - sw / 2, sx + sw / 2) + ink_mid)
     return middles
 
 
