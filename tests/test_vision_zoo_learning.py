@@ -17,7 +17,7 @@ from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.design_zoo import ZooDesign
 from appliance.vision.layout import load_layout
 from appliance.vision.deck_match import DECK_MISMATCH
-from appliance.vision.reader import read_frame
+from appliance.vision.reader import read_frame, read_zone
 from appliance.vision.render import Scene, deal_table, render_table
 
 pytestmark = pytest.mark.slow
@@ -134,3 +134,21 @@ def test_a_spread_of_a_deck_lining_its_index_up_at_its_left_edge_is_cut_where_it
     read = sum(r.card == c for zone, truth in rendered.truth.items() for r, c in zip(result.zones[zone], truth)
                if len(result.zones[zone]) == len(truth))
     assert read >= 18  # (of 46; the rest in zones where a court's or a joker's index was not found)
+
+
+def test_a_suit_named_close_to_another_by_a_poorly_matching_index_needs_its_picture_to_lean_to_it(touching):
+    """Seed 1003's courts print one picture for every suit, its frame touching the suit below the
+    rank. In a spread, a Qs's spade joined by the frame's corner matched a club 0.90 against a spade
+    0.84 (its symbols matching the deck poorly), clear enough by the ratio for one corner, and the
+    part of its picture in view matched Qc and Qs alike (0.97): it was named Qc. A suit named that
+    close to another of its colour, by symbols matching the deck poorly, stands only where the
+    picture leans to it; here it is refused."""
+    design, deck = touching
+    rendered = bench_frame(design, 3)
+    zone = LAYOUT.zone("banker")
+    reads = read_zone(rendered.image, zone, deck, calibrate(rendered.image, LAYOUT))
+    truth = rendered.truth["banker"]
+    assert "Qs" in truth and len(reads) == len(truth)
+    assert [(card, read.card) for card, read in zip(truth, reads) if read.card not in (None, card)] == []
+    queen = reads[truth.index("Qs")]
+    assert queen.card is None and "close behind" in queen.reason
