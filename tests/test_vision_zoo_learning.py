@@ -152,3 +152,24 @@ def test_a_suit_named_close_to_another_by_a_poorly_matching_index_needs_its_pict
     assert [(card, read.card) for card, read in zip(truth, reads) if read.card not in (None, card)] == []
     queen = reads[truth.index("Qs")]
     assert queen.card is None and "close behind" in queen.reason
+
+
+PIPS_CLOSE = 1002  # its index lined up at the left, a line border, pips close beside the index
+
+
+@pytest.fixture(scope="module")
+def pips_close(tmp_path_factory):
+    return learned_from_artwork(PIPS_CLOSE, tmp_path_factory.mktemp("pips-close"))
+
+
+def test_a_spread_of_two_is_read_along_the_edge_whose_corners_match_the_deck(pips_close):
+    """A 6d under an 8d: along the cards' tops, the 6d's index and the 8d's; along their bottoms, the
+    8d's second index and one of its diamond pips, cut in two (its top taken for a rank). Both edges
+    show two corners; the one whose first two lie nearer was taken (a rule for decks printing four
+    corners), and the pip was read as the 6d (rank unclear: A 0.57). On a deck printing two corners,
+    the edge with more corners matching the deck closely is taken."""
+    design, deck = pips_close
+    rendered = bench_frame(design, 2)
+    zone = LAYOUT.zone("seat5.front")
+    reads = read_zone(rendered.image, zone, deck, calibrate(rendered.image, LAYOUT))
+    assert [read.card for read in reads] == rendered.truth["seat5.front"] == ["6d", "8d"]

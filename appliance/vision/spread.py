@@ -152,10 +152,17 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         edges.update(found)
         if n + 1 < len(pairs) and any(edge.clear_indices(deck, seen_px) >= 2 for edge in found.values()):
             break
-    # Of two edges with as many, the one whose first two corners lie nearer: a deck printing its index
-    # in four corners shows the top card's two a card's width apart along one edge, where the other
-    # edge shows two cards' a step apart.
-    best = max(edges, key=lambda turn: (edges[turn].shown, -_first_step(edges[turn].cards)), default=None)
+    # Of two edges with as many, on a deck printing its index in four corners the one whose first two
+    # corners lie nearer: it shows the top card's two a card's width apart along one edge, where the
+    # other edge shows two cards' a step apart. On a deck printing two, only one edge shows more than
+    # the top card's one index: what else the other shows is pips or a picture's pieces taken for
+    # indices (a pip cut in two, its top taken for a rank), matching the deck poorly: the edge with
+    # more corners matching it closely.
+    def weight(turn: int) -> tuple[int, float]:
+        edge = edges[turn]
+        return edge.shown, (-_first_step(edge.cards) if deck.index.four_corners else edge.clear_indices(deck, seen_px))
+
+    best = max(edges, key=weight, default=None)
     if best is None or edges[best].shown <= 1:
         return None
     far = edges.get((best + 2) % 4)
