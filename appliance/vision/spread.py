@@ -54,6 +54,7 @@ EDGE_TOLERANCE_PX = 2.5
 # A spread's first card whose corner matches the deck less closely than this is placed again at the
 # other places along the spread's end (a card of the taught deck matches it closer: see deck_match).
 FIRST_CARD_MATCH = 0.9
+UNWEIGHED = 1.0  # a place's likeness not asked (its index is taken as the first one shown), as it weighs
 CARD_MM = np.array([[0, 0], [CARD_W_MM, 0], [CARD_W_MM, CARD_H_MM], [0, CARD_H_MM]], np.float64)
 Namer = Callable[[tuple[Glyph, Glyph] | None], str | None]  # the card one corner's symbols clearly name
 
@@ -421,40 +422,74 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
                         middle, place, best = other, other_place, other_likeness
             middles.append(middle)
             yield card(*place), most_after(0, middle)
+        taken: set[int] = set()  # candidates whose index was taken for an earlier one's (see below)
         for n, tries in enumerate(candidates):
-            found, best, before = None, -np.inf, middles[-1] if middles else -np.inf
-            for middle in tries:
-                if middle - before < step or found is not None and middle not in alternatives:
-                    continue
-                place = placed(middle)
-                if not deck.shows_index(place[2]):
-                    continue
-                # The first place that shows an index; but where a wide column's left part matches the
-                # deck poorly, its right part or its centre is taken where either matches it better,
-                # and closely (no other place of the candidate competes with them).
-                weighed = middle in others_of or middle in alternatives
-                likeness = _likeness(place[2], deck, seen_px) if weighed else 1.0
-                if likeness <= best or middle in alternatives and likeness < FIRST_CARD_MATCH:
-                    continue
-                found, best, at = card(*place), likeness, middle
-                if likeness >= FIRST_CARD_MATCH:
+            before = middles[-1] if middles else -np.inf
+            found, best, at = first_index(tries, before, bool(middles)) if n not in taken else (None, -np.inf, None)
+            # Two places nearer than a step are not two cards' indices: where the next candidate lies
+            # that near and this place matches the deck poorly, the one matching it better is the
+            # index (a piece of a pip beside an index, paired with ink above it as a suit with its
+            # rank, shows a corner of a pip and half the index).
+            later = n + 1
+            while found is not None and later < len(candidates) and candidates[later][0] - at < step:
+                if best == UNWEIGHED:
+                    best = _likeness(found.glyphs[0], deck, seen_px)
+                if best >= FIRST_CARD_MATCH:
                     break
+                rival, likeness, rival_at = first_index(candidates[later], before, bool(middles))
+                if rival is not None and likeness == UNWEIGHED:
+                    likeness = _likeness(rival.glyphs[0], deck, seen_px)
+                if rival is not None and likeness > best:
+                    found, best, at = rival, likeness, rival_at
+                    taken.add(later)
+                later += 1
             if found is not None:
                 middles.append(at)
             if not middles and tries[0] not in faint:  # no index at the spread's end
                 return
             yield found, most_after(n + 1, middles[-1] if middles else -np.inf)
 
+    def first_index(tries: list[float], before: float, after_one: bool) -> tuple[SpreadCard | None, float, float | None]:
+        """The card whose index shows at the first of a candidate's places a step past ``before``, how
+        closely it matches the deck (UNWEIGHED where that was not asked), and its middle; ``after_one``
+        where a card was found before it (the spread's first place is an index wherever one shows:
+        the edge is walked no further without one)."""
+        found, best, at = None, -np.inf, None
+        for middle in tries:
+            if middle - before < step or found is not None and middle not in alternatives:
+                continue
+            place = placed(middle)
+            if not deck.shows_index(place[2]):
+                continue
+            # The first place that shows an index; but where a wide column's left part matches the
+            # deck poorly, its right part or its centre is taken where either matches it better,
+            # and closely (no other place of the candidate competes with them). Past the first card,
+            # symbols cut out of ink they touched (``Glyph.parted``) are an index only where the rank
+            # matches the deck closely: a big pip cut in two shows a rank and a suit of the deck's
+            # sizes too (its top half matched a Q 0.48), where a court's suit cut off the picture it
+            # touches leaves the rank whole (a J 0.97 beside a club 0.79).
+            if after_one and place[2][0].parted and _likeness((place[2][0], None), deck, seen_px) < FIRST_CARD_MATCH:
+                continue
+            weighed = middle in others_of or middle in alternatives
+            likeness = _likeness(place[2], deck, seen_px) if weighed else UNWEIGHED
+            if likeness <= best or middle in alternatives and likeness < FIRST_CARD_MATCH:
+                continue
+            found, best, at = card(*place), likeness, middle
+            if likeness >= FIRST_CARD_MATCH:
+                break
+        return found, best, at
+
     return _Edge(len(paired), places())
 
 
-def _likeness(glyphs: tuple[Glyph, Glyph] | None, deck: Deck, px_per_mm: float) -> float:
+def _likeness(glyphs: tuple[Glyph, Glyph | None] | None, deck: Deck, px_per_mm: float) -> float:
     """How closely a corner's rank and suit match some rank and suit of the deck (the lower of the
-    two best scores, among the templates learned nearest the card's resolution; 0 for none)."""
+    two best scores, among the templates learned nearest the card's resolution; 0 for none); with no
+    suit, its rank alone."""
     if glyphs is None:
         return 0.0
-    return min(float(deck.rank_templates.scores([glyphs[0]], px_per_mm, 1.0).max()),
-               float(deck.suit_templates.scores([glyphs[1]], px_per_mm, 1.0).max()))
+    rank = float(deck.rank_templates.scores([glyphs[0]], px_per_mm, 1.0).max())
+    return rank if glyphs[1] is None else min(rank, float(deck.suit_templates.scores([glyphs[1]], px_per_mm, 1.0).max()))
 
 
 def _paired(boxes: list[tuple], top: float, index: IndexGeometry, suit_line: Lining, ink_mid: float,
