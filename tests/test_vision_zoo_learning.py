@@ -210,3 +210,15 @@ def test_a_big_pip_cut_in_two_is_no_index_past_a_spreads_first_card(four_close):
     zones = {name: read_zone(rendered.image, LAYOUT.zone(name), deck, calibration) for name in ("seat3.back", "seat1.back")}
     assert [read.card for read in zones["seat3.back"]] == rendered.truth["seat3.back"] == ["3s", "9d", "9h", "Th", "As"]
     assert named_wrongly(zones, rendered.truth) == []
+
+
+def test_a_courts_index_joined_to_its_picture_is_found_along_a_spread(touching):
+    """Seed 1003's court pictures touch the suit below the rank. Along a spread, a Jc's J, club and
+    picture frame are one piece of ink running past the strip the indices are looked for in, and ink
+    running past it was left out as a centre pip: with no other ink to place it, the Jc was not found
+    (four cards of five). The part of such ink above the rank's foot now stands for a column."""
+    design, deck = touching
+    rendered = bench_frame(design, 2)
+    zone = LAYOUT.zone("seat2.back")
+    reads = read_zone(rendered.image, zone, deck, calibrate(rendered.image, LAYOUT))
+    assert [read.card for read in reads] == rendered.truth["seat2.back"] == ["Kh", "Jc", "7c", "Td", "6d"]

@@ -18,6 +18,7 @@ CANON_SIZE = (round(CARD_W_MM * CANON_PX_PER_MM), round(CARD_H_MM * CANON_PX_PER
 RANK_SIZE = (24, 32)
 SUIT_SIZE = (24, 24)
 LINE_MM = (4.0, 0.8)  # a printed frame line: a straight run this long, thinner than this
+SPECK_MM2 = 0.6  # ink in a corner covering less than this is a speck (dust, noise), not a symbol
 
 
 @dataclass(frozen=True)
@@ -204,7 +205,7 @@ def ink_symbols(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     # a printed frame line (a court picture's) that blur joins to a rank would take the rank for a line
     _, labels, stats, _ = components(ink & ~frame_lines(ink))
     x, y, bw, bh, area = stats[1:].T
-    speck = area < 0.6 * m * m
+    speck = area < SPECK_MM2 * m * m
     line = line_pieces(stats[1:])
     cut = (x == 0) | (y == 0)  # by the patch's edge: not a symbol of the index
     boxes = [(int(y[i]), int(y[i] + bh[i]), int(x[i]), int(x[i] + bw[i]), int(i) + 1)

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, Glyph, darkest_channel, ink_symbols, order_quad
+from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, LINE_MM, SPECK_MM2, Glyph, darkest_channel, ink_symbols,
+                    order_quad)
 from .deck import Deck, Lining
 from .index import IndexGeometry, index_glyphs
 
@@ -320,12 +321,27 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     found = ink_symbols(_own_depth(_without_cloth(_own_paper(_cut(frame, mm_to_frame, (0, top, length, y1))), edge, top)))
     if found is None:
         return _Edge(0, iter(()))
-    grey, _, stats, boxes = found
+    grey, labels, stats, boxes = found
     columns: list[list[float]] = []  # left, right, ink area
-    # What reaches the strip's far edge belongs to the cards' middles (a centre pip), not an index.
+    # What reaches the strip's far edge belongs to the cards' middles (a centre pip, a court's
+    # picture), not an index; but a court's index touching its picture (a suit on the picture's
+    # frame, a J's tail) reaches it too, and lies where no other ink tells its place: the part of
+    # such ink above the rank's foot (where the spread's outline puts it) stands for a column of its
+    # own (its place is tried as any column's is: it is an index only where one shows there).
+    # (Such ink may be a picture's frame with the index on it, which as a whole is too hollow to
+    # pass for a symbol: ``ink_symbols`` leaves it out of ``boxes``, as it leaves out a printed line.)
+    foot = round((index.rank_mm[3] - top) * m)
     boxes = [b for b in boxes if b[1] < grey.shape[0]]
-    for _, _, left, right, label in sorted(boxes, key=lambda b: b[2]):
-        area = float(stats[label, cv2.CC_STAT_AREA])
+    pieces = [(left, right, float(stats[label, cv2.CC_STAT_AREA])) for _, _, left, right, label in boxes]
+    for label in np.unique(labels[-1])[1:].tolist():  # (0 is the paper)
+        left, width = int(stats[label, cv2.CC_STAT_LEFT]), int(stats[label, cv2.CC_STAT_WIDTH])
+        above = labels[:foot, left:left + width] == label
+        across, down = np.flatnonzero(above.any(axis=0)), np.flatnonzero(above.any(axis=1))
+        # (not a printed line running down past the foot, nor a speck: no symbol is that thin or small;
+        # nor what the strip's start cuts, as ``ink_symbols`` leaves it out)
+        if left and across.size and min(across.size, down.size) > LINE_MM[1] * m and np.count_nonzero(above) >= SPECK_MM2 * m * m:
+            pieces.append((left + int(across[0]), left + int(across[-1]) + 1, float(np.count_nonzero(above))))
+    for left, right, area in sorted(pieces):
         if columns and left <= columns[-1][1] + m:
             columns[-1][1] = max(columns[-1][1], right)
             columns[-1][2] += area
