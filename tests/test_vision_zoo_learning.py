@@ -222,3 +222,17 @@ def test_a_courts_index_joined_to_its_picture_is_found_along_a_spread(touching):
     zone = LAYOUT.zone("seat2.back")
     reads = read_zone(rendered.image, zone, deck, calibrate(rendered.image, LAYOUT))
     assert [read.card for read in reads] == rendered.truth["seat2.back"] == ["Kh", "Jc", "7c", "Td", "6d"]
+
+
+def test_a_spread_of_two_whose_first_card_shows_no_index_is_read_from_its_top_card(zoo, touching):
+    """A joker printing a jester and no rank or suit under a Qd (seed 1000), and a Qd whose index is
+    joined to its picture under a 6h (seed 1003): each front's edges showed one index at most (the top
+    card's, and its second along the other edge), and a shape showing one index was no spread: both
+    cards were reported as one, unreadable. The first card lies at the spread's end, the top card's
+    index a step on, and its second index where its card puts it along the other edge: a spread of
+    two, the top card read and the first one not named (the joker may be, by its whole corner)."""
+    for (design, deck), k, name, top in ((zoo, 3, "seat3.front", "Qd"), (touching, 2, "seat1.front", "6h")):
+        rendered = bench_frame(design, k)
+        reads = read_zone(rendered.image, LAYOUT.zone(name), deck, calibrate(rendered.image, LAYOUT))
+        first, second = rendered.truth[name]
+        assert second == top and [read.card for read in reads] in ([None, top], [first, top]), (design.seed, reads)

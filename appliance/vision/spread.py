@@ -165,8 +165,12 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
         return edge.shown, (-_first_step(edge.cards) if deck.index.four_corners else edge.clear_indices(deck, seen_px))
 
     best = max(edges, key=weight, default=None)
-    if best is None or edges[best].shown <= 1:
+    if best is None or edges[best].shown < 1:
         return None
+    if edges[best].shown == 1:
+        best = _two_showing_one(edges, px_per_mm, deck)
+        if best is None:
+            return None
     far = edges.get((best + 2) % 4)
     # the top card's second index is the far edge's first; a deck printing four corners shows the
     # other cards' there too
@@ -193,6 +197,34 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
     for card in cards:
         card.told_apart = told_apart
     return cards
+
+
+def _two_showing_one(edges: dict[int, _Edge], px_per_mm: float, deck: Deck) -> int | None:
+    """Of a shape whose edges show one index each at most, the edge along a spread of two cards
+    whose first shows no index (a joker printing none, a court whose index is joined to its picture):
+    the first card at the spread's end, the second's index a step on, and along the opposite edge
+    that card's second index where its card puts it (it is the top card; a lone card's outline
+    shows no second card's place). None where there is no such edge, or on a deck printing four
+    corners (the top card shows two along the one edge)."""
+    if deck.index.four_corners:
+        return None
+    for turn, edge in edges.items():
+        far = edges.get((turn + 2) % 4)
+        if edge.shown != 1 or len(edge.cards) != 2 or far is None or deck.shows_index(edge.cards[0].glyphs[0]):
+            continue
+        far.walk(deck, enough=1)
+        if far.cards and deck.shows_index(far.cards[0].glyphs[0]) \
+                and _same_card(edge.cards[1], far.cards[0].centre, px_per_mm, deck):
+            return turn
+    return None
+
+
+def _same_card(card: SpreadCard, centre: np.ndarray, px_per_mm: float, deck: Deck) -> bool:
+    """A corner placing its card's middle at ``centre`` (zone pixels at ``px_per_mm``) is ``card``'s:
+    within half an index's width of where the card's own corner puts it (nearer than the next card
+    can lie: it would cover the index)."""
+    box = deck.index.box_mm
+    return float(np.linalg.norm(centre - card.centre)) <= (box[2] - box[0]) / 2 * px_per_mm
 
 
 def _first_two(cards: list[SpreadCard], name: Namer) -> tuple[str | None, str | None]:
