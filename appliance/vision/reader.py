@@ -351,7 +351,8 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         # the card's middle: it tells one of two cards the index leaves open, and refuses the card
         # the index names where it plainly shows another the index put forward
         scores, how = compare(picture(), deck.pictures, rivals if part else candidates)
-        if scores and code is not None and contradicts(scores, code):
+        # (a named card whose taught part in view is blank, an ace's paper, is not scored: no evidence)
+        if scores and code in scores and contradicts(scores, code):
             return None, 0.0, f"unreadable: the index reads {code} but {how}", match
         if code is not None and rivals and scores and set(rivals) <= set(scores) and not agrees(scores, *rivals) \
                 and _matched(looks) < POOR_MATCH:
