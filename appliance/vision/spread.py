@@ -513,10 +513,12 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
             # deck poorly, its right part or its centre is taken where either matches it better,
             # and closely (no other place of the candidate competes with them). Past the first card,
             # symbols cut out of ink they touched (``Glyph.parted``) are an index only where the rank
-            # matches the deck closely: a big pip cut in two shows a rank and a suit of the deck's
-            # sizes too (its top half matched a Q 0.48), where a court's suit cut off the picture it
-            # touches leaves the rank whole (a J 0.97 beside a club 0.79).
-            if after_one and place[2][0].parted and _likeness((place[2][0], None), deck, seen_px) < FIRST_CARD_MATCH:
+            # or the suit matches the deck closely: a big pip cut in two shows a rank and a suit of the
+            # deck's sizes too, and neither half is a symbol's shape (a heart's: Q 0.48, a suit 0.68),
+            # where a court's suit cut off the picture it touches leaves the rank whole (a J 0.97
+            # beside a club 0.79), and a rank cut off the suit it touches leaves the suit whole (a 7
+            # 0.27 over a heart 0.97: the card's other corner named it).
+            if after_one and place[2][0].parted and _either(place[2], deck, seen_px) < FIRST_CARD_MATCH:
                 continue
             weighed = middle in others_of or middle in alternatives
             likeness = _likeness(place[2], deck, seen_px) if weighed else UNWEIGHED
@@ -530,14 +532,23 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     return _Edge(len(paired), places())
 
 
-def _likeness(glyphs: tuple[Glyph, Glyph | None] | None, deck: Deck, px_per_mm: float) -> float:
+def _likeness(glyphs: tuple[Glyph, Glyph] | None, deck: Deck, px_per_mm: float) -> float:
     """How closely a corner's rank and suit match some rank and suit of the deck (the lower of the
-    two best scores, among the templates learned nearest the card's resolution; 0 for none); with no
-    suit, its rank alone."""
+    two best scores, among the templates learned nearest the card's resolution; 0 for none)."""
+    return min(_scores(glyphs, deck, px_per_mm), default=0.0)
+
+
+def _either(glyphs: tuple[Glyph, Glyph], deck: Deck, px_per_mm: float) -> float:
+    """How closely the closer of a corner's rank and suit matches the deck (see ``_likeness``)."""
+    return max(_scores(glyphs, deck, px_per_mm))
+
+
+def _scores(glyphs: tuple[Glyph, Glyph] | None, deck: Deck, px_per_mm: float) -> tuple[float, ...]:
+    """The best rank's and the best suit's score of a corner (none for no symbols)."""
     if glyphs is None:
-        return 0.0
-    rank = float(deck.rank_templates.scores([glyphs[0]], px_per_mm, 1.0).max())
-    return rank if glyphs[1] is None else min(rank, float(deck.suit_templates.scores([glyphs[1]], px_per_mm, 1.0).max()))
+        return ()
+    return (float(deck.rank_templates.scores([glyphs[0]], px_per_mm, 1.0).max()),
+            float(deck.suit_templates.scores([glyphs[1]], px_per_mm, 1.0).max()))
 
 
 def _paired(boxes: list[tuple], top: float, index: IndexGeometry, suit_line: Lining, ink_mid: float,
