@@ -517,9 +517,16 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
                 shown_mm = float(np.linalg.norm(over.outline[0] - card.outline[0])) / seen_px
                 picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \
                     if picture_part_width(deck.index.box_mm, shown_mm) else None
-            reads.append(CardRead(*_read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None,
-                                                _looked_again(card.corners, deck, seen_px), card_looks, card.corners),
-                                  mm(card.centre)))
+            code, confidence, reason, match = _read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None,
+                                                           _looked_again(card.corners, deck, seen_px), card_looks,
+                                                           card.corners)
+            if code is None and any(glyphs is not None and glyphs[0].parted for glyphs in card.glyphs):
+                # a card left unread whose symbols were cut out of ink they touched (a rank's foot on
+                # its suit, a suit on a court's frame) tells nothing of which deck is in play: the cut
+                # made it match poorly, and it names no card (a card named still counts, and is
+                # refused under an unsure verdict where it matches poorly)
+                match = None
+            reads.append(CardRead(code, confidence, reason, match, mm(card.centre)))
     reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
     return reads
 
