@@ -18,7 +18,7 @@ from functools import cached_property
 import cv2
 import numpy as np
 
-from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, PAPER_QUANTILE, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, components,
+from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, LINE_MM, PAPER_QUANTILE, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, components,
                     dark_ink, darkest_channel, frame_lines, glyph_of, line_pieces, paper_shade, quantiles)
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
@@ -320,18 +320,21 @@ def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
         return None
     grey, ink = found
     if not own_cut:
-        shared = components(ink & ~frame_lines(ink))[1:]
+        lines = frame_lines(ink)
+        shared = components(ink & ~lines)[1:], lines
     parts = []
     for region in (geometry.rank_mm, geometry.suit_mm):
         x0, y0, x1, y1 = _region_px(region, geometry)
         if own_cut:
             own = _symbol_ink(grey, ink, (max(0, round(x0)), max(0, round(y0)), round(x1), round(y1)))
-            labels, stats, centroids = components(own & ~frame_lines(own))[1:]
+            lines = frame_lines(own)
+            labels, stats, centroids = components(own & ~lines)[1:]
         else:
-            labels, stats, centroids = shared
+            (labels, stats, centroids), lines = shared
         x, y = centroids[:, 0], centroids[:, 1]
-        here = (np.flatnonzero(~line_pieces(stats[1:]) & (x0 <= x[1:]) & (x[1:] <= x1) & (y0 <= y[1:]) & (y[1:] <= y1))
-                + 1).tolist()
+        inside = (x0 <= x[1:]) & (x[1:] <= x1) & (y0 <= y[1:]) & (y[1:] <= y1)
+        here = (np.flatnonzero(~line_pieces(stats[1:]) & inside) + 1).tolist()
+        here = [i for i in here if i not in _line_remnants(labels, stats, lines, here)]
         pieces = [i for i in here if stats[i, cv2.CC_STAT_AREA] >= 0.6 * m * m]
         if pieces:
             main = max(pieces, key=lambda i: stats[i, cv2.CC_STAT_AREA])
@@ -340,6 +343,29 @@ def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
                       and stats[i, cv2.CC_STAT_AREA] >= 0.15 * stats[main, cv2.CC_STAT_AREA]]  # not specks beside a symbol
         parts.append((labels, stats, pieces))
     return grey, parts
+
+
+def _line_remnants(labels: np.ndarray, stats: np.ndarray, lines: np.ndarray, pieces: list[int]) -> set[int]:
+    """The ``pieces`` (of ``labels``) that are what is left of a printed frame line (``lines``, as
+    ``cards.frame_lines`` finds them) where it was too short a run to be found as one: touching the
+    line, and no thicker than a line (LINE_MM). A border line broken round the index leaves a stub
+    between the border's corner and a narrow rank printed well inside the index (a 7 where the
+    deck's 10 is wide), as long as a stroke of the rank, and a little thicker than the line where it
+    turns the corner: taken with it, a 7 matched the queens better than the sevens. A symbol's
+    stroke that touches a line is thicker (a line is thinner than a symbol's stroke, as
+    ``frame_lines`` has it)."""
+    if not pieces or not lines.any():
+        return set()
+    near = np.unique(labels[cv2.dilate(lines, np.ones((3, 3), np.uint8)) > 0])
+    thick = round(LINE_MM[1] * CANON_PX_PER_MM)
+    kernel = np.ones((thick, thick), np.uint8)
+    out = set()
+    for piece in set(near.tolist()) & set(pieces):
+        x, y, w, h = stats[piece, :4].tolist()
+        own = (labels[y:y + h, x:x + w] == piece).astype(np.uint8)
+        if not cv2.countNonZero(cv2.erode(own, kernel, borderType=cv2.BORDER_CONSTANT, borderValue=0)):
+            out.add(piece)
+    return out
 
 
 def _joined(parts, geometry: IndexGeometry) -> bool:
