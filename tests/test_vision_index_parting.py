@@ -82,3 +82,17 @@ def test_the_stub_a_border_line_leaves_beside_a_rank_is_no_part_of_it():
     for corner in ((2.0, 1.2), (2.0, 1.0), (2.2, 1.4)):
         seven = _glyphs(_face("7", "d", border_at=corner, border_line_mm=0.5, **drawn), geometry)[0]
         assert float(seven.image @ clean["7"].image) > 0.95 > float(seven.image @ clean["Q"].image), corner
+
+
+def test_a_suit_standing_on_a_court_pictures_frame_is_cut_off_it():
+    """A court's picture printed up to the index: the club's foot stands on the frame's top line,
+    the frame's corner under it. The frame's lines are cut off the symbols, but its corner stays
+    joined to the club, which so runs out of the corner: the face was refused ("no rank and suit
+    ink"). The frame is cut off the suit where a line across runs out beyond it."""
+    geometry = IndexGeometry((6.0, 0.5, 13.5, 9.5), (6.5, 10.5, 13.5, 16.5), (6.0, 10.5, 14.0, 17.5))
+    clean = {suit: _glyphs(_face("Q", suit, (6.0, 0.7), (10.0, 13.5)), geometry)[1] for suit in "cdhs"}
+    for frame in ((7.0, 16.7), (7.5, 16.6)):
+        glyphs = _glyphs(_face("Q", "c", (6.0, 0.7), (10.0, 13.5), frame_at=frame), geometry)
+        assert glyphs is not None, frame
+        alike = {suit: float(glyphs[1].image @ template.image) for suit, template in clean.items()}
+        assert alike["c"] > 0.95 and all(alike["c"] > v + 0.1 for s, v in alike.items() if s != "c"), (frame, alike)

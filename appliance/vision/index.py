@@ -480,6 +480,53 @@ def _off_the_picture(suit, geometry: IndexGeometry):
     return (cut, cut_stats, kept) if kept else None
 
 
+def _off_the_frame(grey: np.ndarray, geometry: IndexGeometry) -> np.ndarray | None:
+    """The corner (its darkest channel) with a court picture's frame painted the paper's shade where
+    the suit's ink runs into it: the ink joined to what lies in the suit's region, its printed lines
+    with it (``cards.frame_lines`` cuts them off the symbols, but the pieces of the frame they leave,
+    its corner, the stub of a line too short to be found as one, stay joined to the suit), from the
+    first line across beyond the suit's middle (a row below a suit printed under the rank, a column
+    beside one printed beside it) where that ink runs unbroken from inside the suit's window to
+    beyond where the suit may be moved (REGISTER_MM past the window): the frame's edge. A line a
+    symbol touches from beside (a border running down the card) never runs across the window so.
+    None where there is no such line."""
+    found = dark_ink(grey)
+    if found is None:
+        return None
+    _, ink = found
+    labels = components(ink)[1]
+    rx0, ry0, rx1, ry1 = (max(0, round(v)) for v in _region_px(geometry.suit_mm, geometry))
+    touched = np.unique(labels[ry0:ry1, rx0:rx1])
+    joined = np.isin(labels, touched[touched > 0])
+    x0, y0, x1, y1 = _window(geometry.suit_mm, geometry)
+    reach = round(REGISTER_MM * CANON_PX_PER_MM)
+    beside = geometry.suit_beside
+    along = joined.T if beside else joined  # lines across the way the suit runs towards the picture
+    low, high = (max(0, y0), y1) if beside else (max(0, x0), x1)
+    start = max(0, ((x0 + x1) if beside else (y0 + y1)) // 2)
+    width = along.shape[1]
+    out = along[:, :max(1, low - reach)].any(axis=1) | along[:, min(high + reach, width - 1):].any(axis=1)
+    edge = next((i for i in range(start, along.shape[0]) if out[i] and _runs_across(along[i], low, high, reach)), None)
+    if edge is None:
+        return None
+    drop = np.zeros_like(along)
+    drop[edge:] = along[edge:]
+    drop = cv2.dilate((drop.T if beside else drop).view(np.uint8), np.ones((3, 3), np.uint8)).view(bool)  # and its blurred edge
+    framed = grey.copy()
+    framed[drop] = paper_shade(grey)
+    return framed
+
+
+def _runs_across(line: np.ndarray, low: int, high: int, reach: int) -> bool:
+    """Some unbroken run of ink on ``line`` (bool) lies partly within ``low``..``high`` and reaches
+    more than ``reach`` beyond either end, or out of the corner there (a corner cut narrow)."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], line.view(np.int8), [0]))))
+    for first, stop in zip(edges[::2], edges[1::2]):
+        if first < high and stop > low and (first < max(low - reach, 1) or stop > min(high + reach, len(line) - 1)):
+            return True
+    return False
+
+
 PART_LEVELS = 8  # the steps in which parted ink is flooded from its cores
 
 
@@ -544,6 +591,22 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     faint ones, and the rank keeps its pale strokes too (see ``cards.glyph_of``)."""
     corner, grey = _on_card(corner, geometry)
     own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM and blur_mm(_suit_window(grey, geometry)) <= OWN_CUT_BLUR_MM
+    glyphs = _glyphs(corner, grey, grey, geometry, own_cut, again)
+    if glyphs is None and (framed := _off_the_frame(grey, geometry)) is not None:
+        # the index's ink runs into a court picture's frame (printed up to the index, seen dark as
+        # the suit where they touch, and a line the frame's own lines cut off round the symbols
+        # leave joined): the frame is painted out, and the symbols looked for again
+        glyphs = _glyphs(corner, framed, grey, geometry, own_cut, again)
+        if glyphs is not None:
+            glyphs = (replace(glyphs[0], parted=True), replace(glyphs[1], parted=True))
+    return glyphs
+
+
+def _glyphs(corner: np.ndarray, grey: np.ndarray, seen: np.ndarray, geometry: IndexGeometry, own_cut: bool,
+            again: bool) -> tuple[Glyph, Glyph] | None:
+    """``index_glyphs`` of a corner (on the card) and its darkest channel ``grey``, the symbols cut at
+    each one's own ink level where ``own_cut``; ``seen`` is the corner's darkest channel as seen,
+    where the suit's blur is measured."""
     found = None if again else _symbol_pieces(grey, geometry, own_cut)
     faint = again or found is not None and not own_cut and _partly(found[1], geometry)
     if faint:
@@ -554,8 +617,7 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     if found is None:
         return None
     grey, parts = found
-    seen = grey  # (a cut's painted line is no edge of the ink: the blur is measured without it)
-    parted = False
+    parted = False  # (a cut's painted line is no edge of the ink: the blur is measured in ``seen``)
     if any(not pieces for _, _, pieces in parts):
         if not _joined(parts, geometry):
             return None
