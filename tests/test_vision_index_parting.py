@@ -4,6 +4,7 @@ symbol, a court picture's frame, a border line's stub (``index.index_glyphs``)."
 
 import cv2
 import numpy as np
+import pytest
 
 from appliance.vision.cards import CANON_PX_PER_MM
 from appliance.vision.design_zoo import SuitShapes, fill, text_mask
@@ -96,3 +97,18 @@ def test_a_suit_standing_on_a_court_pictures_frame_is_cut_off_it():
         assert glyphs is not None, frame
         alike = {suit: float(glyphs[1].image @ template.image) for suit, template in clean.items()}
         assert alike["c"] > 0.95 and all(alike["c"] > v + 0.1 for s, v in alike.items() if s != "c"), (frame, alike)
+
+
+@pytest.mark.parametrize("rank, suit, suit_at", [("J", "d", (9.0, 11.1)), ("Q", "d", (10.0, 11.4)), ("J", "h", (9.0, 11.1))])
+def test_a_rank_reaching_into_the_suit_below_it_is_parted_from_it_at_the_neck(rank, suit, suit_at):
+    """A J's foot or a Q's tail reaches below the top of the suit printed under it (a diamond's
+    point into the J's curve, a heart's lobe onto it): no straight line across parts them. Cut along
+    the row that crosses the least ink, the diamond lost its point (a heart's shape, at the size a
+    template is compared: refused as the Jh), or the symbols were refused. Parted at the neck between
+    them, the suit is its own shape."""
+    geometry = IndexGeometry((5.0, 0.5, 13.0, 9.5), (6.0, 10.0, 13.0, 17.0), (5.5, 10.0, 13.5, 17.5))
+    clean = {s: _glyphs(_face(rank, s, (6.0, 0.7), (9.5, 13.8)), geometry)[1] for s in "cdhs"}
+    glyphs = _glyphs(_face(rank, suit, (6.0, 0.7), suit_at), geometry)
+    assert glyphs is not None and glyphs[1].parted
+    alike = {s: float(glyphs[1].image @ template.image) for s, template in clean.items()}
+    assert alike[suit] > 0.95 and all(alike[suit] > v + 0.1 for s, v in alike.items() if s != suit), alike

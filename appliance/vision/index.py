@@ -382,6 +382,117 @@ def _joined(parts, geometry: IndexGeometry) -> bool:
     return box[axis] <= middle <= box[axis + 2]
 
 
+def _parted_at_necks(grey: np.ndarray, parts, geometry: IndexGeometry):
+    """The rank and the suit (``parts``, as ``_symbol_pieces`` gives them, where one symbol's ink
+    holds both) parted at a neck between them, narrowest first, each as ``_symbol_pieces`` gives
+    them: the ink thinned (its distance to the paper, in steps of NECK_STEP_PX) until it falls apart
+    into a core whose middle lies in the rank's region and one in the suit's, then flooded back from
+    those cores (a watershed of the ink's distance to the paper). A tail touching the symbol below
+    it (a J's hook over a diamond's point, a Q's tail in a heart's cleft) reaches below that
+    symbol's top, so no straight line parts them. The flood gives what hangs from the neck (a hook,
+    a tail) to either side; the suit is what of its side is symmetric (``_symmetric_part``), the
+    rest the rank's where it touches the rank."""
+    labels, stats, pieces = parts[0] if parts[0][2] else parts[1]
+    x, y, x1, y1 = _ink_box(stats, pieces)
+    x, y = max(0, x - 1), max(0, y - 1)  # (the work is done in the ink's box)
+    lut = np.zeros(len(stats), bool)
+    lut[pieces] = True
+    joined = lut[labels[y:y1 + 1, x:x1 + 1]]
+    distance = cv2.distanceTransform(joined.view(np.uint8), cv2.DIST_L2, 3)
+    boxes = [tuple(v - o for v, o in zip(_region_px(r, geometry), (x, y, x, y))) for r in (geometry.rank_mm, geometry.suit_mm)]
+    for level in np.arange(NECK_STEP_PX, float(distance.max()), NECK_STEP_PX):
+        count, cores, core_stats, centres = components((distance > level).view(np.uint8))
+        owner = [_owner(boxes, cx, cy) for cx, cy in centres[1:]]
+        if 0 not in owner or 1 not in owner:
+            continue
+        owner = np.array([-1] + [k if k >= 0 else _owner(boxes, cx, cy, nearest=True) for k, (cx, cy) in zip(owner, centres[1:])])
+        flooded = owner[_flooded_down(cores.astype(np.int32), distance, level)]  # (0 the rank's, 1 the suit's)
+        suit_cores = np.flatnonzero(owner == 1).tolist()
+        cx0, _, cx1, _ = _ink_box(core_stats, suit_cores)
+        side = flooded == 1
+        suit = _symmetric_part(side, (cx0 + cx1 - 1) / 2, owner[cores] == 1)
+        if suit is None:
+            continue
+        # what of the suit's side is not the suit is the rank's where it touches the rank's side (a
+        # hook, a tail), else neither's (the end of a tail run through the suit, a sliver of rim)
+        rank = joined & ~side
+        count, rest = cv2.connectedComponents((side & ~suit).view(np.uint8), connectivity=8)
+        touching = np.zeros(count, bool)
+        touching[rest[cv2.dilate(rank.view(np.uint8), np.ones((3, 3), np.uint8)).view(bool)]] = True
+        touching[0] = False
+        rank |= touching[rest]
+        if not rank.any() or [_owner(boxes, *_middle(part), nearest=True) for part in (rank, suit)] != [0, 1]:
+            continue  # (a thin core of the rank's met first, the rest of both flooded as the suit's)
+        split = labels.copy()
+        window = split[y:y1 + 1, x:x1 + 1]
+        window[rank], window[suit] = len(stats), len(stats) + 1
+        split_stats = np.vstack([stats] + [(bx + x, by + y, bw, bh, int(np.count_nonzero(m)))
+                                           for m in (rank, suit) for bx, by, bw, bh in [cv2.boundingRect(m.view(np.uint8))]])
+        yield [(split, split_stats.astype(stats.dtype), [len(stats)]), (split, split_stats.astype(stats.dtype), [len(stats) + 1])]
+
+
+#: The steps (pixels of distance to the paper) in which joined ink is thinned to find the neck
+#: between the rank and the suit, and flooded back: half a pixel, about the precision of the
+#: distance itself (measured with a 3x3 mask); finer steps only repeat the same cores.
+NECK_STEP_PX = 0.5
+
+
+def _flooded_down(cores: np.ndarray, distance: np.ndarray, level: float) -> np.ndarray:
+    """The ``cores`` (labels) grown through the ink (``distance`` to the paper above 0), from
+    ``level`` down in steps of NECK_STEP_PX, each pixel to the core that reaches it first through
+    ink at least as far from the paper (a watershed of the ink's distance to the paper)."""
+    parts = cores.copy()
+    kernel = np.ones((3, 3), np.uint8)
+    for step in np.arange(level, 0.0, -NECK_STEP_PX)[1:].tolist() + [1e-6]:
+        allowed = distance >= step
+        while True:
+            grown = cv2.dilate(parts.astype(np.float32), kernel).astype(np.int32)
+            fill = (parts == 0) & allowed & (grown > 0)
+            if not fill.any():
+                break
+            parts[fill] = grown[fill]
+    return parts
+
+
+def _symmetric_part(side: np.ndarray, axis: float, cores: np.ndarray) -> np.ndarray | None:
+    """Of the ink the flood gave the suit's side (``side``, a mask), the suit: the ink its mirror
+    image about the column ``axis`` holds too (within a pixel: a face flattened a little off), in
+    one piece, the piece with the suit's ``cores`` (a mask) in it. The four suits are each
+    symmetric so, upright on every design; a hook or a tail the flood gave the suit is not, and a
+    piece of the rank beyond it is not joined to it. None where no such piece is left."""
+    columns = np.arange(side.shape[1])
+    back = np.round(2 * axis - columns).astype(int)  # the column each column mirrors
+    valid = (back >= 0) & (back < side.shape[1])
+    mirrored = np.zeros_like(side)
+    mirrored[:, valid] = side[:, back[valid]]
+    kernel = np.ones((3, 3), np.uint8)
+    held = side & cv2.dilate(mirrored.view(np.uint8), kernel).view(bool)
+    # (opened: a stroke of the rank along the axis is its own mirror image, but thin)
+    held = cv2.morphologyEx(held.view(np.uint8), cv2.MORPH_OPEN, kernel)
+    _, pieces, piece_stats, _ = cv2.connectedComponentsWithStats(held, connectivity=8)
+    with_cores = np.unique(pieces[cores & (held > 0)])
+    with_cores = with_cores[with_cores > 0]
+    if not len(with_cores):
+        return None
+    main = max(with_cores.tolist(), key=lambda i: piece_stats[i, cv2.CC_STAT_AREA])
+    return side & cv2.dilate((pieces == main).view(np.uint8), kernel).view(bool)  # with its rim
+
+
+def _middle(mask: np.ndarray) -> tuple[float, float]:
+    """The middle (x, y) of a mask's pixels."""
+    ys, xs = np.nonzero(mask)
+    return float(xs.mean()), float(ys.mean())
+
+
+def _owner(boxes, x: float, y: float, nearest: bool = False) -> int:
+    """Which of the regions' ``boxes`` (the rank's, the suit's) a point lies in: where in both (or,
+    ``nearest``, in neither), the one whose middle is nearer; -1 where in neither."""
+    inside = [k for k, (x0, y0, x1, y1) in enumerate(boxes) if nearest or x0 <= x <= x1 and y0 <= y <= y1]
+    if not inside:
+        return -1
+    return min(inside, key=lambda k: np.hypot(x - (boxes[k][0] + boxes[k][2]) / 2, y - (boxes[k][1] + boxes[k][3]) / 2))
+
+
 def _cut_apart(grey: np.ndarray, geometry: IndexGeometry) -> np.ndarray:
     """The corner (its darkest channel) with the rank and the suit cut apart where they touch: the
     line across both regions, between their middles, that crosses the least ink, painted the paper's
@@ -622,11 +733,21 @@ def _glyphs(corner: np.ndarray, grey: np.ndarray, seen: np.ndarray, geometry: In
         if not _joined(parts, geometry):
             return None
         # the rank and the suit touch (a Q's tail on the suit below it): one piece, its middle in one
-        # region only; cut apart, each lies in its own
-        found = _symbol_pieces(_cut_apart(grey, geometry), geometry, own_cut or faint)
-        if found is None or any(not pieces for _, _, pieces in found[1]):
-            return None
-        grey, parts = found
+        # region only; parted, each lies in its own. Seen sharp and fine enough (``own_cut``) each
+        # symbol keeps its own shape up to where they touch, and they are parted at the narrowest neck
+        # between them that leaves both whole: a tail reaching past the other symbol's edge (a J's
+        # hook beside a diamond's point) leaves no line across between them. Seen coarse or soft,
+        # blur has joined them along a front, which no neck tells, and they are cut along the line
+        # across that crosses the least ink.
+        neck = next((split for split in _parted_at_necks(grey, parts, geometry) if not _partly(split, geometry)),
+                    None) if own_cut else None
+        if neck is not None:
+            parts = neck
+        else:
+            found = _symbol_pieces(_cut_apart(grey, geometry), geometry, own_cut or faint)
+            if found is None or any(not pieces for _, _, pieces in found[1]):
+                return None
+            grey, parts = found
         parted = True
     if _runs_out(corner, _ink_box(parts[1][1], parts[1][2]), geometry):
         # the suit runs out of the corner's far side (below it, or beside it where the suit is printed
