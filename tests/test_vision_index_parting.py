@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from appliance.vision.cards import CANON_PX_PER_MM
+from appliance.vision.cards import CANON_PX_PER_MM, RANK_SIZE, SUIT_SIZE, Glyph
+from appliance.vision.deck import _misfits
 from appliance.vision.design_zoo import SuitShapes, fill, text_mask
 from appliance.vision.index import IndexGeometry, _parted, index_glyphs, index_patch
 
@@ -112,3 +113,28 @@ def test_a_rank_reaching_into_the_suit_below_it_is_parted_from_it_at_the_neck(ra
     assert glyphs is not None and glyphs[1].parted
     alike = {s: float(glyphs[1].image @ template.image) for s, template in clean.items()}
     assert alike[suit] > 0.95 and all(alike[suit] > v + 0.1 for s, v in alike.items() if s != suit), alike
+
+
+def test_a_cut_the_four_cards_of_a_rank_share_does_not_make_one_look_like_another():
+    """Where a J's foot touches the point of the suit printed under it, the four jacks are cut alike:
+    the spade and the diamond each keep a stub of the foot, and the Js's spade matched the Jd's
+    diamond (0.85) better than the other spades (0.77): refused as the Jd. A suit is compared with
+    the other ranks' suits (a rank with the other suits' ranks); a face filed under the wrong name
+    still is refused."""
+
+    def suit(code: str, stub: bool) -> Glyph:
+        image = np.zeros((96, 96), np.uint8)
+        fill(image, SuitShapes().polygons(code), 48, 56 if stub else 48, 76 if stub else 88, 255)
+        if stub:  # the J's foot left on the suit's point
+            cv2.rectangle(image, (36, 0), (60, 16), 255, -1)
+        return Glyph(cv2.resize(image, SUIT_SIZE, interpolation=cv2.INTER_AREA), 1.0, 6.0, 0.0)
+
+    def rank(code: str) -> Glyph:
+        image = np.zeros((128, 96), np.uint8)
+        cv2.putText(image, code, (8, 116), cv2.FONT_HERSHEY_DUPLEX, 4.5, 255, 14)
+        return Glyph(cv2.resize(image, RANK_SIZE, interpolation=cv2.INTER_AREA), 0.7, 9.0, 0.0)
+
+    faces = {r + s: [(rank(r), suit(s, r == "J" and s in "sd"))] for r in "569J" for s in "cdhs"}
+    assert _misfits(faces) == {}
+    faces["5h"] = [(rank("5"), suit("s", False))]  # a 5s filed as the 5h
+    assert set(_misfits(faces)) == {"5h"}

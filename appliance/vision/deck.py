@@ -672,15 +672,22 @@ MISFIT_MARGIN = 0.05
 
 def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph] | None]]) -> dict[str, str]:
     """The faces whose rank or suit symbol looks more like another rank's or suit's (compared
-    with the other faces, each as learned sharp) than like its own."""
+    with the other faces, each as learned sharp) than like its own. A suit is compared with the
+    suits of the other ranks only, and a rank with the ranks of the other suits: where a rank touches
+    the suit printed below it, the four cards of the rank share how the one was cut from the other
+    (a J's foot over the suit's point leaves the same stub on the Js's spade as on the Jd's
+    diamond, and the spade matched the diamond better than the other spades); a face filed under
+    the wrong name still matches the other ranks' symbols of its true suit, and the other suits'
+    of its true rank."""
     out = {}
     for part, key in ((0, rank_key), (1, suit_key)):
         sharp = {code: views[0][part] for code, views in glyphs.items()}
+        same_cut = suit_key if part == 0 else rank_key  # (the other symbol's key: its cards are cut alike)
         for code, glyph in sharp.items():
             best: dict[str, float] = {}
             moved = shifted([glyph])  # as the reader compares: a pixel off either way
             for other, other_glyph in sharp.items():
-                if other != code:
+                if other != code and same_cut(other) != same_cut(code):
                     k = key(other)
                     best[k] = max(best.get(k, -1.0), float((moved @ other_glyph.image).max()))
             own = best.get(key(code))
