@@ -13,8 +13,10 @@ import pytest
 from appliance.config import shipped_config_dir
 from appliance.game.cards import CARDS
 from appliance.vision.calibrate import calibrate
-from appliance.vision.cards import card_quads
+from appliance.vision.cards import CANON_PX_PER_MM, card_quads
 from appliance.vision.deck import Deck, learn
+from appliance.vision.design_zoo import SuitShapes, ZooDesign
+from appliance.vision.index import index_maps, locate_index
 from appliance.vision.layout import load_layout
 from appliance.vision.reader import FIND_PX_PER_MM, read_frame, zone_image
 from appliance.vision.render import CARD_W, DESIGNS, FACE_PX_PER_MM, Design, Scene, card_face, deal_table, render_table
@@ -190,3 +192,35 @@ def test_a_ten_printed_as_t_beside_a_small_suit_is_learned(tmp_path):
     assert all(len(got[zone]) == len(truth) and all(c in (None, t) for c, t in zip(got[zone], truth))
                for zone, truth in rendered.truth.items()), got
     assert sum(c is not None for cards in got.values() for c in cards) >= 45
+
+
+def _zoo_design(**drawn) -> ZooDesign:
+    """A design of the zoo drawn in an OpenCV font (the same on every machine), its court pictures
+    reaching the index (no gap), a pip printed under the index."""
+    shapes = SuitShapes(heart_w=0.97, diamond_w=0.72, diamond_bow=-0.03, spade_w=0.9, club_lobe=0.27, stem_w=0.4)
+    return ZooDesign(**({"seed": 0, "font": "hershey:2", "rank_mm": 7.4, "suit_mm": 6.2, "gap_mm": 0.6, "index_mm": (7.8, 1.1),
+                         "suit_beside": True, "align_left": True, "ten": "10", "four_index": False, "border": "none",
+                         "border_mm": 3.9, "border_colour": (150, 150, 150), "court_gap_mm": 0.0, "court_beside": True,
+                         "court_colours": ((40, 120, 40), (40, 40, 190), (40, 120, 40)), "red": (65, 24, 195),
+                         "black": (43, 19, 19), "paper": (231, 234, 238), "joker_style": "star", "joker_colour": False,
+                         "shapes": shapes, "corner_radius_mm": 3.5, "corners": "clear"} | drawn))
+
+
+@pytest.mark.parametrize("drawn", [
+    {},  # the suit beside the rank, the picture under the index
+    {"rank_mm": 6.8, "suit_mm": 5.4, "gap_mm": 1.9, "index_mm": (5.9, 3.9), "suit_beside": False, "ten": "T",
+     "four_index": True, "border": "rounded", "border_mm": 4.6},  # the suit below the rank
+], ids=["suit-beside", "suit-below"])
+def test_a_court_pictures_frame_reaching_the_index_is_no_part_of_the_index_rank(drawn):
+    """Court pictures printed up to the index put their frame in the same place on the J, the Q and
+    the K, and nowhere on the other ranks: steady on each rank's cards and different between ranks,
+    like the rank's own ink. It joined the rank's region to the pip under the index (two random zoo
+    designs: the rank's region grew 13 and 23 mm tall, and the numbered cards' ranks took in the top
+    of the pip, 4 like 8 like 6), or left no rank region every rank inks ("cannot locate the index",
+    the whole deck refused). The rank's region is where the ranks print, in the index."""
+    design = _zoo_design(**drawn)
+    faces = {str(c): design.face(str(c), px_per_mm=CANON_PX_PER_MM) for c in CARDS if str(c) != "Jk"}
+    geometry = locate_index(index_maps(faces))
+    _, y0, _, y1 = design.index_box_mm
+    rank = geometry.rank_mm
+    assert y0 - 1.0 <= rank[1] and rank[3] <= (y1 if design.suit_beside else y0 + design.rank_mm) + 1.0, (rank, design.index_box_mm)

@@ -177,7 +177,27 @@ def index_maps(faces: dict[str, np.ndarray]) -> IndexMaps:
     rank_means, rank_vars = _moments(ink, have, axis=1)
     suit = (suit_vars.mean(axis=0) < STEADY) & (suit_means.max(axis=0) > INKED)
     rank = (rank_vars.mean(axis=0) < STEADY) & (rank_means.max(axis=0) > INKED) & ~suit
-    return IndexMaps(suit, rank, suit_means.var(axis=0), rank_means.var(axis=0), suit_means.max(axis=0), rank_means)
+    return IndexMaps(suit, rank & ~_court_picture(rank_means, have), suit_means.var(axis=0), rank_means.var(axis=0),
+                     suit_means.max(axis=0), rank_means)
+
+
+COURTS = "JQK"
+
+
+def _court_picture(rank_means: np.ndarray, have: np.ndarray) -> np.ndarray:
+    """Where the court cards' picture lies (of ``rank_means``, the ranks with faces, ``have``): ink
+    every court rank prints and no other rank does. A picture printed up to the index puts its
+    frame in the same place on the J, the Q and the K: steady on the cards of each rank and
+    different between ranks, as the rank's own ink is, it joined the index rank's region to pips and
+    pictures below it (a 9 mm rank's region grew 23 mm tall, and the numbered cards' ranks took in
+    the top of the pip below them). No rank's own ink is the same on the three courts and absent
+    from the other ten: their letters differ, and the numbered ranks print in the same place."""
+    kept = [r for r, row in zip(RANKS, have) if row.any()]
+    courts = [i for i, r in enumerate(kept) if r in COURTS]
+    others = [i for i, r in enumerate(kept) if r not in COURTS]
+    if len(courts) < 2 or not others:
+        return np.zeros(rank_means.shape[1:], bool)
+    return (rank_means[courts].min(axis=0) > INKED) & (rank_means[others].max(axis=0) < INKED)
 
 
 def _moments(ink: np.ndarray, have: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
