@@ -272,3 +272,27 @@ def test_a_spread_card_left_unread_after_its_symbols_were_cut_apart_is_no_eviden
     assert DECK_MISMATCH not in result.warnings
     assert named_wrongly(result.zones, rendered.truth) == []
     assert sum(read.card is not None for reads in result.zones.values() for read in reads) >= 30
+
+
+SUIT_ON_FRAME = 1004  # courts framed, the suit under the rank standing on the frame's top edge
+
+
+@pytest.fixture(scope="module")
+def standing(tmp_path_factory):
+    return learned_from_artwork(SUIT_ON_FRAME, tmp_path_factory.mktemp("standing"))
+
+
+def test_a_suit_cut_from_ink_it_touched_named_close_to_another_needs_its_picture_to_lean_to_it(standing):
+    """Seed 1004's Qs, under four cards of a spread: its spade stands on the court's frame and its Q's
+    tail touches the spade. Cut off both, the spade kept a foot of the frame and matched a club 0.95
+    against a spade 0.89 (its symbols matching the deck at 0.944, not poorly); the part of its picture
+    in view matched Qc and Qs alike (0.99): it was named Qc. Symbols cut out of ink they touched are
+    evidence as weak as poorly matching ones: the suit stands only where the picture leans to it."""
+    design, deck = standing
+    rendered = bench_frame(design, 3)
+    zone = LAYOUT.zone("seat3.back")
+    reads = read_zone(rendered.image, zone, deck, calibrate(rendered.image, LAYOUT))
+    truth = rendered.truth["seat3.back"]
+    assert truth[0] == "Qs" and len(reads) == len(truth)
+    assert [(card, read.card) for card, read in zip(truth, reads) if read.card not in (None, card)] == []
+    assert reads[0].card is None and "close behind" in reads[0].reason

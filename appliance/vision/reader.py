@@ -355,11 +355,13 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         if scores and code in scores and contradicts(scores, code):
             return None, 0.0, f"unreadable: the index reads {code} but {how}", match
         if code is not None and rivals and scores and set(rivals) <= set(scores) and not agrees(scores, *rivals) \
-                and _matched(looks) < POOR_MATCH:
-            # a suit named close to another of its colour, by symbols matching the deck poorly (a cut
-            # or what lies beside them may have misled them), stands only where the picture leans to it
-            # too: a court's picture printed alike for every suit leaves it open (a spade joined to a
-            # court's frame read a club: 0.90, next spade 0.84, the pictures 0.99 and 0.99)
+                and (_matched(looks) < POOR_MATCH or any(g[0].parted or g[1].parted for g in _focused(found))):
+            # a suit named close to another of its colour, by symbols matching the deck poorly or cut
+            # out of ink they touched (the cut or what lies beside them may have misled them), stands
+            # only where the picture leans to it too: a court's picture printed alike for every suit
+            # leaves it open (a spade joined to a court's frame read a club: 0.90, next spade 0.84, the
+            # pictures 0.99 and 0.99; a spade standing on the frame, cut off it with a foot of the
+            # frame kept, matched a club 0.95 against 0.89)
             return None, 0.0, (f"unreadable: the index reads {code} ({_matched(looks):.2f}), {rivals[1]} close behind, "
                                f"and {how}"), match
         if scores and code in scores and not part and scores[code] < t.own_picture:
