@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 from .money import MoneyError, money
 
@@ -119,6 +119,12 @@ class Table:
         if not number.is_finite() or number < 0:
             raise self.error(key, f"expected a non-negative number, got {value!r}")
         return number
+
+    # Overloads, so a required table reads as a Table and only an optional one can be None.
+    @overload
+    def table(self, key: str, optional: Literal[False] = False) -> Table: ...
+    @overload
+    def table(self, key: str, optional: bool) -> Table | None: ...
 
     def table(self, key: str, optional: bool = False) -> Table | None:
         value = self.raw(key, None if optional else _MISSING)
