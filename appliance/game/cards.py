@@ -110,7 +110,9 @@ def card(value: Card | int | str) -> Card:
         return value
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= JOKER_INDEX:
         return CARDS[value]
-    return Card.parse(value)
+    if isinstance(value, str):
+        return Card.parse(value)
+    raise CardError(f"unknown card {value!r}: a card code must be text such as 'Ah'")
 
 
 def parse_cards(text: str | Iterable[str | int], *, unique: bool = True) -> tuple[Card, ...]:

@@ -195,12 +195,12 @@ class Evaluator:
                 self._mixed[key] = natural_value(combo, False, wheel)
                 if len(set(combo)) == 5:
                     self._suited[key] = natural_value(combo, True, wheel)
-        for combo in combinations_with_replacement(range(2, 15), 4):
-            if max(Counter(combo).values()) <= 4:
-                key = _key(combo) * _JOKER_PRIME
-                self._mixed[key] = joker_value(combo, False, joker, wheel)
-                if len(set(combo)) == 4:
-                    self._suited[key] = joker_value(combo, True, joker, wheel)
+        for four in combinations_with_replacement(range(2, 15), 4):
+            if max(Counter(four).values()) <= 4:
+                key = _key(four) * _JOKER_PRIME
+                self._mixed[key] = joker_value(four, False, joker, wheel)
+                if len(set(four)) == 4:
+                    self._suited[key] = joker_value(four, True, joker, wheel)
         for a in range(2, 15):
             self._front[_key([a]) * _JOKER_PRIME] = front_value([a], True, joker)
             for b in range(a, 15):
