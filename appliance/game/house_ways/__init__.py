@@ -123,22 +123,24 @@ def set_by_house_way(cards: Sequence[int | str], way: HouseWay, ev: Evaluator) -
     check_unique(hand, " in the hand")
     front, back, fv, bv, rule = decide(hand, way, ev)
     # Shown high to low (the joker first), as a dealer lays the cards out.
-    front = tuple(card(c) for c in sorted(front, reverse=True))
-    back = tuple(card(c) for c in sorted(back, reverse=True))
-    return HouseWaySetting(way_name(way), hand, front, back, fv, bv, rule)  # type: ignore[arg-type]
+    high, low = sorted(front, reverse=True)
+    shown_front = (card(high), card(low))
+    shown_back = tuple(card(c) for c in sorted(back, reverse=True))
+    return HouseWaySetting(way_name(way), hand, shown_front, shown_back, fv, bv, rule)
 
 
 def _keep_back_higher(cards: tuple[int, ...], d: Decision, ev: Evaluator) -> tuple[Decision, int, int]:
     """A wild joker can make a chart's front outrank its back (the charts are written for the
     bug): then the highest front that keeps the back higher is played, then the highest back,
     and the rule names the chart line it amends."""
-    best = None
+    legal: list[tuple[int, int, tuple[int, int], tuple[int, ...]]] = []
     for back_pos, (f1, f2) in SPLITS:
         front, back = (cards[f1], cards[f2]), tuple(cards[i] for i in back_pos)
         fv, bv = ev.two(front), ev.five(back)
-        if not ev.fouls(fv, bv) and (best is None or (fv, bv) > best[:2]):
-            best = (fv, bv, front, back)
-    fv, bv, front, back = best
+        if not ev.fouls(fv, bv):
+            legal.append((fv, bv, front, back))
+    # max keeps the first of equal settings, in the order of SPLITS.
+    fv, bv, front, back = max(legal, key=lambda option: (option[0], option[1]))
     rule = (f"Amended chart line \"{d.rule}\": the wild joker made its front outrank its back, "
             "so the highest legal front is played")
     return Decision(front, back, rule), fv, bv

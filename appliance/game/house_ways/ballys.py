@@ -24,17 +24,16 @@ def decide(h: Shape) -> Decision:
     return trump_plaza.pairs_and_trips(h, trump_plaza.two_pair)
 
 
-def _ace_high_with_joker(option: tuple) -> bool:
-    _, value, back, _ = option
+def _ace_high_with_joker(value: int, back: tuple[int, ...]) -> bool:
     return JOKER_INDEX in back and (value & 0xF0000) >> 16 == ACE_HIGH_STRAIGHT and (value >> 20) != 5
 
 
 def straight_or_flush(h: Shape) -> Decision:
-    best = h.best_sf()
+    best = h.played_sf()
     # The joker is an ace where pairs are counted: a natural ace and the joker make a pair of aces.
     aces = next((g for g in h.groups if g.rank == ACE), None)
-    if h.joker and aces is not None and aces.size >= 2 and _ace_high_with_joker(best):
-        lower = h.best_sf(lambda fv, bv, back: not _ace_high_with_joker((fv, bv, back, None)))
+    if h.joker and aces is not None and aces.size >= 2 and _ace_high_with_joker(best[1], best[2]):
+        lower = h.best_sf(lambda fv, bv, back: not _ace_high_with_joker(bv, back))
         if lower is not None:
             return h.decide(lower[3], lower[2],
                             "Ace-high straight with the joker, and a lower straight can be played: play the lower straight")

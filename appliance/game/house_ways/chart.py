@@ -30,7 +30,7 @@ from typing import Any
 
 from ..cards import JOKER_INDEX, RANK_NAMES
 from ..values import ACE_HIGH_STRAIGHT, Category, pack
-from .shape import ACE, Decision, Shape, pair_class
+from .shape import ACE, Decision, SfOption, Shape, pair_class
 
 
 class ChartError(ValueError):
@@ -93,10 +93,10 @@ def rank_range(text: str) -> frozenset[int]:
         if lo is not None and hi is not None and lo <= hi:
             return frozenset(range(lo, hi + 1))
     m = re.fullmatch(r"(.+?)\s+or\s+(?:better|higher)", t)
-    if m and rank_word(m[1]) is not None:
-        return frozenset(range(rank_word(m[1]), 15))
-    if rank_word(t) is not None:
-        return frozenset({rank_word(t)})
+    if m and (least := rank_word(m[1])) is not None:
+        return frozenset(range(least, 15))
+    if (rank := rank_word(t)) is not None:
+        return frozenset({rank})
     raise ValueError(f"{text!r} is no rank or range of ranks (e.g. \"aces\", \"7 through 10\", \"jacks or better\")")
 
 
@@ -133,9 +133,8 @@ def _pairs(value: Any) -> Callable[[Shape], bool]:
 _JOKER_ACE_HIGH = "ace-high with the joker"
 
 
-def _ace_high_with_joker(option: tuple) -> bool:
+def _ace_high_with_joker(value: int, back: tuple[int, ...]) -> bool:
     """A straight or straight flush, ace high, that the joker completes (a flush of any kind does not count)."""
-    _, value, back, _ = option
     return JOKER_INDEX in back and (value >> 16) & 15 == ACE_HIGH_STRAIGHT and value >> 20 != Category.FLUSH
 
 
@@ -147,31 +146,14 @@ def _aces_with_joker(h: Shape):
     return aces if aces is not None and aces.size >= 2 else None
 
 
-def _best(h: Shape) -> tuple | None:
-    """The straight or flush behind that leaves the highest front, found once per hand (several lines ask)."""
-    try:
-        return h._chart_best
-    except AttributeError:
-        h._chart_best = h.best_sf()
-        return h._chart_best
-
-
-def _is_straight_flush(fv: int, bv: int, back: tuple) -> bool:
+def _is_straight_flush(fv: int, bv: int, back: tuple[int, ...]) -> bool:
     return bv >> 20 == Category.STRAIGHT_FLUSH
-
-
-def _best_straight_flush(h: Shape) -> tuple | None:
-    try:
-        return h._chart_best_sf
-    except AttributeError:
-        h._chart_best_sf = h.best_sf(_is_straight_flush)
-        return h._chart_best_sf
 
 
 def _sf_given_up(h: Shape, royal: bool) -> bool:
     """A straight flush behind leaves a lower front than some straight or flush behind."""
-    best = _best(h)
-    best_sf = _best_straight_flush(h)
+    best = h.played_sf()
+    best_sf = h.top_straight_flush
     return (best_sf is not None and best_sf[0] < best[0]
             and ((best_sf[1] >> 16) & 15 == ACE_HIGH_STRAIGHT) == royal)
 
@@ -179,11 +161,11 @@ def _sf_given_up(h: Shape, royal: bool) -> bool:
 _STRAIGHT_OR_FLUSH = {
     True: lambda h: h.has_sf,
     False: lambda h: not h.has_sf,
-    "with the pair in front": lambda h: h.has_sf and _best(h)[0] >> 20 == Category.PAIR,
+    "with the pair in front": lambda h: h.has_sf and h.played_sf()[0] >> 20 == Category.PAIR,
     "more than one": lambda h: len(h.sf) > 1,
     "over a straight flush": lambda h: h.has_sf and _sf_given_up(h, royal=False),
     "over a royal flush": lambda h: h.has_sf and _sf_given_up(h, royal=True),
-    _JOKER_ACE_HIGH: lambda h: h.has_sf and _aces_with_joker(h) is not None and _ace_high_with_joker(_best(h)),
+    _JOKER_ACE_HIGH: lambda h: h.has_sf and _aces_with_joker(h) is not None and _ace_high_with_joker(*h.played_sf()[1:3]),
 }
 
 
@@ -194,11 +176,11 @@ def _front(text: str) -> Callable[[Shape], bool]:
     if rank is None:
         raise ValueError(f"{text!r}: expected \"<rank> or better\", e.g. \"jack or better\"")
     least = pack(Category.HIGH_CARD, rank)
-    return lambda h: h.has_sf and _best(h)[0] >= least
+    return lambda h: h.has_sf and h.played_sf()[0] >= least
 
 
 def _lower_straight(h: Shape) -> bool:
-    return h.best_sf(lambda fv, bv, back: not _ace_high_with_joker((fv, bv, back, None))) is not None
+    return h.best_sf(lambda fv, bv, back: not _ace_high_with_joker(bv, back)) is not None
 
 
 # --- the plays ---------------------------------------------------------------------------------------
@@ -214,8 +196,8 @@ def _highest_pair(h: Shape):
     return next((g for g in h.groups if g.size == 2), h.groups[0])
 
 
-def _sf(h: Shape, rule: str, accept=None) -> Decision:
-    best = h.best_sf(accept) if accept else _best(h)
+def _sf(h: Shape, rule: str, accept: Callable[[int, int, tuple[int, ...]], bool] | None = None) -> Decision:
+    best = h.best_sf(accept) if accept else h.top_sf
     if best is None:
         raise ValueError("no straight or flush can be played in back")
     return h.decide(best[3], best[2], rule)
@@ -253,7 +235,7 @@ PLAYS: dict[str, Callable[[Shape, str], Decision]] = {
     "straight or flush in back, highest front": _sf,
     "straight flush in back, highest front": lambda h, r: _sf(h, r, _is_straight_flush),
     "lower straight in back, highest front":
-        lambda h, r: _sf(h, r, lambda fv, bv, back: not _ace_high_with_joker((fv, bv, back, None))),
+        lambda h, r: _sf(h, r, lambda fv, bv, back: not _ace_high_with_joker(bv, back)),
     "pair of aces in back, next two highest in front": _aces_behind_next_two_in_front,
 }
 
@@ -415,7 +397,7 @@ def _line(item: Any, number: int, source: str) -> ChartLine:
     if not isinstance(rule, str) or not rule.strip():
         raise ChartError(f"{where}: rule: expected the chart's words for the line")
     hands = item["hand"] if isinstance(item["hand"], list) else [item["hand"]]
-    names = set()
+    names: set[str] = set()
     for hand in hands:
         name = hand.strip().lower() if isinstance(hand, str) else hand
         if name == "any":

@@ -22,7 +22,7 @@ def decide(h: Shape) -> Decision:
     if h.sf_with_at_most_trips:
         return straight_or_flush(h)
     if h.sf and sizes[:3] == (2, 2, 1) and not _two_pair_over_sf(h):
-        _, _, back, front = h.best_sf()
+        _, _, back, front = h.played_sf()
         return h.decide(front, back, "Straight or flush with two pair: play the straight or flush in back")
     if sizes[0] == 4:
         return four_of_a_kind(h)
@@ -57,7 +57,7 @@ def straight_or_flush(h: Shape) -> Decision:
     card line (the highest front) and the straight-flush line (give it up to bring the front to jack,
     king for a royal, or better). The straight-flush line wins: it is the one written for hands
     holding a straight flush, so a higher front below jack does not break it. Both are named."""
-    best = h.best_sf()
+    best = h.played_sf()
     best_sf = h.best_sf(lambda fv, bv, back: bv >> 20 == Category.STRAIGHT_FLUSH)
     if best_sf is not None and best_sf[0] < best[0]:
         royal = (best_sf[1] >> 16) & 15 == ACE_HIGH_STRAIGHT

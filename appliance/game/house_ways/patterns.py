@@ -35,7 +35,9 @@ def rank_patterns(every: int = 1) -> Iterator[tuple[tuple[int, ...], bool]]:
 
 def deals(ranks: tuple[int, ...], joker: bool) -> list[tuple[int, ...]]:
     """The pattern dealt with suits spread, and with suits packed into one suit where the ranks allow."""
-    spread, packed, used = [], [], {}
+    spread: list[int] = []
+    packed: list[int] = []
+    used: dict[int, int] = {}
     for r in ranks:
         n = used.get(r, 0)
         used[r] = n + 1

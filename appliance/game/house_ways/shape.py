@@ -17,6 +17,7 @@ every hand alike.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import combinations
@@ -29,6 +30,8 @@ from ..values import Category, Evaluator
 
 ACE, KING, QUEEN, JACK, TEN = 14, 13, 12, 11, 10
 _SF_CATEGORIES = (Category.STRAIGHT, Category.FLUSH, Category.STRAIGHT_FLUSH)
+#: A straight or flush behind: (front value, back value, back, front).
+SfOption = tuple[int, int, tuple[int, ...], tuple[int, ...]]
 _SPLIT_GETTERS = tuple((itemgetter(*back), itemgetter(*front)) for back, front in SPLITS)
 
 
@@ -80,8 +83,8 @@ class Shape:
         suits = [c & 3 for c in naturals]
         natural_flush = max(suits.count(0), suits.count(1), suits.count(2), suits.count(3)) >= 5
         ranks = mask >> 2
-        has_sf = natural_flush or _STRAIGHT_POSSIBLE[0][ranks] or self.joker and (
-            max(suits.count(0), suits.count(1), suits.count(2), suits.count(3)) >= 4 or _STRAIGHT_POSSIBLE[1][ranks])
+        has_sf = bool(natural_flush or _STRAIGHT_POSSIBLE[0][ranks] or self.joker and (
+            max(suits.count(0), suits.count(1), suits.count(2), suits.count(3)) >= 4 or _STRAIGHT_POSSIBLE[1][ranks]))
         self.groups = _groups(by_rank, JOKER_INDEX if self.joker else None)
         self.sizes = tuple([g[0] for g in self.groups])
         self.singles = [g for g in self.groups if g[0] == 1]
@@ -92,7 +95,7 @@ class Shape:
         self.has_sf = has_sf
 
     @cached_property
-    def sf(self) -> list[tuple[int, int, tuple, tuple]]:
+    def sf(self) -> list[SfOption]:
         """Every back that is a straight, flush or straight flush: (front value, back value, back, front)."""
         if not self.has_sf:
             return []
@@ -119,13 +122,30 @@ class Shape:
 
     # --- settings every chart uses ------------------------------------------------
 
-    def best_sf(self, accept=lambda front_value, back_value, back: True) -> tuple | None:
+    def best_sf(self, accept: Callable[[int, int, tuple[int, ...]], bool] = lambda front_value, back_value, back: True
+                ) -> SfOption | None:
         """The straight/flush back that allows the highest front (then the highest back)."""
         best = None
         for option in self.sf:
             if accept(option[0], option[1], option[2]) and (best is None or option[:2] > best[:2]):
                 best = option
         return best
+
+    @cached_property
+    def top_sf(self) -> SfOption | None:
+        """``best_sf()``, found once per hand (several chart lines ask)."""
+        return self.best_sf()
+
+    @cached_property
+    def top_straight_flush(self) -> SfOption | None:
+        """The straight flush behind that allows the highest front, found once per hand."""
+        return self.best_sf(lambda front_value, back_value, back: back_value >> 20 == Category.STRAIGHT_FLUSH)
+
+    def played_sf(self) -> SfOption:
+        """The best straight or flush behind, for a hand the way has found to hold one."""
+        if self.top_sf is None:
+            raise ValueError("no straight or flush can be played in back")
+        return self.top_sf
 
     def highest_in_front(self, keep: list[Group], rule: str) -> Decision:
         """Keep these groups behind; the two highest other cards go in front, the rest behind."""
@@ -137,15 +157,11 @@ class Shape:
 
     def group_in_front(self, group: Group, rule: str) -> Decision:
         """Two cards of ``group`` in front (the two that leave the higher back), the rest behind."""
-        best = None
-        for front in combinations(group.cards, 2):
-            back = tuple(c for c in self.cards if c not in front)
-            value = self.ev.five(back) if len(group.cards) > 2 else 0
-            if best is None or value > best[0]:
-                best = (value, front, back)
-            if len(group.cards) == 2:
-                break
-        return self.decide(best[1], best[2], rule)
+        if len(group.cards) == 2:
+            return self.decide(tuple(group.cards), self._behind(group.cards), rule)
+        # max keeps the first of equal backs, as the chart's order of trial does.
+        front = max(combinations(group.cards, 2), key=lambda f: self.ev.five(self._behind(f)))
+        return self.decide(front, self._behind(front), rule)
 
     def split_quads(self, quads: Group, rule: str) -> Decision:
         """Split four of a kind, a pair in front; where this house fouls a pair behind the same pair
@@ -159,14 +175,13 @@ class Shape:
     def ace_and_highest_in_front(self, aces: Group, rule: str) -> Decision:
         """Break up three aces: one ace and the highest other card in front, two aces behind."""
         others = sorted((g.cards[0] for g in self.singles), key=self._rank_key, reverse=True)
-        best = None
-        for ace in aces.cards:
-            front = (ace, others[0])
-            back = tuple(c for c in self.cards if c not in front)
-            value = self.ev.five(back)
-            if best is None or value > best[0]:
-                best = (value, front, back)
-        return self.decide(best[1], best[2], rule)
+        fronts = [(ace, others[0]) for ace in aces.cards]
+        front = max(fronts, key=lambda f: self.ev.five(self._behind(f)))
+        return self.decide(front, self._behind(front), rule)
+
+    def _behind(self, front: Sequence[int]) -> tuple[int, ...]:
+        """The cards not in ``front``."""
+        return tuple(c for c in self.cards if c not in front)
 
     def decide(self, front: tuple, back: tuple, rule: str) -> Decision:
         return Decision(tuple(front), tuple(back), rule)  # type: ignore[arg-type]

@@ -93,7 +93,7 @@ def together(h: Shape, rule: str) -> Decision:
 
 
 def straight_or_flush(h: Shape) -> Decision:
-    _, _, back, front = h.best_sf()
+    _, _, back, front = h.played_sf()
     return h.decide(front, back, sf_rule(h, front))
 
 
