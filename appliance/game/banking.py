@@ -38,7 +38,7 @@ class BankRound:
     @classmethod
     def played(cls, banker: Position, seats) -> BankRound:
         """A settled round with these seats' wagers: a Player/Dealer's own seat wagered too (his bank)."""
-        return cls(banker, frozenset({*seats, *([banker] if banker != DEALER else [])}))
+        return cls(banker, frozenset({*seats, *([banker] if isinstance(banker, int) else [])}))
 
 
 def bank_refusal(seat: int, history: Sequence[BankRound], banking: Banking) -> str | None:
@@ -89,7 +89,7 @@ def bank_offers(history: Sequence[BankRound], banking: Banking, player_seats: in
     house-banked table."""
     if banking.mode is BankingMode.HOUSE:
         return ()
-    last = next((r.banker for r in reversed(history) if r.banker != DEALER), None)
+    last = next((r.banker for r in reversed(history) if isinstance(r.banker, int)), None)  # not the dealer
     first = 1 if last is None else last % player_seats + 1  # the option passes on
     if last is not None and banking.max_consecutive > 1 and bank_refusal(last, history, banking) is None:
         first = last  # his next consecutive hand, first
@@ -101,7 +101,7 @@ def passed_over(banker: Position, offers: Sequence[BankOffer]) -> list[int]:
     """The seats offered the bank before ``banker`` that could have taken it: they passed."""
     if banker == DEALER:
         return [o.seat for o in offers if o.refusal is None]
-    before = []
+    before: list[int] = []
     for offer in offers:
         if offer.seat == banker:
             return before

@@ -22,7 +22,7 @@ from .rules import FORTUNE_CATEGORIES
 from .setting import SPLITS
 from .values import ACE_HIGH_STRAIGHT, Category, Evaluator
 
-_BY_CATEGORY = {
+_BY_CATEGORY: dict[int, tuple[str, ...]] = {
     Category.THREE_OF_A_KIND: ("three-of-a-kind",),
     Category.STRAIGHT: ("straight",),
     Category.FLUSH: ("flush",),

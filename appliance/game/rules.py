@@ -329,7 +329,9 @@ def _commission(t: Table) -> Commission:
             tier.done()
         if not tiers or tiers[-1].up_to is not None:
             raise t.error("tiers", "the last tier must have no up_to, so every wager has a fee")
-        bounds = [tier.up_to for tier in tiers[:-1]]
+        bounds = [tier.up_to for tier in tiers[:-1] if tier.up_to is not None]
+        if len(bounds) < len(tiers) - 1:
+            raise t.error("tiers", "only the last tier may have no up_to")
         if bounds != sorted(bounds) or len(set(bounds)) != len(bounds):
             raise t.error("tiers", "up_to must increase from tier to tier")
         result = Commission(kind, tiers=tuple(tiers), banker_percent=banker_percent)

@@ -37,19 +37,21 @@ class SetHand:
 
     @classmethod
     def of(cls, front: Sequence[int], back: Sequence[int], ev: Evaluator) -> SetHand:
-        front = tuple(card(c) for c in front)
-        back = tuple(card(c) for c in back)
-        if len(front) != 2:
-            return cls(front, back, None, None, f"front has {len(front)} card{'s' * (len(front) != 1)}, not 2")
-        if len(back) != 5:
-            return cls(front, back, None, None, f"back has {len(back)} card{'s' * (len(back) != 1)}, not 5")
-        fv, bv = ev.two(front), ev.five(back)
+        front_cards = tuple(card(c) for c in front)
+        back_cards = tuple(card(c) for c in back)
+        if len(front_cards) != 2:
+            return cls(front_cards, back_cards, None, None,
+                       f"front has {len(front_cards)} card{'s' * (len(front_cards) != 1)}, not 2")
+        if len(back_cards) != 5:
+            return cls(front_cards, back_cards, None, None,
+                       f"back has {len(back_cards)} card{'s' * (len(back_cards) != 1)}, not 5")
+        fv, bv = ev.two(front_cards), ev.five(back_cards)
         foul = None
         if fv > bv:
             foul = f"front outranks back: {ev.name(fv)} over {ev.name(bv)}"
         elif ev.fouls(fv, bv):
             foul = f"the back does not rank higher: {ev.name(bv)} behind {ev.name(fv)} (a pair in front needs two pair or better behind)"
-        return cls(front, back, fv, bv, foul)
+        return cls(front_cards, back_cards, fv, bv, foul)
 
     def to_json(self, ev: Evaluator) -> dict:
         return {

@@ -60,6 +60,12 @@ class Hand:
             return self.cards
         return (*(self.front or ()), *(self.back or ()))
 
+    def laid(self) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+        """The front and back of a hand given as laid (validation refuses one without both)."""
+        if self.front is None or self.back is None:
+            raise RoundError("give cards (7, set by the house way) or front and back")
+        return self.front, self.back
+
 
 @dataclass(frozen=True)
 class Wager:
@@ -201,8 +207,8 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
         elif banker_forfeits:
             result, reason = Result.WIN, "the banker's hand is fouled and forfeits"
         else:
-            front = _side(played.hand.front_value, banker_played.hand.front_value)
-            back = _side(played.hand.back_value, banker_played.hand.back_value)
+            (player_front, player_back), (banker_front, banker_back) = _values(played.hand), _values(banker_played.hand)
+            front, back = _side(player_front, banker_front), _side(player_back, banker_back)
             wins = (front is Side.WIN) + (back is Side.WIN)
             result = (Result.LOSS, Result.PUSH, Result.WIN)[wins]
             reason = {2: "won both hands", 1: "won one hand, lost the other", 0: "lost both hands"}[wins]
@@ -234,7 +240,7 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
         banker_net = bank_result - banker_commission - banker_collection
         house_net = players_commission + banker_commission + collection + banker_collection + bonus_net
     notes = [note for note in (banker_note, _banking_note(rnd, rules)) if note]
-    if remaining is not None:
+    if remaining is not None and rnd.banker.wager is not None:  # limited action starts from the wager
         notes.append(f"Player/Dealer action used: {rnd.banker.wager - remaining} of {rnd.banker.wager}")
     return Settlement(
         house=rules.key, banker_seat=rnd.banker.seat, banker=banker_played, action_order=tuple(order),
@@ -247,11 +253,12 @@ def settle(rnd: Round, rules: HouseRules) -> Settlement:
 
 def _banking_note(rnd: Round, rules: HouseRules) -> str | None:
     """Refuse a player-banker the rotation rules did not allow; flag one that could not be checked."""
-    if rnd.banker.seat == DEALER:
+    seat = rnd.banker.seat
+    if not isinstance(seat, int):  # the house dealer banks
         return None
     if rnd.history is None:
         return "banking not checked: the round carries no previous rounds' banking"
-    refusal = bank_refusal(rnd.banker.seat, rnd.history, rules.banking)
+    refusal = bank_refusal(seat, rnd.history, rules.banking)
     if refusal:
         raise BankRefusedError(f"banker.seat: {rules.name}: seat {rnd.banker.seat} may not bank this round: {refusal}")
     return None
@@ -303,6 +310,13 @@ def _seat(seat: int, result: Result, front: Side | None, back: Side | None, play
     )
 
 
+def _values(hand: SetHand) -> tuple[int, int]:
+    """The front and back values of a hand that is not fouled (a hand of the wrong size has none)."""
+    if hand.front_value is None or hand.back_value is None:
+        raise ValueError(f"a hand of {len(hand.front)} and {len(hand.back)} cards has no values")
+    return hand.front_value, hand.back_value
+
+
 def _side(player: int, banker: int) -> Side:
     if player > banker:
         return Side.WIN
@@ -320,7 +334,7 @@ def _banker_hand(banker: Banker, rules: HouseRules, ev: Evaluator) -> tuple[Play
     hand = banker.hand
     if hand.cards is not None:
         return _house_way(hand.cards, rules, ev), False, None
-    laid = SetHand.of(hand.front, hand.back, ev)
+    laid = SetHand.of(*hand.laid(), ev)
     note = _house_way_check(banker, laid, rules, ev)
     if not laid.foul:
         return Played(laid), False, note
@@ -363,20 +377,20 @@ def house_way_difference(banker: Position, front: Sequence[Card], back: Sequence
         return None  # a wrong number of cards is refused (or fouled) where cards are counted
     ev = rules.evaluator()
     laid = SetHand.of(front, back, ev)
-    played = _house_way((*laid.front, *laid.back), rules, ev)
-    way = played.hand
+    way_front, way_back, _, _, rule = house_way_decide((*laid.front, *laid.back), rules.way, ev)
+    way = SetHand.of(way_front, way_back, ev)
     if (laid.front_value, laid.back_value) == (way.front_value, way.back_value):
         return None
     return HouseWayDifference(
         f"front {' '.join(format_cards(laid.front))}, back {' '.join(format_cards(laid.back))}",
         f"front {' '.join(format_cards(sorted(way.front, reverse=True)))}, "
-        f"back {' '.join(format_cards(sorted(way.back, reverse=True)))}", played.rule)
+        f"back {' '.join(format_cards(sorted(way.back, reverse=True)))}", rule)
 
 
 def _player_hand(hand: Hand, rules: HouseRules, ev: Evaluator) -> Played:
     if hand.cards is not None:
         return _house_way(hand.cards, rules, ev)
-    laid = SetHand.of(hand.front, hand.back, ev)
+    laid = SetHand.of(*hand.laid(), ev)
     if laid.foul and rules.player_foul is FoulPenalty.HOUSE_WAY and len(hand.all_cards) == 7:
         return _house_way(hand.all_cards, rules, ev, reset_from=laid)
     return Played(laid)

@@ -98,22 +98,9 @@ class StartOfRound:
 def start_of_round(start: StartSeat, banker: Position, value: int | None = None,
                    dice: tuple[int, int, int] | None = None) -> StartOfRound:
     """The first hand and action order for an RNG ``value`` (1-7) or three ``dice``, under a house's start rules."""
-    if (value is None) == (dice is None):
-        raise StartSeatError("give either an RNG value or three dice, not both or neither")
-    if dice is not None:
-        if StartMethod.DICE not in start.methods:
-            raise StartMethodError("this house starts with an electronic device, not dice")
-        if len(dice) != 3 or any(not 1 <= d <= 6 for d in dice):
-            raise StartSeatError(f"dice {list(dice)}: three dice, each 1-6")
-        count, source = sum(dice), f"dice {'+'.join(map(str, dice))} = {sum(dice)}"
-    else:
-        if StartMethod.RNG not in start.methods:
-            raise StartMethodError("this house starts with the dice cup, not an electronic device")
-        if not 1 <= value <= 7:
-            raise StartSeatError(f"RNG value {value} is out of range 1-7")
-        count, source = value, f"RNG value {value}"
+    count, source = _count(start, value, dice)
     places = counted(count, banker, start.player_seats, start.count_direction)
-    seats = [p for p in ring(start.player_seats) if p != DEALER and p != banker]
+    seats = [p for p in ring(start.player_seats) if isinstance(p, int) and p != banker]  # not the dealer
     order = action_order(places[-1], banker, seats, start.player_seats, start.action_direction)
     shown = ", ".join(f"{k + 1} {_name(p)}" for k, p in enumerate(places[:7]))
     more = f", ... {count} {_name(places[-1])}" if count > 7 else ""
@@ -121,6 +108,23 @@ def start_of_round(start: StartSeat, banker: Position, value: int | None = None,
             f"({_name(banker)}) as 1, 8 and 15: {shown}{more}; the first hand goes to {_name(places[-1])} "
             f"and action runs {start.action_direction.value} from there")
     return StartOfRound(places[-1], tuple(order), banker, rule)
+
+
+def _count(start: StartSeat, value: int | None, dice: tuple[int, int, int] | None) -> tuple[int, str]:
+    """The count round the table, and what gave it: three dice or an RNG value, exactly one of the two."""
+    if dice is not None and value is None:
+        if StartMethod.DICE not in start.methods:
+            raise StartMethodError("this house starts with an electronic device, not dice")
+        if len(dice) != 3 or any(not 1 <= d <= 6 for d in dice):
+            raise StartSeatError(f"dice {list(dice)}: three dice, each 1-6")
+        return sum(dice), f"dice {'+'.join(map(str, dice))} = {sum(dice)}"
+    if value is not None and dice is None:
+        if StartMethod.RNG not in start.methods:
+            raise StartMethodError("this house starts with the dice cup, not an electronic device")
+        if not 1 <= value <= 7:
+            raise StartSeatError(f"RNG value {value} is out of range 1-7")
+        return value, f"RNG value {value}"
+    raise StartSeatError("give either an RNG value or three dice, not both or neither")
 
 
 def _name(position: Position) -> str:
