@@ -9,8 +9,8 @@ from collections.abc import Iterable, Iterator
 
 from ..game.round_json import round_from_json, settlement_to_json
 from ..game.rules import HouseRules
-from ..game.settlement import settle
-from ..game.start_seat import first_hand
+from ..game.settlement import RoundError, settle
+from ..game.start_seat import Position, first_hand
 from .events import ROUND_STEPS
 from .round_state import RoundState
 
@@ -93,14 +93,22 @@ def derive(state: RoundState, rules: HouseRules) -> dict:
     seats = []
     for bet in state.bets:
         seat = state.seats[bet["seat"]]
-        if seat.house_way:  # laid in one pile, or asked for: the settlement sets them by the house way
+        # laid in one pile, or asked for: the settlement sets them by the house way (a hand not in is refused there)
+        if seat.house_way and seat.front is not None and seat.back is not None:
             seats.append({**bet, "cards": [*seat.front, *seat.back]})
         else:
             seats.append({**bet, "front": seat.front, "back": seat.back})
     data = {"house": state.house, "banker": banker, "seats": seats,
-            "action_seat": first_hand(state.start.count, b.seat, rules.start.player_seats,
-                                      rules.start.count_direction)}
+            "action_seat": _action_seat(state, rules)}
     if state.previous_rounds is not None:
         data["previous_rounds"] = state.previous_rounds
     result = settle(round_from_json(data, f"round {state.round}"), rules)
     return settlement_to_json(result, rules.evaluator())
+
+
+def _action_seat(state: RoundState, rules: HouseRules) -> Position:
+    """The first hand, counted again from the recorded start value and banker."""
+    count, banker = state.start.count if state.start else None, state.banker.seat
+    if count is None or banker is None:
+        raise RoundError(f"round {state.round}: no start value or no banker recorded")
+    return first_hand(count, banker, rules.start.player_seats, rules.start.count_direction)

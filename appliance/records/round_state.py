@@ -110,8 +110,8 @@ class StartValue:
     stamp: Stamp
 
     @property
-    def count(self) -> int:
-        """What the start seat is counted with.
+    def count(self) -> int | None:
+        """What the start seat is counted with (None: a record that carries neither dice nor a value).
 
         >>> StartValue("rng", 4, None, 4, Stamp()).count, StartValue("dice", 11, [3, 4, 4], 4, Stamp()).count
         (4, 11)
@@ -124,8 +124,8 @@ class Setting:
     """A banker's front and back, and who set them: ``own`` (a Player/Dealer), ``house-way`` (the house
     dealer's setting as read, the house way's), ``dealer`` (the house dealer's, let stand by a supervisor)."""
 
-    front: list[str]
-    back: list[str]
+    front: list[str] | None  # None only where a record lacks them: the fold takes any record
+    back: list[str] | None
     set_by: str | None
 
 
@@ -293,7 +293,7 @@ class RoundState:
     confirmations: list[Confirmation] = field(default_factory=list)
     corrections: list[Correction] = field(default_factory=list)
     flags: list[Flag] = field(default_factory=list)
-    overridden: list[str] = field(default_factory=list)  # zones the camera read, entered by hand (with a PIN)
+    overridden: list[str | None] = field(default_factory=list)  # zones the camera read, entered by hand (with a PIN)
     settlement: dict | None = None  # the settlement that stands: None while open, and once a correction reopens it
     settled: Stamp | None = None
     void: Void | None = None
@@ -364,7 +364,9 @@ class RoundState:
         b.images = [*b.images, *data.get("images", [])]
 
     def _seat_cards(self, data: dict, stamp: Stamp) -> None:
-        seat = self.seat(data.get("seat"))
+        if data.get("seat") is None:
+            return  # a record that names no seat has no hand to fold (its phase is still taken)
+        seat = self.seat(data["seat"])
         seat.read = SeatRead(data.get("front"), data.get("back"), data.get("read"), data.get("images", []), stamp)
         seat.front, seat.back = data.get("front"), data.get("back")
         seat.house_way = seat.house_way or data.get("set_by") == "house-way"
@@ -380,8 +382,8 @@ class RoundState:
             # a setting already recorded (the player-banker's own, the house dealer's as read), corrected
             # card for card: settled as it was laid
             self.banker.setting = Setting(data["front"], data["back"], data["set_by"]) if data.get("set_by") else None
-        else:
-            seat = self.seat(data.get("seat"))
+        elif data.get("seat") is not None:  # a record that names no hand corrects none
+            seat = self.seat(data["seat"])
             seat.front, seat.back = data.get("front"), data.get("back")
             seat.count = seat.count_foul = None  # corrected to the hand as it lies
         # corrected after settling: open again until settled again (a power cut may come between)
