@@ -110,7 +110,7 @@ def _bonus_line(cards, ev, bonus, shown) -> dict | None:
 def cmd_settle(args: argparse.Namespace) -> int:
     source = "stdin" if args.round == "-" else args.round
     try:
-        text = sys.stdin.read() if args.round == "-" else open(args.round, encoding="utf-8").read()
+        text = sys.stdin.read() if args.round == "-" else Path(args.round).read_text(encoding="utf-8")
         data = json.loads(text)
     except json.JSONDecodeError as err:
         raise UsageError(f"{source}: not JSON: {err}") from None

@@ -91,7 +91,7 @@ class Station:
         self.panel = Panel(pins, devices.panel,
                            on_press=self._guarded("buttons", lambda name: self.loop.press(name, "dealer (button)")))
         def day() -> str:  # round ids by gaming day: <day>-0001, <day>-0002, ...
-            return table.audit.gaming_day(dt.datetime.now(dt.timezone.utc))
+            return table.audit.gaming_day(dt.datetime.now(dt.UTC))
 
         self.loop = DealerLoop(table, eye, request_start, RoundIds(index.last_number, day, digits=4), source, health,
                                devices.vision.stable_frames, lamp=self.panel.lamp, on_prompt=on_prompt,

@@ -183,7 +183,7 @@ def loaded_run(rules, live: LiveTable, dashboard, args) -> tuple[dict, dict, int
     played = play(rules, live, args.rounds)
     played["process_cpu"] = {name: (cpu_seconds(pid) - before[name]) / args.rounds for name, pid in pids.items()}
     seen = {"settled": [], "latencies": []}
-    for ours, client in ends:
+    for ours, _ in ends:
         ours.send("played")
     for ours, client in ends:
         report = ours.recv()

@@ -162,7 +162,7 @@ class SteppedClock:
         self.ahead = dt.timedelta(0)
 
     def __call__(self) -> dt.datetime:
-        return dt.datetime.now(dt.timezone.utc) + self.ahead
+        return dt.datetime.now(dt.UTC) + self.ahead
 
 
 def _held_with_reason(audit: AuditLog) -> bool:

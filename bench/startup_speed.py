@@ -47,7 +47,7 @@ def make_history(folder: Path, count: int, rounds: list[list[dict]]) -> dict:
     """``count`` records written by the log writer, round after round, a clock moving on per round."""
     folder.mkdir(parents=True)
     (folder / "audit.key").write_bytes(KEY.hex().encode() + b"\n")
-    now = [dt.datetime(2025, 6, 1, 6, 30, tzinfo=dt.timezone.utc)]
+    now = [dt.datetime(2025, 6, 1, 6, 30, tzinfo=dt.UTC)]
     real_fsync, audit_log.os.fsync = audit_log.os.fsync, lambda fd: None
     try:
         log = AuditLog(folder / "audit", KEY, clock=lambda: now[0])

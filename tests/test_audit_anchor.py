@@ -24,7 +24,7 @@ LA = GamingDay("America/Los_Angeles", dt.time(6, 0))
 
 
 class Clock:
-    def __init__(self, start=dt.datetime(2026, 11, 28, 20, 0, tzinfo=dt.timezone.utc), step=dt.timedelta(minutes=7)):
+    def __init__(self, start=dt.datetime(2026, 11, 28, 20, 0, tzinfo=dt.UTC), step=dt.timedelta(minutes=7)):
         self.now, self.step = start, step
 
     def __call__(self):
@@ -160,7 +160,7 @@ def test_a_renamed_day_file_fails(tmp_path):
 
 def test_a_clock_stepped_back_and_forward_a_day_keeps_the_chain(tmp_path):
     """Files were read in name order: a clock stepping back a day broke a genuine chain."""
-    clock = Clock(dt.datetime(2026, 11, 29, 20, 0, tzinfo=dt.timezone.utc))
+    clock = Clock(dt.datetime(2026, 11, 29, 20, 0, tzinfo=dt.UTC))
     log = AuditLog(tmp_path, KEY, day=LA, clock=clock)
     for i in range(3):
         log.append("DeviceValue", {"value": i})
@@ -199,7 +199,7 @@ def test_the_export_takes_gaming_days_not_utc_dates(tmp_path):
     """In a UTC-8 room, a round settled at 19:00 local is on the next UTC date but the same gaming day."""
     rules = load_house("general")
     day = GamingDay.from_house(read_toml(rules.source), rules.source)
-    clock = Clock(dt.datetime(2026, 11, 29, 3, 0, tzinfo=dt.timezone.utc), dt.timedelta(seconds=1))
+    clock = Clock(dt.datetime(2026, 11, 29, 3, 0, tzinfo=dt.UTC), dt.timedelta(seconds=1))
     play_rounds(rules, AuditLog(tmp_path, KEY, day=day, clock=clock), 2)
     same_day = export_csv(tmp_path, KEY, dt.date(2026, 11, 28), dt.date(2026, 11, 28))
     assert same_day.rows > 0 and all(",2026-11-28," in line for line in same_day.text.splitlines()[1:])
@@ -222,7 +222,7 @@ def test_a_forged_log_is_caught_at_start_up_and_holds_the_table(tmp_path):
     assert check_at_startup(log).problem is None and (folder / CHECKPOINT).is_file()
     path = last_file(folder)
     path.write_bytes(path.read_bytes().replace(b'"round":"r2"', b'"round":"r9"'))
-    d = Dealer(folder, audit=AuditLog(folder, KEY, clock=Clock(dt.datetime(2026, 11, 29, 0, 0, tzinfo=dt.timezone.utc))))
+    d = Dealer(folder, audit=AuditLog(folder, KEY, clock=Clock(dt.datetime(2026, 11, 29, 0, 0, tzinfo=dt.UTC))))
     check = check_at_startup(d.audit)
     assert check.problem.startswith(f"The audit log failed verification at start-up: {path.name} line 3: signature")
     d.table.hold_for_audit([{"problem": check.problem, "seq": None}])
@@ -252,7 +252,7 @@ def test_a_head_one_record_behind_after_a_power_cut_is_repaired(tmp_path):
     behind = (tmp_path / "HEAD.json").read_bytes()
     log.append("RoundSettled", {"round": "r4"})
     (tmp_path / "HEAD.json").write_bytes(behind)  # the power went between the record and its head
-    again = AuditLog(tmp_path, KEY, clock=Clock(dt.datetime(2026, 11, 29, tzinfo=dt.timezone.utc)))
+    again = AuditLog(tmp_path, KEY, clock=Clock(dt.datetime(2026, 11, 29, tzinfo=dt.UTC)))
     assert again.findings == [] and verify(tmp_path, KEY).ok
 
 

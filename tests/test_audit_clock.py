@@ -24,7 +24,7 @@ class SteppedClock:
         self.ahead = dt.timedelta(0)
 
     def __call__(self):
-        return dt.datetime.now(dt.timezone.utc) + self.ahead
+        return dt.datetime.now(dt.UTC) + self.ahead
 
 
 def stepped_log(folder, clock):

@@ -22,7 +22,7 @@ class Clock:
     """Ten minutes a record: forty rounds lie over about four gaming days."""
 
     def __init__(self):
-        self.now = dt.datetime(2026, 3, 1, 5, 0, tzinfo=dt.timezone.utc)
+        self.now = dt.datetime(2026, 3, 1, 5, 0, tzinfo=dt.UTC)
 
     def __call__(self):
         self.now += dt.timedelta(minutes=10)

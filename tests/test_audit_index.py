@@ -71,7 +71,7 @@ def days_of_log(folder, days=3, per_day=40):
     """A log over several gaming days (a clock that moves a day at a time), each with one round opened."""
     import datetime as dt
 
-    now = [dt.datetime(2026, 3, 1, 12, tzinfo=dt.timezone.utc)]
+    now = [dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)]
     audit = AuditLog(folder, KEY, clock=lambda: now[0])
     for day in range(days):
         TableRound(f"d{day}-1", load_house("general"), {"house": {}}, audit).open("dealer", [{"seat": 1, "wager": "20"}])
@@ -170,7 +170,7 @@ def test_history_and_shift_go_by_the_gaming_day_not_the_utc_date(tmp_path):
 
     from appliance.audit.gaming_day import GamingDay
 
-    times = iter([dt.datetime(2026, 12, 2, 2, 0, tzinfo=dt.timezone.utc) + dt.timedelta(seconds=n) for n in range(500)])
+    times = iter([dt.datetime(2026, 12, 2, 2, 0, tzinfo=dt.UTC) + dt.timedelta(seconds=n) for n in range(500)])
     audit = AuditLog(tmp_path / "log", KEY, day=GamingDay("America/Los_Angeles", dt.time(6)), clock=lambda: next(times))
     index = Index(tmp_path / "index.sqlite")
     table = TableRound("day-1", load_house("general"), {"house": {}}, audit, [index.add])

@@ -12,7 +12,7 @@ KEY = b"k" * 64
 
 class Clock:
     def __init__(self):
-        self.now = dt.datetime(2026, 11, 28, 20, 0, tzinfo=dt.timezone.utc)
+        self.now = dt.datetime(2026, 11, 28, 20, 0, tzinfo=dt.UTC)
 
     def __call__(self):
         self.now += dt.timedelta(hours=1)

@@ -15,7 +15,7 @@ FULL = "The audit disk is full: nothing can be recorded"
 
 class Clock:
     def __init__(self):
-        self.now = dt.datetime(2026, 11, 28, 20, 0, tzinfo=dt.timezone.utc)
+        self.now = dt.datetime(2026, 11, 28, 20, 0, tzinfo=dt.UTC)
 
     def __call__(self):
         self.now += dt.timedelta(minutes=1)

@@ -369,7 +369,7 @@ class CountedDatabase(Database):
     def conn(self) -> psycopg.Connection:
         conn = super().conn()
         if id(conn) not in self.traces:
-            trace = tempfile.TemporaryFile("w+")
+            trace = tempfile.TemporaryFile("w+")  # noqa: SIM115  (kept open in self.traces until the test reads it)
             conn.pgconn.trace(os.dup(trace.fileno()))  # libpq closes its copy when untraced
             conn.pgconn.set_trace_flags(pq.Trace.SUPPRESS_TIMESTAMPS)
             self.traces[id(conn)] = (conn, trace)

@@ -123,17 +123,17 @@ def test_the_floor_killed_at_random_moments_while_five_tables_ship(floor_dsn, tm
 
 def test_the_database_restarted_and_the_network_cut_while_tables_ship(postgres, floor_dsn, tmp_path):
     migrated(floor_dsn)
-    with floor_service(floor_dsn) as floor_url, cuttable(floor_url) as (url, cut):
-        with tables_shipping(floor_dsn, tmp_path, url, 3, rounds=25) as tables:
-            time.sleep(0.4)
-            postgres.stop("fast")  # the floor answers 503; the tables go on
-            time.sleep(0.5)
-            postgres.start()
-            time.sleep(0.4)
-            cut(1.0)  # the floor's port closed for a second: connections refused and reset
-            for *_, player in tables:
-                player.join()
-            drained(floor_dsn, tables)
+    with (floor_service(floor_dsn) as floor_url, cuttable(floor_url) as (url, cut),
+          tables_shipping(floor_dsn, tmp_path, url, 3, rounds=25) as tables):
+        time.sleep(0.4)
+        postgres.stop("fast")  # the floor answers 503; the tables go on
+        time.sleep(0.5)
+        postgres.start()
+        time.sleep(0.4)
+        cut(1.0)  # the floor's port closed for a second: connections refused and reset
+        for *_, player in tables:
+            player.join()
+        drained(floor_dsn, tables)
     for table, audit_dir, key_file, *_ in tables:
         assert_exactly_once_and_verifies(floor_dsn, table, audit_dir, key_file)
 

@@ -89,16 +89,15 @@ def test_the_background_shipper_follows_a_table_as_it_writes(floor_dsn, tmp_path
     credentials = enrolled(floor_dsn, "T2", tmp_path)
     audit_dir = tmp_path / "audit"
     audit = AuditLog(audit_dir, table_key(tmp_path / "t2.key", credentials, audit_dir))
-    with floor_service(floor_dsn) as url:
-        with Shipper(audit_dir, url, credentials) as shipper:
-            thread, stop = shipper.start()
-            play_rounds(load_house("general"), audit, 5, seed=4)
-            for _ in range(100):
-                if len(floor_lines(floor_dsn, "T2")) == audit.seq:
-                    break
-                stop.wait(0.1)
-            stop.set()
-            thread.join(10)
+    with floor_service(floor_dsn) as url, Shipper(audit_dir, url, credentials) as shipper:
+        thread, stop = shipper.start()
+        play_rounds(load_house("general"), audit, 5, seed=4)
+        for _ in range(100):
+            if len(floor_lines(floor_dsn, "T2")) == audit.seq:
+                break
+            stop.wait(0.1)
+        stop.set()
+        thread.join(10)
     assert floor_lines(floor_dsn, "T2") == log_lines(audit_dir)
 
 
@@ -115,7 +114,6 @@ def test_devices_toml_names_the_floor(tmp_path):
 
 
 def test_a_table_whose_log_stopped_recording_shows_so_in_the_pit(floor_dsn, tmp_path):
-    import urllib.request
 
     users(migrated(floor_dsn))
     credentials = enrolled(floor_dsn, "T4", tmp_path)

@@ -50,7 +50,7 @@ class Projections:
                 "pit": (self.pit.phase, None, None),
                 "dispute": (None, viewed["status"], viewed["settlement"] is not None),
                 "index": (None, indexed["status"], indexed["seat"] is not None)}
-        for n, what in enumerate(("phase", "status", "settled")):
+        for n, _what in enumerate(("phase", "status", "settled")):
             if len({view[n] for view in said.values() if view[n] is not None}) != 1:
                 self.disagree.append((record["event"], {name: view[n] for name, view in said.items()}))
         self.seen.append((record["event"], *said["engine"][:2]))

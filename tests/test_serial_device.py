@@ -45,13 +45,13 @@ class Collector:
 
 def test_results_come_through_a_pseudo_terminal():
     c = Collector()
-    with DeviceSimulator(DeviceKind.DICE, heartbeat=0.2, seed=3) as sim:
-        with c.device(SerialSettings(DeviceKind.DICE, sim.path)) as dev:
-            c.wait(lambda: Status.ONLINE in c.statuses)
-            for _ in range(5):
-                assert dev.roll()
-                time.sleep(0.05)
-            c.wait(lambda: len(c.results) == 5)
+    with (DeviceSimulator(DeviceKind.DICE, heartbeat=0.2, seed=3) as sim,
+          c.device(SerialSettings(DeviceKind.DICE, sim.path)) as dev):
+        c.wait(lambda: Status.ONLINE in c.statuses)
+        for _ in range(5):
+            assert dev.roll()
+            time.sleep(0.05)
+        c.wait(lambda: len(c.results) == 5)
     sent = [line for line in sim.sent if line.startswith(b"D,")]
     assert [frame(f"D,{r.seq},{','.join(map(str, r.dice))}") for r in c.results] == sent
     assert all(3 <= r.total <= 18 for r in c.results)
@@ -134,12 +134,12 @@ def test_unplugged_and_replugged_without_losing_a_message(tmp_path):
 def test_faults_from_the_simulator_are_all_caught():
     c = Collector()
     faults = Faults(bad_checksum=0.3, noise=0.3)
-    with DeviceSimulator(DeviceKind.RNG, heartbeat=10, seed=9, faults=faults) as sim:
-        with c.device(SerialSettings(DeviceKind.RNG, sim.path)):
-            time.sleep(0.2)
-            lines = [sim.send_result() for _ in range(200)]
-            c.wait(lambda: len(c.results) + len(c.rejections) >= 200)
-            time.sleep(0.2)
+    with (DeviceSimulator(DeviceKind.RNG, heartbeat=10, seed=9, faults=faults) as sim,
+          c.device(SerialSettings(DeviceKind.RNG, sim.path))):
+        time.sleep(0.2)
+        lines = [sim.send_result() for _ in range(200)]
+        c.wait(lambda: len(c.results) + len(c.rejections) >= 200)
+        time.sleep(0.2)
     assert 0 < len(c.results) < 200 and c.rejections
     for r in c.results:  # each accepted result was sent intact (noise may end in a line break before it)
         assert 1 <= r.value <= 7

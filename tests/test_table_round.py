@@ -178,7 +178,7 @@ def test_killed_at_twenty_random_moments(tmp_path):
     rng = random.Random(20)
     log, key = tmp_path / "log", tmp_path / "log.key"
     settled_before = set()
-    for attempt in range(20):
+    for _attempt in range(20):
         with subprocess.Popen([APPLIANCE, "simulate-table", "--rounds", "100000", "--audit", str(log), "--seed", "9"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
             try:

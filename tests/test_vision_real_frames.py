@@ -183,7 +183,7 @@ def test_on_a_deck_printing_two_corners_only_the_top_card_of_a_spread_has_a_seco
         scene = Scene.random(rng, LAYOUT, rotation="any", spread=True)
         rendered = render_table(LAYOUT, deal_table(rng, cards=photos.codes), photos, scene, seed=seed)
         calibration = calibrate(rendered.image, LAYOUT)
-        for name, truth in rendered.truth.items():
+        for name in rendered.truth:
             image, frame_to_zone = zone_image(rendered.image, LAYOUT.zone(name), calibration, FIND_PX_PER_MM,
                                               cv2.INTER_NEAREST)
             _, odd = card_quads(image, FIND_PX_PER_MM)

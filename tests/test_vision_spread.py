@@ -67,7 +67,7 @@ def test_each_corner_is_cut_on_its_own_card(casino_deck):
     scene = Scene(tilt_deg=rng.uniform(0, 20), tilt_dir_deg=rng.uniform(0, 360), spread=True, rotation="any")
     rendered = render_table(LAYOUT, HANDS, DESIGNS["casino"], scene, seed=8)
     calibration = calibrate(rendered.image, LAYOUT)
-    for name, cards in HANDS.items():
+    for name in HANDS:
         image, frame_to_zone = zone_image(rendered.image, LAYOUT.zone(name), calibration, FIND_PX_PER_MM, cv2.INTER_NEAREST)
         _, odd = card_quads(image, FIND_PX_PER_MM)
         spread = spread_corners(rendered.image, odd[0], np.linalg.inv(frame_to_zone), FIND_PX_PER_MM, casino_deck)

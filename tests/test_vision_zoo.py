@@ -67,7 +67,7 @@ def test_a_court_picture_comes_close_to_the_index(designs):
 def test_every_index_fits_its_corner(designs):
     for d in designs:
         x0, y0, x1, y1 = d.index_box_mm
-        assert 0.5 <= x0 and 0.5 <= y0 and y1 <= CARD_H_MM / 2 - 5
+        assert x0 >= 0.5 and y0 >= 0.5 and y1 <= CARD_H_MM / 2 - 5
         assert x1 <= CARD_W_MM / 2 - 1.5 if d.four_index else x1 <= CARD_W_MM - x1
 
 

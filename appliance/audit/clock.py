@@ -48,7 +48,7 @@ def boot_seconds() -> float:
 
 
 def _shown(when: dt.datetime) -> str:
-    return when.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return when.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _span(delta: dt.timedelta) -> str:

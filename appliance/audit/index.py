@@ -111,7 +111,7 @@ def log_time(when: dt.datetime | None) -> str | None:
     >>> log_time(dt.datetime(2026, 11, 29, 6, 0, tzinfo=dt.timezone(dt.timedelta(hours=-5))))
     '2026-11-29T11:00:00.000000+00:00'
     """
-    return None if when is None else when.astimezone(dt.timezone.utc).isoformat(timespec="microseconds")
+    return None if when is None else when.astimezone(dt.UTC).isoformat(timespec="microseconds")
 
 
 def shown(read: Callable) -> Callable:

@@ -214,7 +214,7 @@ class AuditLog:
         self.folder = Path(folder)
         self.folder.mkdir(mode=0o750, parents=True, exist_ok=True)
         self.key, self.day = key, day
-        self._clock, self._write_fn = clock or (lambda: dt.datetime.now(dt.timezone.utc)), write
+        self._clock, self._write_fn = clock or (lambda: dt.datetime.now(dt.UTC)), write
         self._watch = ClockWatch(timer if timer is not None or clock is not None else boot_seconds)
         #: A step of the clock forward not yet confirmed: {"reason", "seq"} (seq None until it is on disk)
         self.clock_doubt: dict | None = None
@@ -285,7 +285,7 @@ class AuditLog:
         reason = longer_log(witnesses(self.folder, self.key, index), max(self.seq, gap.get("to_seq") or 0))
         if reason is None:
             return False
-        self.stopped = Stoppage(reason, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        self.stopped = Stoppage(reason, dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                                 time.monotonic(), "start-up", lasting=True)
         return True
 
@@ -392,7 +392,7 @@ class AuditLog:
         """Recording stops for a reason found outside the log (the history index could not be written)."""
         with self._lock:
             if self.stopped is None:
-                self.stopped = Stoppage(reason, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                self.stopped = Stoppage(reason, dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
                                         time.monotonic(), event)
 
     def record_when_possible(self, event: str, data: dict, who: str = "appliance") -> dict | None:

@@ -24,7 +24,7 @@ class Worker(ABC):
     def _work(self) -> None:
         """The worker's loop."""
 
-    def _stopped(self) -> None:
+    def _stopped(self) -> None:  # noqa: B027  (a hook: most workers hold nothing to release)
         """Release the worker's resources once its thread has ended."""
 
     def start(self):

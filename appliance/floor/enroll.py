@@ -49,7 +49,7 @@ class Credentials:
             handle.write("\n")
 
     @classmethod
-    def read(cls, path: str | Path) -> "Credentials":
+    def read(cls, path: str | Path) -> Credentials:
         path = Path(path)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))

@@ -98,7 +98,7 @@ class Shipper:
         # Whether the table's log is recording (set where the shipper runs beside the log's writer; unknown else).
         self.recording: Callable[[], bool] | None = None
 
-    def __enter__(self) -> "Shipper":
+    def __enter__(self) -> Shipper:
         return self
 
     def __exit__(self, *exc) -> None:

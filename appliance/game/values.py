@@ -27,7 +27,7 @@ import copy
 import enum
 from collections import Counter
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 from itertools import combinations_with_replacement
 
 from .cards import RANK_NAMES, RANK_PLURALS, parse_cards  # noqa: F401  (doctest)
@@ -287,7 +287,7 @@ def describe(value: int, wheel: WheelRule = WheelRule.SECOND_HIGHEST) -> str:
     return f"{RANK_NAMES[r[0]].capitalize()} high"
 
 
-@lru_cache(maxsize=None)
+@cache
 def evaluator(joker: JokerRule, wheel: WheelRule, equal_pair_behind_fouls: bool = False) -> Evaluator:
     """The shared evaluator for a house's card rules (the value tables are built once per joker and wheel rule)."""
     if not equal_pair_behind_fouls:

@@ -77,7 +77,7 @@ class CameraEye:
         looked: Look = {}
         for name, cards in reads.items():
 
-            def image(zone=self.layout.zone(name)) -> bytes:
+            def image(zone=self.layout.zone(name)) -> bytes:  # noqa: B008  (binds this zone, read after the loop)
                 ok, png = cv2.imencode(".png", zone_image(frame, zone, calibration)[0])
                 return png.tobytes()
 

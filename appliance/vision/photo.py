@@ -383,7 +383,9 @@ def _detail_of(outer: np.ndarray, inner: np.ndarray) -> bool:
 
 def _overlap(a: np.ndarray, b: np.ndarray) -> bool:
     """Either outline's centre lies inside the other: two views of one card."""
-    inside = lambda quad, point: cv2.pointPolygonTest(quad.reshape(-1, 1, 2), tuple(map(float, point)), False) >= 0
+    def inside(quad: np.ndarray, point: np.ndarray) -> bool:
+        return cv2.pointPolygonTest(quad.reshape(-1, 1, 2), tuple(map(float, point)), False) >= 0
+
     return inside(a, b.mean(axis=0)) or inside(b, a.mean(axis=0))
 
 

@@ -43,7 +43,7 @@ def make_self_signed(folder: Path, names: list[str], days: int = 825, force: boo
         raise CertificateExists(f"{folder}: a certificate or key is already there (--force replaces them)")
     key = ec.generate_private_key(ec.SECP256R1())
     everyone = list(dict.fromkeys([*names, "localhost", "127.0.0.1", "::1"]))
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, everyone[0]),
                          x509.NameAttribute(NameOID.ORGANIZATION_NAME, "Pai Gow appliance (self-signed)")])
     cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())

@@ -110,7 +110,7 @@ class Feed(asyncio.Protocol):
     event in one write to each viewer (a front that fell behind catches up in one go, and a request
     waits behind one write per viewer, not one per event)."""
 
-    def __init__(self, front: "Front"):
+    def __init__(self, front: Front):
         self.front, self.frames, self.ended = front, FrameReader(), asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.Transport) -> None:

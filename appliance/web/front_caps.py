@@ -71,7 +71,7 @@ class Holder:
     dealer: bool = False
 
     @classmethod
-    def of(cls, address: str, paired_screen: str | None = None) -> "Holder":
+    def of(cls, address: str, paired_screen: str | None = None) -> Holder:
         """The holder of a stream from ``address``; ``paired_screen``: the digest of a paired screen's
         token, when the request carries one that is paired.
 

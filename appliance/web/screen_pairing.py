@@ -116,7 +116,7 @@ class ScreenPairings:
             self._code = None
             token = secrets.token_urlsafe(32)
             screen = PairedScreen(secrets.token_hex(4), name, address,
-                                  dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"), pending.by)
+                                  dt.datetime.now(dt.UTC).isoformat(timespec="seconds"), pending.by)
             record(screen)
             self._keep({**self._screens, screen_token_digest(token): screen})
             return token, screen

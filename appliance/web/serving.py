@@ -40,7 +40,7 @@ class Waitress:
     folder: Path
 
     @classmethod
-    def start(cls, app: Flask, prefix: str, name: str, **options) -> "Waitress":
+    def start(cls, app: Flask, prefix: str, name: str, **options) -> Waitress:
         """Serve ``app`` from a thread named ``name``, in a folder named from ``prefix``; ``options``
         are waitress's."""
         folder = Path(tempfile.mkdtemp(prefix=prefix))

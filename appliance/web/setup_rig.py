@@ -155,6 +155,6 @@ class SetupRig:
                 time.sleep(0.1)
 
     def choose_house(self, key: str, name: str, who: str) -> dict:
-        choice = {"house": key, "name": name, "by": who, "at": dt.datetime.now(dt.timezone.utc).isoformat()}
+        choice = {"house": key, "name": name, "by": who, "at": dt.datetime.now(dt.UTC).isoformat()}
         write_choice(self.data, choice)
         return choice

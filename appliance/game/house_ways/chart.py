@@ -30,7 +30,7 @@ from typing import Any
 
 from ..cards import JOKER_INDEX, RANK_NAMES
 from ..values import ACE_HIGH_STRAIGHT, Category, pack
-from .shape import ACE, Decision, SfOption, Shape, pair_class
+from .shape import ACE, Decision, Shape, pair_class
 
 
 class ChartError(ValueError):
@@ -302,7 +302,7 @@ class ChartLine:
         for test in self.tests:
             if not test(h):
                 return False
-        for alternative in self.unless:
+        for alternative in self.unless:  # noqa: SIM110  (plain loops: a chart asks this of every line, every hand)
             if all(test(h) for test in alternative):
                 return False
         return True
