@@ -173,23 +173,23 @@ class DealerLoop:
     def wanted_zones(self) -> list[str]:
         """The zones the camera should read now."""
         with self.table.lock:
-            step, current = self.step, self.table.current
+            step = self.step
             if step is Step.BANKER:
                 return self._banker_zones()
             if step in (Step.SEATS, Step.RESET):
-                return self._set_zones() + [f"seat{s.seat}.{part}" for s in current.state.seats.values()
+                return self._set_zones() + [f"seat{s.seat}.{part}" for s in self.table.playing.state.seats.values()
                                             if s.bet is not None and not s.has_cards for part in ("front", "back")]
             return []
 
     def _set_zones(self) -> list[str]:
         """The banker's set zones while the house dealer's setting is still to be accepted."""
-        banker = self.table.current.state.banker
+        banker = self.table.playing.state.banker
         return list(BANKER_SET_ZONES) if banker.set_checked and banker.setting is None else []
 
     def _banker_zones(self) -> list[str]:
         """A player-banker who sets his own hand lays it front and back in his seat's zones (his seat has
         no hand of its own); else the banker's seven cards lie in the banker zone, set by the house way."""
-        banker = self.table.current.state.banker.seat
+        banker = self.table.playing.state.banker.seat
         if banker != DEALER and self.table.rules.banking.banker_sets is BankerSetting.OWN:
             return [f"seat{banker}.front", f"seat{banker}.back"]
         return ["banker"]
@@ -359,11 +359,12 @@ class DealerLoop:
 
     def _misdeal_round(self, round_id: str | None) -> str:
         """The round in play, which a misdeal voids: the one the screen showed (``round_id``), if given."""
-        step, current = self.step, self.table.current
+        step = self.step
         if step is Step.HELD:
             raise DealerInputError("the table is held: the supervisor declares the misdeal")
         if step not in (Step.START, Step.BANKER, Step.SEATS, Step.RESET):
             raise DealerInputError("no round is being dealt: a misdeal voids the round in play")
+        current = self.table.playing
         if round_id is not None and round_id != current.round_id:
             raise DealerInputError(f"round {round_id} is no longer in play (round {current.round_id} is): "
                                    "look at the table again")
@@ -382,7 +383,7 @@ class DealerLoop:
                       "step": self.step.value}
             if self.step is Step.START:
                 try:
-                    self.table.current.start_seat(source, value, dice=dice, seq=result.seq)
+                    self.table.playing.start_seat(source, value, dice=dice, seq=result.seq)
                     self.zones = {}
                 except StartValueRefused as err:
                     self.table.log(Events.DEVICE_VALUE, {**unused, "refused": str(err)}, "device")
@@ -514,25 +515,25 @@ class DealerLoop:
         raise RoundStateError("NEXT does nothing now: the hands are being read (CONFIRM accepts them)")
 
     def _confirm(self, who: str) -> None:
-        step, current = self.step, self.table.current
+        step = self.step
         if step is Step.BANKER:
             zones = self._banker_zones()
             if zones == ["banker"]:
                 zone = self._complete("banker", HAND)
-                current.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who,
+                self.table.playing.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who,
                                      set_checked=self.reads_setting, named=_named(("banker", zone)))
             else:
                 front, back = self._hand(*zones, "The banker")
-                current.banker_cards(front.cards() + back.cards(), read=[*front.reads, *back.reads],
+                self.table.playing.banker_cards(front.cards() + back.cards(), read=[*front.reads, *back.reads],
                                      images=self._images(front) + self._images(back), who=who,
                                      front=front.cards(), back=back.cards(), named=_named(*zip(zones, (front, back))))
             self.zones = {}
         elif step in (Step.SEATS, Step.RESET):
             setting = self._hand(*BANKER_SET_ZONES, "The banker's setting") if self._set_zones() else None
-            if setting is not None and current.setting_difference(setting[0].cards(), setting[1].cards()):
+            if setting is not None and self.table.playing.setting_difference(setting[0].cards(), setting[1].cards()):
                 self._accept_setting(setting, who)  # held (recorded): the dealer resets
                 return
-            seats = _waiting(current.state)
+            seats = _waiting(self.table.playing.state)
             counted = self.table.rules.wrong_count is not WrongCount.FOUL  # else a wrong count is the player's foul
             ready = {seat: self._hand(f"seat{seat}.front", f"seat{seat}.back", f"Seat {seat}", counted)
                      for seat in seats}
@@ -541,21 +542,21 @@ class DealerLoop:
                     if (way := self._house_way_for(seat, count)) is not None}
             for seat, count in counts.items():  # refused before any seat is recorded
                 if seat not in ways:
-                    current.miscount(seat, count.total)
+                    self.table.playing.miscount(seat, count.total)
                 elif count.wrong:
                     raise RoundStateError(f"Seat {seat}: {count.total} cards seen: the house way sets {HAND}: "
                                           "name or enter the hand")
             # every seat checked together before any is recorded: a card seen twice holds the whole table
-            current.hold_if_seen({f"seat {seat}": front.cards() + back.cards()
+            self.table.playing.hold_if_seen({f"seat {seat}": front.cards() + back.cards()
                                   for seat, (front, back) in ready.items()})
             if setting is not None:
                 self._accept_setting(setting, who)
             for seat, (front, back) in ready.items():
-                current.seat_cards(seat, front.cards(), back.cards(), read=[*front.reads, *back.reads],
+                self.table.playing.seat_cards(seat, front.cards(), back.cards(), read=[*front.reads, *back.reads],
                                    images=self._images(front) + self._images(back), who=who,
                                    named=_named((f"seat{seat}.front", front), (f"seat{seat}.back", back)),
                                    house_way=ways.get(seat))
-            current.settle()
+            self.table.playing.settle()
             self.zones = {}
         else:
             raise RoundStateError("CONFIRM does nothing now: there is no read to accept")
@@ -564,7 +565,7 @@ class DealerLoop:
         """Why the house way sets the seat's hand, or None: the player asked for it (entered by the dealer), or
         laid the seven cards in one pile (all in one of the seat's two zones, none in the other) where the
         house says so (``player_hands.one_pile``; Capitol: "it will be set as houseway")."""
-        asked = self.requests.get((self.table.current.round_id, seat))
+        asked = self.requests.get((self.table.playing.round_id, seat))
         if asked is not None:
             return {"why": "request", "requested_by": asked}
         if self.table.rules.one_pile is OnePile.HOUSE_WAY and count.one_pile:
@@ -580,18 +581,17 @@ class DealerLoop:
             if not rules.house_way_on_request:
                 raise DealerInputError(f"{rules.name} does not set a player's hand by the house way on request "
                                        "(player_hands.house_way_on_request)")
-            current = self.table.current
-            if self.step is not Step.SEATS or type(seat) is not int or seat not in _waiting(current.state):
+            if self.step is not Step.SEATS or type(seat) is not int or seat not in _waiting(self.table.playing.state):
                 raise DealerInputError(f"seat {seat!r:.10}: no hand of that seat is being read now")
-            self.requests[(current.round_id, seat)] = who
-            log.info("%s: seat %s asked for the house way (entered by %s)", current.round_id, seat, who)
+            self.requests[(self.table.playing.round_id, seat)] = who
+            log.info("%s: seat %s asked for the house way (entered by %s)", self.table.playing.round_id, seat, who)
             self.version += 1
             self.announce()
 
     def _accept_setting(self, setting: tuple[ZoneRead, ZoneRead], who: str) -> None:
         """The house dealer's setting as read, recorded: accepted, or held for a reset."""
         front, back = setting
-        self.table.current.banker_set(front.cards(), back.cards(), read=[*front.reads, *back.reads],
+        self.table.playing.banker_set(front.cards(), back.cards(), read=[*front.reads, *back.reads],
                                       images=self._images(front) + self._images(back), who=who,
                                       named=_named(*zip(BANKER_SET_ZONES, setting)))
 
@@ -601,7 +601,7 @@ class DealerLoop:
         with self.table.lock:
             if self.step is not Step.RESET:
                 raise DealerInputError("no setting of the banker's hand is held")
-            round_id, setting = self.table.current.round_id, self.table.current.state.banker.held
+            round_id, setting = self.table.playing.round_id, self.table.playing.state.banker.held
             held = {"front": setting.front, "back": setting.back}
             now = [zone.cards() if (zone := self.zones.get(name)) and zone.reads is not None else None
                    for name in BANKER_SET_ZONES]
@@ -666,14 +666,14 @@ class DealerLoop:
         the seats being read, where the house sets a hand so on request."""
         if not self.table.rules.house_way_on_request or self.step is not Step.SEATS:
             return []
-        return sorted(_waiting(self.table.current.state))
+        return sorted(_waiting(self.table.playing.state))
 
     def _setting_prompt(self, zones: dict) -> dict | None:
         """The house dealer's setting beside the house way's, while it is to be accepted: each hand's cards
         and value in words, and whether the setting read (when whole) is the house way's."""
         if not self._set_zones():
             return None
-        current, ev = self.table.current, self.table.rules.evaluator()
+        current, ev = self.table.playing, self.table.rules.evaluator()
         way = current.house_way_setting()
         read = [zones.get(name, {}).get("cards") for name in BANKER_SET_ZONES]
         laid, same = None, None

@@ -141,7 +141,7 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
                                **w.check.to_json()}, "appliance"))
 
     def roll() -> bool:  # the device answers at once, with a value that depends on the round alone
-        round_id = table.current.round_id
+        round_id = table.playing.round_id
         draw, seq = random.Random(f"{seed}:{round_id}:start"), int(round_id.rsplit("-", 1)[1]) % 10000
         if StartMethod.RNG in rules.start.methods:
             loop.start_value("simulated-rng", RngResult(seq, draw.randint(1, 7)))
@@ -169,12 +169,12 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
             if loop.step is Step.IDLE:
                 break
             if loop.step is Step.HELD:
-                raise RuntimeError(f"round {table.current.round_id}: {table.held}")
+                raise RuntimeError(f"round {table.playing.round_id}: {table.held}")
             pace()
             dealer.act()  # lays the cards this step wants, names what the camera could not read, confirms
             loop.tick()
         else:
-            raise RuntimeError(f"round {table.current.round_id}: not settled after 100 moves ({loop.prompt()['say']})")
+            raise RuntimeError(f"round {table.playing.round_id}: not settled after 100 moves ({loop.prompt()['say']})")
     return {**played.totals(), "voided_at_start": interrupted}
 
 
@@ -280,10 +280,10 @@ class SimulatedDealer(Worker):
         loop, rules = self.loop, self.loop.table.rules
         with loop.table.lock:
             look, looks = loop.prompt(), loop.looks
-            step, current = Step(look["step"]), loop.table.current
+            step = Step(look["step"])
             if step in (Step.BANKER, Step.SEATS, Step.RESET):
-                state = current.state
-                round_id, banker = current.round_id, state.banker.seat
+                state = loop.table.playing.state
+                round_id, banker = loop.table.playing.round_id, state.banker.seat
                 count, seats = state.start.count, [b["seat"] for b in state.bets]
         if step is Step.IDLE:
             if self.rounds is not None and self.opened >= self.rounds:

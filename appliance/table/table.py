@@ -107,11 +107,20 @@ class Table:
             self._banked = list(settled)[-BANK_MEMORY:]
 
     @property
+    def playing(self) -> TableRound:
+        """The round in play, for the steps that only a round in play can reach (its phase sees to it)."""
+        if self.current is None:
+            raise RoundStateError("no round is in play")
+        return self.current
+
+    @property
     def bank_history(self) -> list[BankRound]:
         """The last rounds settled, oldest first, as the bank's rotation rules see them."""
         with self.lock:
-            settled = self.current is not None and self.current.phase is Phase.SETTLED
-            return [*self._banked, *([_bank_round(self.current.state)] if settled else [])]
+            current = self.current
+            if current is not None and current.phase is Phase.SETTLED:
+                return [*self._banked, _bank_round(current.state)]
+            return [*self._banked]
 
     def bank_offers(self) -> tuple[BankOffer, ...]:
         """Every seat in the order the next round's bank is offered, each with the rule that refuses it."""
