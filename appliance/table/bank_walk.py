@@ -49,9 +49,16 @@ class BankWalk:
         """The seat the bank is offered to now; None once every seat has passed."""
         return self.seats[len(self.passed)] if len(self.passed) < len(self.seats) else None
 
+    @property
+    def asking(self) -> int:
+        """The seat asked now, while the walk goes on (a walk every seat passed ends at once)."""
+        if self.asked is None:
+            raise ValueError("every seat in play has passed the bank")
+        return self.asked
+
     def passed_on(self) -> BankWalk:
         """The seat asked passes: the next seat is asked."""
-        self.passed.append(self.asked)
+        self.passed.append(self.asking)
         return self
 
     def to_json(self) -> dict:

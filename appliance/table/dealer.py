@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -36,7 +36,7 @@ from ..game.money import MoneyError, fmt, money
 from ..game.rules import BankerSetting, BankingMode, OnePile, WrongCount
 from ..game.settlement import RoundError, Wager, check_wagers, house_way_difference
 from ..game.start_seat import DEALER, Position
-from ..records.round_state import RoundState
+from ..records.round_state import HeldSetting, RoundState
 from ..vision.deck_match import DECK_MISMATCH
 from ..vision.layout import BANKER_SET_ZONES
 from .bank_walk import BankWalk, moved_bank
@@ -92,6 +92,13 @@ class ZoneRead:
     def cards(self) -> list[str | None]:
         return [self.picked[i][0] if i in self.picked else r["card"] for i, r in enumerate(self.reads or [])]
 
+    def laid(self) -> list[str]:
+        """The cards of a zone read or named in full (as ``DealerLoop._complete`` requires before any is recorded)."""
+        cards = [c for c in self.cards() if c is not None]
+        if self.reads is None or len(cards) != len(self.reads):
+            raise RoundStateError("a zone's cards are not all read or named")
+        return cards
+
     def to_json(self) -> dict:
         return {"reads": self.reads, "cards": self.cards(), "picked": {str(k): v[0] for k, v in self.picked.items()},
                 "unreadable": [i for i, c in enumerate(self.cards()) if c is None]}
@@ -133,7 +140,7 @@ class LaidCount:
 class DealerLoop:
     def __init__(self, table: Table, eye: Eye, request_start: Callable[[], bool], round_id: Callable[[], str],
                  start_source: str, health: HealthTracker | None = None, stable_frames: int = 3,
-                 lamp: Callable[[str, bool], None] = lambda name, on: None,
+                 lamp: Callable[[str, bool | Flashing], None] = lambda name, on: None,
                  on_prompt: Callable[[dict], None] = lambda prompt: None, space: SpaceLimits = SpaceLimits(),
                  reads_setting: bool = False):
         """``reads_setting``: the layout has the banker's set zones, so the house dealer's setting is read."""
@@ -263,7 +270,7 @@ class DealerLoop:
                 elif button == "next":
                     ask_device = self._next(who)
                 elif self.step is Step.BANK:
-                    self._move_bank(self.walk.asked, who, self.walk)
+                    self._move_bank(self._walk.asking, who, self._walk)
                 elif self.step is Step.IDLE and self.table.bank_offers():
                     self._offer_bank(who)
                 else:
@@ -285,7 +292,7 @@ class DealerLoop:
 
     def _offer_bank(self, who: str) -> None:
         """CONFIRM between rounds: the bank is offered to the first seat in play that may take it."""
-        in_play = {b["seat"] for b in self.bets} | ({self.banker} if self.banker != DEALER else set())
+        in_play = {b["seat"] for b in self.bets} | ({self.banker} if isinstance(self.banker, int) else set())
         if not in_play:
             raise RoundStateError("enter the wagers first: the bank is offered to the seats in play")
         walk = BankWalk.begin(self.table.bank_offers(), in_play)
@@ -298,13 +305,21 @@ class DealerLoop:
 
     def _pass_bank(self, who: str) -> None:
         """NEXT while the bank is offered: the seat asked passes, and the next seat is asked."""
-        self.table.log(Events.BANK_PASSED, {"seat": self.walk.asked}, who)
-        self.walk.passed_on()
-        if self.walk.asked is None:
-            walk, self.walk = self.walk, None
+        walk = self._walk
+        self.table.log(Events.BANK_PASSED, {"seat": walk.asked}, who)
+        walk.passed_on()
+        if walk.asked is None:
+            self.walk = None
             self._bank_unclaimed(walk, who)
         else:
-            self.table.log(Events.BANK_OFFERED, {"seat": self.walk.asked, "passed": self.walk.passed}, who)
+            self.table.log(Events.BANK_OFFERED, {"seat": walk.asked, "passed": walk.passed}, who)
+
+    @property
+    def _walk(self) -> BankWalk:
+        """The bank being offered, at the bank step (which only an offer under way reaches)."""
+        if self.walk is None:
+            raise RoundStateError("the bank is not being offered")
+        return self.walk
 
     def _bank_unclaimed(self, walk: BankWalk, who: str) -> None:
         """No seat in play took the bank: the house keeps it where it may bank (Greektown: "the dealer will
@@ -378,7 +393,7 @@ class DealerLoop:
             if self.health is not None:
                 self.health.observe(result)
             dice = list(result.dice) if isinstance(result, DiceResult) else None
-            value = result.total if dice else result.value
+            value = result.total if isinstance(result, DiceResult) else result.value
             unused = {"device": source, "value": value, "dice": dice, "seq": result.seq, "used": False,
                       "step": self.step.value}
             if self.step is Step.START:
@@ -520,17 +535,17 @@ class DealerLoop:
             zones = self._banker_zones()
             if zones == ["banker"]:
                 zone = self._complete("banker", HAND)
-                self.table.playing.banker_cards(zone.cards(), read=zone.reads, images=self._images(zone), who=who,
+                self.table.playing.banker_cards(zone.laid(), read=zone.reads, images=self._images(zone), who=who,
                                      set_checked=self.reads_setting, named=_named(("banker", zone)))
             else:
-                front, back = self._hand(*zones, "The banker")
-                self.table.playing.banker_cards(front.cards() + back.cards(), read=[*front.reads, *back.reads],
+                front, back = self._hand(zones[0], zones[1], "The banker")
+                self.table.playing.banker_cards(front.laid() + back.laid(), read=_reads(front, back),
                                      images=self._images(front) + self._images(back), who=who,
-                                     front=front.cards(), back=back.cards(), named=_named(*zip(zones, (front, back))))
+                                     front=front.laid(), back=back.laid(), named=_named(*zip(zones, (front, back))))
             self.zones = {}
         elif step in (Step.SEATS, Step.RESET):
             setting = self._hand(*BANKER_SET_ZONES, "The banker's setting") if self._set_zones() else None
-            if setting is not None and self.table.playing.setting_difference(setting[0].cards(), setting[1].cards()):
+            if setting is not None and self.table.playing.setting_difference(setting[0].laid(), setting[1].laid()):
                 self._accept_setting(setting, who)  # held (recorded): the dealer resets
                 return
             seats = _waiting(self.table.playing.state)
@@ -547,12 +562,12 @@ class DealerLoop:
                     raise RoundStateError(f"Seat {seat}: {count.total} cards seen: the house way sets {HAND}: "
                                           "name or enter the hand")
             # every seat checked together before any is recorded: a card seen twice holds the whole table
-            self.table.playing.hold_if_seen({f"seat {seat}": front.cards() + back.cards()
+            self.table.playing.hold_if_seen({f"seat {seat}": front.laid() + back.laid()
                                   for seat, (front, back) in ready.items()})
             if setting is not None:
                 self._accept_setting(setting, who)
             for seat, (front, back) in ready.items():
-                self.table.playing.seat_cards(seat, front.cards(), back.cards(), read=[*front.reads, *back.reads],
+                self.table.playing.seat_cards(seat, front.laid(), back.laid(), read=_reads(front, back),
                                    images=self._images(front) + self._images(back), who=who,
                                    named=_named((f"seat{seat}.front", front), (f"seat{seat}.back", back)),
                                    house_way=ways.get(seat))
@@ -591,7 +606,7 @@ class DealerLoop:
     def _accept_setting(self, setting: tuple[ZoneRead, ZoneRead], who: str) -> None:
         """The house dealer's setting as read, recorded: accepted, or held for a reset."""
         front, back = setting
-        self.table.playing.banker_set(front.cards(), back.cards(), read=[*front.reads, *back.reads],
+        self.table.playing.banker_set(front.laid(), back.laid(), read=_reads(front, back),
                                       images=self._images(front) + self._images(back), who=who,
                                       named=_named(*zip(BANKER_SET_ZONES, setting)))
 
@@ -602,6 +617,8 @@ class DealerLoop:
             if self.step is not Step.RESET:
                 raise DealerInputError("no setting of the banker's hand is held")
             round_id, setting = self.table.playing.round_id, self.table.playing.state.banker.held
+            if setting is None:
+                raise DealerInputError("no setting of the banker's hand is held")
             held = {"front": setting.front, "back": setting.back}
             now = [zone.cards() if (zone := self.zones.get(name)) and zone.reads is not None else None
                    for name in BANKER_SET_ZONES]
@@ -679,17 +696,18 @@ class DealerLoop:
         laid, same = None, None
         if all(read) and None not in read[0] + read[1] and len(read[0]) + len(read[1]) == HAND:
             cards = parse_cards(read[0] + read[1], unique=False)
-            mine = sorted(cards) == sorted(parse_cards(current.state.banker.cards))
+            mine = sorted(cards) == sorted(parse_cards(current.state.banker.cards or ()))  # none read: not his
             # a card named twice (the dealer part way through naming the unread cards again after a reset)
             # is not a hand to value yet
             laid = _valued(read[0], read[1], ev) if len(set(cards)) == HAND else \
                 {"front": read[0], "back": read[1], "front_value": "-", "back_value": "-", "foul": None}
-            same = mine and house_way_difference(current.state.banker.seat, parse_cards(read[0]), parse_cards(read[1]),
-                                                 self.table.rules) is None
+            seat = current.state.banker.seat
+            same = mine and seat is not None and house_way_difference(
+                seat, parse_cards(read[0]), parse_cards(read[1]), self.table.rules) is None
             laid["banker_cards"] = mine
         held = current.state.banker.held
         return {"house_way": {**_valued(way["front"], way["back"], ev), "rule": way["rule"]}, "laid": laid,
-                "same": same, "held": held and _valued(held.front, held.back, ev)}
+                "same": same, "held": _held_valued(held, ev)}
 
     def _bank_prompt(self) -> dict:
         """The next round's bank as the screen offers it: every seat in the order the bank is offered,
@@ -710,7 +728,7 @@ class DealerLoop:
             step = self.step
             self._lamp("attention", self.table.held is not None or step is Step.RESET)
             # while the bank is offered, the ready lamp flashes the number of the seat asked
-            self._lamp("ready", Flashing(self.walk.asked) if step is Step.BANK else step in (Step.IDLE, Step.START))
+            self._lamp("ready", Flashing(self._walk.asking) if step is Step.BANK else step in (Step.IDLE, Step.START))
             self._on_prompt(self.prompt())
 
 
@@ -766,6 +784,18 @@ def _amount(value, what: str) -> str:
     return value if isinstance(value, str) else fmt(amount)
 
 
+def _reads(front: ZoneRead, back: ZoneRead) -> list[dict]:
+    """A hand's reads, front then back, as recorded."""
+    return [*(front.reads or []), *(back.reads or [])]
+
+
+def _held_valued(held: HeldSetting | None, ev) -> dict | None:
+    """The held setting as the screen shows it, where one is held (with both hands recorded)."""
+    if held is None or held.front is None or held.back is None:
+        return None
+    return _valued(held.front, held.back, ev)
+
+
 def _valued(front: list[str], back: list[str], ev) -> dict:
     """A setting as the screen shows it: the cards, each hand's value in words, and whether it fouls."""
     fv, bv = ev.two(parse_cards(front)), ev.five(parse_cards(back))
@@ -780,12 +810,12 @@ def spoken(zone: str) -> str:
 
 
 def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str], bank_refused: str | None,
-         walk: BankWalk | None, setting: dict | None, asked: list[int] = ()) -> str:
+         walk: BankWalk | None, setting: dict | None, asked: Sequence[int] = ()) -> str:
     if step is Step.HELD:
         return f"Held: {table.held}"
-    if step is Step.BANK:
+    if step is Step.BANK and walk is not None:  # the bank step is the walk under way
         return f"Bank to seat {walk.asked}? CONFIRM takes it, NEXT passes"
-    if step is Step.RESET and not setting["same"]:
+    if step is Step.RESET and setting is not None and not setting["same"]:  # a held setting is shown
         return "Held: not the house way. Reset the banker's hand as shown, then CONFIRM"
     if setting is not None and setting["laid"] is not None and not setting["laid"]["banker_cards"]:
         return "The banker's set hand is not the seven cards read: set the banker's own cards"

@@ -11,6 +11,7 @@ import json
 import queue
 import secrets
 import threading
+from typing import Any
 
 from ..records.fold import Rounds
 from ..records.round_state import Phase, RoundState, SeatState
@@ -117,7 +118,7 @@ def round_view(state: RoundState) -> dict:
     """A round as the dashboard shows it (``/api/state``, the history of settled rounds): its phase, the
     banker's hand and setting, each seat's wager, hand and result, the start value, flags, a void's reason."""
     b = state.banker
-    banker = {"seat": b.seat, "wager": b.wager}
+    banker: dict[str, Any] = {"seat": b.seat, "wager": b.wager}  # JSON from here: the edge
     if b.read is not None:
         front, back = b.shown
         # set_checked: the house way's setting is shown, the house dealer's own is still to be read
@@ -128,7 +129,7 @@ def round_view(state: RoundState) -> dict:
         banker["set_by"] = b.accepted.set_by
         if b.accepted.reason is not None:
             banker["set_reason"] = b.accepted.reason
-    view = {"round": state.round, "phase": state.phase.value, "house": state.house, "banker": banker,
+    view: dict[str, Any] = {"round": state.round, "phase": state.phase.value, "house": state.house, "banker": banker,
             "seats": {str(seat.seat): _seat_view(seat) for seat in state.seats.values()}}
     if state.start is not None:
         start = state.start

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from itertools import combinations
 from pathlib import Path
@@ -30,7 +30,7 @@ from ..game.start_seat import DEALER, Position, first_hand, ring
 from ..records.fold import Rounds
 from ..records.round_state import RoundState
 from ..devices.protocol import DiceResult, RngResult
-from ..devices.start_source import HealthTracker
+from ..devices.start_source import HealthTracker, HealthWarning
 from ..devices.worker import Worker
 from .dealer import DealerInputError, DealerLoop, Step
 from .eye import CameraEye, TableTop
@@ -47,13 +47,13 @@ class SimulationStopped(ValueError):
 
 
 def random_wagers(rng: random.Random, rules: HouseRules,
-                  history: list[BankRound] = ()) -> tuple[Position, list[dict], Decimal | None]:
+                  history: Sequence[BankRound] = ()) -> tuple[Position, list[dict], Decimal | None]:
     """A round's banker, the seats that play (about three in four) and their wagers, within the house's limits,
     with a backline wager now and then where the house takes them. Where a player always banks, the bank is
     offered in the house's order and each seat the rules allow takes it at even odds (the last one offered
     takes it when all before passed)."""
     player_seats = rules.start.player_seats
-    banker = DEALER
+    banker: Position = DEALER
     if rules.banking.mode is BankingMode.PLAYER:
         allowed = [o.seat for o in bank_offers(history, rules.banking, player_seats) if o.refusal is None]
         banker = next((s for s in allowed if rng.random() < 0.5), allowed[-1])
@@ -136,9 +136,11 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
     played = PlayedTotals()
     table.listeners.append(played)
     # Every start value feeds the device's running uniformity check; a warning is an audit record.
-    health = HealthTracker("simulated-rng", on_warning=lambda w: table.log(
-        Events.DEVICE_HEALTH, {"device": "simulated-rng", "source": w.source, "message": w.message(),
-                               **w.check.to_json()}, "appliance"))
+    def warned(w: HealthWarning) -> None:
+        table.log(Events.DEVICE_HEALTH, {"device": "simulated-rng", "source": w.source, "message": w.message(),
+                                         **w.check.to_json()}, "appliance")
+
+    health = HealthTracker("simulated-rng", on_warning=warned)
 
     def roll() -> bool:  # the device answers at once, with a value that depends on the round alone
         round_id = table.playing.round_id
@@ -146,7 +148,8 @@ def play_rounds(rules: HouseRules, audit: AuditLog, rounds: int, seed: int = 1, 
         if StartMethod.RNG in rules.start.methods:
             loop.start_value("simulated-rng", RngResult(seq, draw.randint(1, 7)))
         else:  # a house that throws dice only (Capitol rule 14) refuses an RNG value: the shaker answers
-            loop.start_value("simulated-rng", DiceResult(seq, tuple(draw.randint(1, 6) for _ in range(3))))
+            dice = (draw.randint(1, 6), draw.randint(1, 6), draw.randint(1, 6))
+            loop.start_value("simulated-rng", DiceResult(seq, dice))
         return True
 
     eye, lay = simulated_eye(render, seed, size)
@@ -263,7 +266,7 @@ class SimulatedDealer(Worker):
         rules = loop.table.rules
         self._ev = rules.evaluator()
         self._hands: dict = {}
-        self._round = None
+        self._round: str | None = None
 
     def _work(self) -> None:
         while not self._stop.wait(self.pace):
@@ -282,9 +285,8 @@ class SimulatedDealer(Worker):
             look, looks = loop.prompt(), loop.looks
             step = Step(look["step"])
             if step in (Step.BANKER, Step.SEATS, Step.RESET):
-                state = loop.table.playing.state
-                round_id, banker = loop.table.playing.round_id, state.banker.seat
-                count, seats = state.start.count, [b["seat"] for b in state.bets]
+                round_id = loop.table.playing.round_id
+                banker, count, seats = _dealt(loop.table.playing.state)
         if step is Step.IDLE:
             if self.rounds is not None and self.opened >= self.rounds:
                 self.played.set()
@@ -311,11 +313,12 @@ class SimulatedDealer(Worker):
                 first = first_hand(count, banker, rules.start.player_seats, rules.start.count_direction)
                 self._hands = deal(random.Random(f"{self.seed}:{round_id}"), rules, first)
                 self._round = round_id
-            own = banker != DEALER and rules.banking.banker_sets is BankerSetting.OWN
-            if step is Step.BANKER and not own:
-                laid = {"banker": self._hands[banker]}
-            elif step is Step.BANKER:  # a player-banker sets his own hand (here as the house way would)
+            own = rules.banking.banker_sets is BankerSetting.OWN
+            # a player-banker (a seat, not the dealer) sets his own hand, here as the house way would
+            if step is Step.BANKER and isinstance(banker, int) and own:
                 laid = players_set(self._hands, [banker], rules, self._ev)
+            elif step is Step.BANKER:
+                laid = {"banker": self._hands[banker]}
             else:
                 laid = players_set(self._hands, seats, rules, self._ev)
                 if BANKER_SET_ZONES[0] in look["wanted"]:  # the house dealer sets the banker's hand
@@ -362,3 +365,11 @@ class SimulatedDealer(Worker):
             if otherwise is not None:
                 return otherwise
         return house_way_laid(hand, "banker", rules, self._ev)
+
+
+def _dealt(state: RoundState) -> tuple[Position, int, list[int]]:
+    """The banker, start count and playing seats of a round being dealt (its start seat is past)."""
+    count = state.start.count if state.start is not None else None
+    if count is None or state.banker.seat is None:
+        raise DealerInputError(f"round {state.round}: dealt with no start value or banker recorded")
+    return state.banker.seat, count, [b["seat"] for b in state.bets]

@@ -50,8 +50,7 @@ class Table:
         self.notices: list[str] = []  # standing facts the screens show (a simulation's key beside its data)
         # A step of the clock forward holds the table until the gaming day is confirmed (audit/clock.py): the
         # screens hear of it from a TableHeld record, found at this start or later while running.
-        audit.on_clock_doubt.append(lambda reason: self.note(Events.TABLE_HELD, {"round": None, "reason": reason},
-                                                             "appliance (clock)"))
+        audit.on_clock_doubt.append(self._clock_doubted)
         if audit.clock_doubt is not None:
             self.note(Events.TABLE_HELD, {"round": None, "reason": audit.clock_doubt["reason"]}, "appliance (clock)")
 
@@ -105,6 +104,9 @@ class Table:
         rules look back across a restart."""
         with self.lock:
             self._banked = list(settled)[-BANK_MEMORY:]
+
+    def _clock_doubted(self, reason: str) -> None:
+        self.note(Events.TABLE_HELD, {"round": None, "reason": reason}, "appliance (clock)")
 
     @property
     def playing(self) -> TableRound:
@@ -234,7 +236,10 @@ class Table:
             raise StartValueRefused("give either the RNG value or the three dice")
         who = self._supervisor(supervisor, pin, address)
         with self.lock:
-            first = self._round(round_id).start_seat("manual", sum(dice) if dice else value, dice=dice, who=who)
+            count = sum(dice) if dice else value
+            if count is None:  # no dice thrown, and no value
+                raise StartValueRefused("give either the RNG value or the three dice")
+            first = self._round(round_id).start_seat("manual", count, dice=dice, who=who)
             self._acted(who, "manual start")
             return first
 
@@ -274,4 +279,6 @@ class Table:
 
 def _bank_round(state: RoundState) -> BankRound:
     """A settled round's banker and the seats that wagered."""
+    if state.banker.seat is None:  # a round is opened with its banker, so a settled one has one
+        raise RoundStateError(f"round {state.round}: settled with no banker recorded")
     return BankRound.played(state.banker.seat, (b["seat"] for b in state.bets))
