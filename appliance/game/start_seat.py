@@ -22,7 +22,7 @@ house's count direction; an RNG value 1-7 is counted the same way as a dice tota
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .rules import Direction, StartMethod, StartSeat
@@ -96,7 +96,7 @@ class StartOfRound:
 
 
 def start_of_round(start: StartSeat, banker: Position, value: int | None = None,
-                   dice: tuple[int, int, int] | None = None) -> StartOfRound:
+                   dice: Sequence[int] | None = None) -> StartOfRound:
     """The first hand and action order for an RNG ``value`` (1-7) or three ``dice``, under a house's start rules."""
     count, source = _count(start, value, dice)
     places = counted(count, banker, start.player_seats, start.count_direction)
@@ -110,7 +110,7 @@ def start_of_round(start: StartSeat, banker: Position, value: int | None = None,
     return StartOfRound(places[-1], tuple(order), banker, rule)
 
 
-def _count(start: StartSeat, value: int | None, dice: tuple[int, int, int] | None) -> tuple[int, str]:
+def _count(start: StartSeat, value: int | None, dice: Sequence[int] | None) -> tuple[int, str]:
     """The count round the table, and what gave it: three dice or an RNG value, exactly one of the two."""
     if dice is not None and value is None:
         if StartMethod.DICE not in start.methods:

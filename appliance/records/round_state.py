@@ -221,6 +221,11 @@ class SeatState:
     def has_cards(self) -> bool:
         return self.front is not None
 
+    @property
+    def laid_cards(self) -> list[str]:
+        """The hand, front then back; none before it is read."""
+        return [*(self.front or []), *(self.back or [])]
+
 
 @dataclass(frozen=True)
 class Correction:

@@ -19,6 +19,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from ..audit.log import AuditLog, tail
 from ..game.cards import format_cards, parse_cards
@@ -79,6 +80,20 @@ class TableRound:
     def phase(self) -> Phase:
         return self.state.phase
 
+    @property
+    def banker(self) -> Position:
+        """The round's banker, recorded when it opened (the steps that ask come after)."""
+        if self.state.banker.seat is None:
+            raise RoundStateError(f"round {self.round_id}: not opened: no banker yet")
+        return self.state.banker.seat
+
+    @property
+    def banker_seven(self) -> list[str]:
+        """The banker's seven cards as they stand (the steps that ask come after they are read)."""
+        if self.state.banker.cards is None:
+            raise RoundStateError(f"round {self.round_id}: the banker's cards are not read yet")
+        return self.state.banker.cards
+
     @classmethod
     def restore(cls, round_id: str, rules: HouseRules, rules_mapping: dict, audit: AuditLog,
                 listeners: list[Callable[[dict], None]]) -> TableRound:
@@ -110,7 +125,7 @@ class TableRound:
         return record
 
     def open(self, banker: Position, bets: list[dict], banker_wager: Decimal | None = None, who: str = "dealer",
-             previous_rounds: list | None = None, bank_passed: list[int] = ()) -> None:
+             previous_rounds: list | None = None, bank_passed: Sequence[int] = ()) -> None:
         """Open the round; ``previous_rounds`` (BankRound, oldest first: what the rotation rules look
         at) are logged with it, so that the settlement checks the Player/Dealer against the rotation
         rules, and the replay does the same. ``bank_passed``: the seats offered the bank before the
@@ -118,7 +133,7 @@ class TableRound:
         seats = [{"seat": b["seat"], **_wager_json(b),
                   **({"backline": [{"by": w["by"], **_wager_json(w)} for w in b["backline"]]} if b.get("backline") else {})}
                  for b in bets]
-        data = {"house": self.rules.key, "rules": self.rules_mapping,
+        data: dict[str, Any] = {"house": self.rules.key, "rules": self.rules_mapping,
                 "rules_sha256": rules_fingerprint(self.rules_mapping), "banker": banker,
                 "banker_wager": None if banker_wager is None else fmt(banker_wager), "bets": seats}
         if previous_rounds is not None:
@@ -135,19 +150,19 @@ class TableRound:
         (three dice at a dice house, an RNG value at an RNG house), whatever the source says."""
         self._phase_after(Events.START_SEAT)  # a round not waiting for one is refused as such first
         try:
-            start_of_round(self.rules.start, self.state.banker.seat, value=None if dice else value,
+            start_of_round(self.rules.start, self.banker, value=None if dice else value,
                            dice=tuple(dice) if dice else None)
         except StartMethodError as err:
             raise StartValueRefused(f"round {self.round_id}: {self.rules.name}: {err} (start_seat.methods)") from None
         except StartSeatError as err:
             raise StartValueRefused(f"round {self.round_id}: {err}") from None
         count = sum(dice) if dice else value
-        first = first_hand(count, self.state.banker.seat, self.rules.start.player_seats, self.rules.start.count_direction)
+        first = first_hand(count, self.banker, self.rules.start.player_seats, self.rules.start.count_direction)
         self._record(Events.START_SEAT, {"source": source, "value": value, "dice": dice, "seq": seq,
                                          "first_hand": first}, who)
         return first
 
-    def banker_cards(self, cards: list[str], read: list[dict] | None = None, images: list[str] = (),
+    def banker_cards(self, cards: list[str], read: list[dict] | None = None, images: Sequence[str] = (),
                      who: str = "reader", front: list[str] | None = None, back: list[str] | None = None,
                      set_checked: bool = False, named: Sequence[Named] = ()) -> dict:
         """The banker's seven cards. Set by the house way (the setting and its rule are recorded), or,
@@ -162,13 +177,13 @@ class TableRound:
             laid = parse_cards([*(front or []), *(back or [])])
             if sorted(laid) != sorted(hand):
                 raise RoundStateError(f"round {self.round_id}: the banker's front and back are not his seven cards")
-            differs = house_way_difference(self.state.banker.seat, parse_cards(front or []), parse_cards(back or []),
+            differs = house_way_difference(self.banker, parse_cards(front or []), parse_cards(back or []),
                                            self.rules)
             if differs is not None:  # a house dealer resets by the house way before the round goes on
                 raise RoundStateError(f"round {self.round_id}: {differs}: reset the hand")
             self._refuse_fouled_setting(front or [], back or [])
-            setting = {"front": format_cards(parse_cards(front or [])), "back": format_cards(parse_cards(back or [])),
-                       "rule": None, "set_by": "own"}
+            setting: dict[str, Any] = {"front": format_cards(parse_cards(front or [])),
+                                       "back": format_cards(parse_cards(back or [])), "rule": None, "set_by": "own"}
         else:
             setting = {**_house_way_setting(hand, self.rules), "set_by": "house-way", "set_checked": set_checked}
         self.confirm_named(named)
@@ -190,7 +205,7 @@ class TableRound:
 
     def house_way_setting(self) -> dict:
         """The banker's seven cards as the house way sets them: ``{"front", "back", "rule"}``."""
-        return _house_way_setting(parse_cards(self.state.banker.cards), self.rules)
+        return _house_way_setting(parse_cards(self.banker_seven), self.rules)
 
     def setting_difference(self, front: list[str], back: list[str]) -> HouseWayDifference | None:
         """How the house dealer's setting read from the layout differs from the house way (None: it is the
@@ -199,15 +214,15 @@ class TableRound:
         if not self.state.banker.set_checked:
             raise RoundStateError(f"round {self.round_id}: the banker's setting is not read at this table")
         laid = parse_cards([*front, *back], unique=False)
-        if sorted(laid) != sorted(parse_cards(self.state.banker.cards)):
+        if sorted(laid) != sorted(parse_cards(self.banker_seven)):
             flag = (f"the banker's setting (front {' '.join(format_cards(parse_cards(front, unique=False)))}, back "
                     f"{' '.join(format_cards(parse_cards(back, unique=False)))}) is not the seven cards read "
-                    f"({' '.join(self.state.banker.cards)})")
+                    f"({' '.join(self.banker_seven)})")
             self._record(Events.TABLE_FLAGGED, {"flags": [flag], "where": "banker"}, "reader")
             raise HeldForSupervisor(f"round {self.round_id}: {flag}: held for the supervisor")
-        return house_way_difference(self.state.banker.seat, parse_cards(front), parse_cards(back), self.rules)
+        return house_way_difference(self.banker, parse_cards(front), parse_cards(back), self.rules)
 
-    def banker_set(self, front: list[str], back: list[str], read: list[dict] | None = None, images: list[str] = (),
+    def banker_set(self, front: list[str], back: list[str], read: list[dict] | None = None, images: Sequence[str] = (),
                    who: str = "reader", named: Sequence[Named] = ()) -> HouseWayDifference | None:
         """The house dealer's setting of the banker's hand as the camera read it. The house way's is
         recorded and settled (after a hold, as the reset); any other holds the round for the dealer to
@@ -237,7 +252,10 @@ class TableRound:
             raise RoundStateError(f"round {self.round_id}: no setting of the banker's hand is held")
         if not reason.strip():
             raise RoundStateError(f"round {self.round_id}: say why the dealer's setting stands")
-        held = {"front": self.state.banker.held.front, "back": self.state.banker.held.back}
+        setting = self.state.banker.held
+        if setting is None or setting.front is None or setting.back is None:  # a held setting is recorded whole
+            raise RoundStateError(f"round {self.round_id}: no setting of the banker's hand is held")
+        held = {"front": setting.front, "back": setting.back}
         if any(sorted(parse_cards(shown[part], unique=False)) != sorted(parse_cards(held[part])) for part in held):
             raise RoundStateError(f"round {self.round_id}: the setting held is now front {' '.join(held['front'])}, "
                                   f"back {' '.join(held['back'])}, not the one shown: look at it again")
@@ -245,7 +263,7 @@ class TableRound:
                                          "reason": reason.strip()}, who)
 
     def seat_cards(self, seat: int, front: list[str], back: list[str], read: list[dict] | None = None,
-                   images: list[str] = (), who: str = "reader", named: Sequence[Named] = (),
+                   images: Sequence[str] = (), who: str = "reader", named: Sequence[Named] = (),
                    house_way: dict | None = None) -> None:
         """A seat's hand as laid. ``house_way``: why the house way sets it instead (``{"why": "one pile", "words"}``
         where ``player_hands.one_pile`` says so, or ``{"why": "request", "requested_by"}``): its seven cards as
@@ -284,7 +302,7 @@ class TableRound:
         if self.rules.wrong_count is not WrongCount.FOUL:
             raise RoundStateError(f"round {self.round_id}: seat {seat}: {count} cards seen, 7 expected: name or "
                                   f"enter the hand ({self.rules.name} does not foul a wrong count: fouls.wrong_count)")
-        bet = self.state.seats[seat].bet
+        bet = self.state.seats[seat].bet or {}  # a seat in play has its bet
         if any(w.get("bonus") for w in [bet, *bet.get("backline", [])]):
             raise RoundStateError(f"round {self.round_id}: seat {seat}: {count} cards seen: the Fortune bonus needs "
                                   "the seat's seven cards: name or enter the hand, or declare a misdeal")
@@ -307,7 +325,7 @@ class TableRound:
         taken = {c: "banker" for c in self.state.banker.cards or []}
         for seat in self.state.seats.values():
             if seat.has_cards:
-                taken.update({c: f"seat {seat.seat}" for c in (*seat.front, *seat.back)})
+                taken.update({c: f"seat {seat.seat}" for c in seat.laid_cards})
         twice = []
         for where, hand in cards.items():
             for c in hand:
@@ -347,17 +365,21 @@ class TableRound:
             if len(laid) != 7:
                 raise RoundStateError(f"round {self.round_id}: the banker's front and back hold {len(laid)} cards, "
                                       "not seven")
-            differs = house_way_difference(self.state.banker.seat, parse_cards(front), parse_cards(back), self.rules)
+            differs = house_way_difference(self.banker, parse_cards(front), parse_cards(back), self.rules)
             if set_by == "house-way" and differs is not None:  # it would settle against the house way unannounced
                 raise RoundStateError(f"round {self.round_id}: {differs}: the corrected setting must be the house "
                                       "way's (void the round if the cards lay otherwise)")
-            data = {"seat": "banker", "cards": format_cards(laid), "front": format_cards(parse_cards(front)),
+            data: dict[str, Any] = {"seat": "banker", "cards": format_cards(laid), "front": format_cards(parse_cards(front)),
                     "back": format_cards(parse_cards(back)), "set_by": set_by}
         elif seat == "banker":
+            if cards is None:
+                raise RoundStateError(f"round {self.round_id}: give the banker's corrected cards")
             data = {"seat": "banker", "cards": format_cards(parse_cards(cards))}
         else:
             if seat not in self.state.seats or not self.state.seats[seat].has_cards:
                 raise RoundStateError(f"round {self.round_id}: seat {seat} has no cards to correct")
+            if front is None or back is None:
+                raise RoundStateError(f"round {self.round_id}: seat {seat}: give the corrected front and back")
             data = {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                     "back": format_cards(parse_cards(back, unique=False))}
         self._check_corrected(data)
@@ -369,8 +391,8 @@ class TableRound:
         signed would stay in the log, applied, leaving the round open and unsettleable (the table wedged,
         the replay and the export without a round that was paid)."""
         state = copy.deepcopy(self.state).fold({"event": Events.READ_CORRECTED, "data": data})
-        hands = {"banker": state.banker.cards,
-                 **{f"seat {s.seat}": [*s.front, *s.back] for s in state.seats.values() if s.has_cards}}
+        hands = {"banker": state.banker.cards or [],  # a round being corrected is dealt
+                 **{f"seat {s.seat}": s.laid_cards for s in state.seats.values() if s.has_cards}}
         corrected = "banker" if data["seat"] == "banker" else f"seat {data['seat']}"
         if len(hands[corrected]) != 7:  # a hand dealt short or long is a misdeal, not a misread
             raise CorrectionRefused(f"round {self.round_id}: the corrected hand of {corrected} holds "
