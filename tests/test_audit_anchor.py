@@ -256,6 +256,7 @@ def test_a_head_one_record_behind_after_a_power_cut_is_repaired(tmp_path):
     assert again.findings == [] and verify(tmp_path, KEY).ok
 
 
+@pytest.mark.slow
 def test_no_key_is_made_where_a_log_exists(tmp_path):
     """A deleted key was silently replaced by a new one, and the old log verified under neither."""
     # the simulation's log and key where appliance run --simulate keeps them: <data>/audit and <data>/audit.key

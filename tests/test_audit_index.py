@@ -1,3 +1,5 @@
+import pytest
+
 from appliance.audit.index import Index, IndexEdited, index_key, open_checked
 from appliance.audit.log import AuditLog, records
 from appliance.config import load_house
@@ -224,6 +226,7 @@ def test_the_banking_history_of_the_last_settled_rounds_of_the_house(tmp_path):
     assert index.recent(1)[0]["status"] == "voided" and index.bank_rounds("capitol", 100) == capitol
 
 
+@pytest.mark.slow
 def test_an_rng_health_warning_reaches_the_shift_fault_chart(tmp_path):
     """The index counted "DeviceHealth", an event that is never written: the start-seat device's
     failed uniformity check (DeviceHealthWarning) never reached the supervisor's fault chart."""
@@ -262,6 +265,7 @@ def _settled_index(tmp_path, rounds=40):
     return totals
 
 
+@pytest.mark.slow
 def test_an_edited_row_is_not_shown_the_index_is_rebuilt_from_the_log_and_says_so(tmp_path):
     """The old index showed whatever its file said: a commission edited with sqlite3 reached the shift page."""
     import sqlite3
@@ -279,6 +283,7 @@ def test_an_edited_row_is_not_shown_the_index_is_rebuilt_from_the_log_and_says_s
     assert index.shift() == totals and len(notes) == 1  # rebuilt once: the rows match again
 
 
+@pytest.mark.slow
 def test_an_edited_row_is_refused_by_an_index_that_does_not_know_the_log(tmp_path):
     import sqlite3
 
@@ -296,6 +301,7 @@ def test_an_edited_row_is_refused_by_an_index_that_does_not_know_the_log(tmp_pat
         index.shift()
 
 
+@pytest.mark.slow
 def test_a_deleted_round_is_not_shown_the_index_is_rebuilt_from_the_log_and_says_so(tmp_path):
     """A settled round deleted from the index with sqlite3 (its row, its seats, its events: nothing left to
     fail a signature) was gone from the shift's totals without a word."""
@@ -341,6 +347,7 @@ def _damage(path, at, size):
     path.write_bytes(bytes(data))
 
 
+@pytest.mark.slow
 def test_a_damaged_header_or_damaged_pages_are_set_aside_and_the_index_rebuilt(tmp_path):
     """The old start gave a traceback for a damaged header and exit 2 for damaged pages, at every start."""
     totals = _settled_index(tmp_path)

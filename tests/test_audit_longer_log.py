@@ -163,6 +163,7 @@ def free_port():
         return s.getsockname()[1]
 
 
+@pytest.mark.slow
 def test_run_on_a_deleted_audit_folder_is_held_with_the_reason_and_starts_no_new_log(tmp_path):
     """The old appliance started a new log at seq 1 and gave round ids again."""
     data = tmp_path / "data"

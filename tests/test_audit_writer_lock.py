@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from appliance.audit.log import day_files, load_key, verify
 
 APPLIANCE = shutil.which("appliance")
@@ -33,6 +35,7 @@ def wait_for_records(audit: Path, proc: subprocess.Popen, timeout: float = 60) -
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_a_second_appliance_on_one_data_folder_is_refused_and_writes_nothing(tmp_path):
     data = tmp_path / "data"
     data.mkdir()  # simulate-table makes its log folder, not the folder above it

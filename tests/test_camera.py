@@ -72,6 +72,7 @@ def test_a_camera_that_cannot_open_is_retried_quietly(tmp_path):
     assert len(faults) == 1 and "no such folder" in faults[0]
 
 
+@pytest.mark.slow
 def test_the_synthetic_camera_is_a_camera_source():
     import random as _random
 

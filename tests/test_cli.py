@@ -35,6 +35,7 @@ def test_houseway_batch_from_stdin_keeps_going_after_a_bad_line(tmp_path):
     assert rows[2]["hand"] == ["Th", "Jh", "Qh", "Kh", "Ah", "2c", "3d"]
 
 
+@pytest.mark.slow
 def test_houseway_by_a_chart_sets_as_the_house_way_module(tmp_path):
     from appliance.config import chart_file
 
@@ -45,6 +46,7 @@ def test_houseway_by_a_chart_sets_as_the_house_way_module(tmp_path):
     assert by_chart.stdout == by_module.stdout and len(by_chart.stdout.splitlines()) == 3
 
 
+@pytest.mark.slow
 def test_evaluate_two_five_seven():
     assert json.loads(run("evaluate", "Jk", "Kd").stdout)["value"] == "Ace, king"
     assert json.loads(run("evaluate", "--house", "fortune", "Jk", "Kd").stdout)["value"] == "Pair of kings"
@@ -103,6 +105,7 @@ def test_settle_a_file_and_stdin(tmp_path):
     (lambda r: r["seats"][0].__setitem__("wager", "1e30"), "seats[0].wager: '1e30' is not an amount of money"),
     (lambda r: r["seats"][0].__setitem__("wager", "-0"), "seats[0].wager: '-0' is not an amount of money"),
 ])
+@pytest.mark.slow
 def test_settle_refuses_bad_input_naming_the_field(change, message):
     rnd = json.loads(json.dumps(ROUND))
     change(rnd)
@@ -128,6 +131,7 @@ def test_python_dash_m():
     assert json.loads(out.stdout)["value"] == "Pair of aces"
 
 
+@pytest.mark.slow
 def test_start_seat_command_prints_first_hand_action_order_and_rule():
     # Greektown: "the banking player will be counted as 1, 8, or 15"
     out = run("start-seat", "--house", "greektown", "--banker", "3", "--dice", "2", "3", "3")

@@ -187,6 +187,7 @@ def listing(folder: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("argv, stdin, message", CASES, ids=[" ".join(argv) or "(none)" for argv, _, _ in CASES])
+@pytest.mark.slow
 def test_bad_input_is_one_line_exit_2_and_makes_nothing(tmp_path, argv, stdin, message):
     named = [arg for arg in argv if not arg.startswith("-") and not (tmp_path / arg).exists()]
     out = appliance(argv, tmp_path, stdin)
@@ -238,6 +239,7 @@ def subcommands(parser: argparse.ArgumentParser, prefix=()) -> list[tuple[str, .
     return found
 
 
+@pytest.mark.slow
 def test_every_subcommand_has_a_bad_input():
     from appliance.cli import build_parser
 

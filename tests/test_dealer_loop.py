@@ -870,6 +870,7 @@ def test_four_aces_split_in_front_and_behind_as_the_houses_chart_splits_them(tmp
         assert [c[0] for c in asked["front"]] == ["A", "A"] and asked["why"] == "request", asked  # split
 
 
+@pytest.mark.slow
 def test_a_house_whose_way_is_a_chart_file_sets_the_dealers_hand_by_it_at_the_table(tmp_path):
     """Issue 38 item 8: a house file naming a chart (here the Golden Nugget chart as a file) plays at the live
     table: the house dealer's hand is set by the chart, recorded with its line, and the log replays with the

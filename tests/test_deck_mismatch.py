@@ -76,6 +76,7 @@ def modern_table():
 
 
 @pytest.mark.parametrize("taught", ["casino", "classic"])
+@pytest.mark.slow
 def test_cards_of_another_design_are_not_named_and_the_mismatch_is_said(decks, modern_table, taught):
     rendered = modern_table
     result = read_frame(rendered.image, LAYOUT, decks[taught], calibrate(rendered.image, LAYOUT))
@@ -107,6 +108,7 @@ class IndexFurtherIn:
         return CardImage.drawn(cv2.warpAffine(face, shrink, (w, h), borderValue=DESIGNS["casino"].paper))
 
 
+@pytest.mark.slow
 def test_cards_whose_index_lies_elsewhere_are_noticed(decks):
     """Read with the casino deck, cards that print their index elsewhere show no rank and suit where
     the deck prints them: each alone is unreadable, and together they say the deck is not the
@@ -131,6 +133,7 @@ def test_a_design_printed_much_alike_is_never_misread(decks):
             assert read.card in (None, card), (zone, card, read)
 
 
+@pytest.mark.slow
 def test_the_dealer_loop_holds_the_table_for_a_deck_not_taught(tmp_path, decks):
     """Modern cards under a camera taught the casino deck: the banker's seven are too few to tell
     (the dealer types the hand), the seats tell; the table waits for the technician."""

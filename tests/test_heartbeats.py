@@ -109,6 +109,7 @@ def test_a_held_table_lock_stops_the_pings(tmp_path, pings, deck):
             station.stop()
 
 
+@pytest.mark.slow
 def test_a_camera_frame_that_never_comes_stops_the_pings(tmp_path, pings, deck):
     frames = tmp_path / "frames"
     frames.mkdir()

@@ -50,6 +50,7 @@ def test_there_are_67600_rank_patterns():
 @pytest.mark.parametrize("way", list(HOUSE_WAYS))
 @pytest.mark.parametrize("ev", [GENERAL, evaluator(JokerRule.WILD, WheelRule.LOWEST, False)],
                          ids=["bug-second-highest-strict", "wild-lowest"])
+@pytest.mark.slow
 def test_each_chart_sets_every_11th_rank_pattern_as_its_module(charts, way, ev):
     hands = list(every_deal(EVERY))
     assert len(hands) > 12_000
@@ -209,6 +210,7 @@ def test_a_round_settled_under_a_chart_house_records_the_same_rules_as_under_the
 
 
 @pytest.mark.parametrize("way", list(HOUSE_WAYS))
+@pytest.mark.slow
 def test_each_chart_sets_random_hands_as_its_module(charts, way):
     """The sweep deals each pattern two ways; random hands bring the suits in other arrangements."""
     import random

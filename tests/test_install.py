@@ -103,6 +103,7 @@ def production_config(tmp_path: Path, start: str, camera: str) -> Path:
     ("rng", "synthetic", '[camera] source = "synthetic" on a dealing table: set it to "picamera2"'),
     ("rng", "picamera2", '[gpio] backend = "simulated" on a dealing table: set it to "rpi-gpio" (hardware/README.md)'),
 ])
+@pytest.mark.slow
 def test_a_production_table_refuses_to_start_on_a_simulated_source(tmp_path, start, camera, says):
     config = production_config(tmp_path, start, camera)
     data = tmp_path / "data"
@@ -131,6 +132,7 @@ def test_ci_runs_the_readme_test_command_as_written():
     assert "python3 -m pip install" not in readme  # refused by Debian's Python outside a venv (PEP 668)
 
 
+@pytest.mark.slow
 def test_the_kiosk_waits_for_the_dashboard_then_opens_it_full_screen(tmp_path):
     """No display here: a stand-in browser on PATH records how the kiosk script starts it."""
     import http.server

@@ -114,6 +114,7 @@ def test_the_web_answers_a_stopped_recording_in_plain_words(tmp_path):
     assert answer.status_code == 503 and answer.get_json()["error"] == FULL
 
 
+@pytest.mark.slow
 def test_simulate_table_stops_with_one_line_when_the_disk_fills(tmp_path):
     folder = tmp_path / "disk"
     with tmpfs(folder, "2m") as mounted:
@@ -171,6 +172,7 @@ def test_the_station_lives_through_a_full_disk_and_resumes_by_itself(tmp_path):
     assert verify(tmp_path / "log", KEY).ok
 
 
+@pytest.mark.slow
 def test_run_holds_a_forged_log_at_start_up(tmp_path):
     """The old appliance started on an edited log and showed the forged records' totals."""
     import socket

@@ -64,6 +64,7 @@ def played(data, rounds=3) -> None:
     assert out.returncode == 0, out.stderr
 
 
+@pytest.mark.slow
 def test_a_disk_full_at_start_up_starts_held_and_goes_on_once_there_is_room(tmp_path):
     """The old start stopped with exit 2 ("No space left on device", or the index's "disk is full")."""
     with tmpfs(tmp_path / "disk", "8m") as mounted:
@@ -105,6 +106,7 @@ def played_30(tmp_path_factory):
 @pytest.mark.parametrize("at, size, said", [(0, 16, "file is not a database"),
                                             (2 * 4096, 4096, "database disk image is malformed")],
                          ids=["header", "pages"])
+@pytest.mark.slow
 def test_a_damaged_index_at_start_up_is_rebuilt_from_the_log_and_the_start_goes_on(tmp_path, played_30, at, size,
                                                                                    said):
     """The old start gave a traceback (header) or exit 2 (pages) at every start: the service stayed down."""

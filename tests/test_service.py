@@ -27,6 +27,7 @@ def test_the_unit_verifies_without_a_warning(tmp_path):
     assert "Overall exposure level" in score.stdout
 
 
+@pytest.mark.slow
 def test_run_tells_systemd_it_is_ready_and_pings_the_watchdog(tmp_path):
     path = tempfile.mktemp(prefix="notify-", dir="/tmp")
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:

@@ -27,6 +27,7 @@ def learned(teaching: DeckTeaching, seconds: float = 180) -> dict:
     return teaching.to_json()
 
 
+@pytest.mark.slow
 def test_a_deck_taught_card_by_card_is_learned_and_kept(tmp_path):
     teaching = DeckTeaching(tmp_path, lambda: None)  # no deck in use: a first install
     empty = teaching.capture("As", np.full((600, 300, 3), (40, 110, 30), np.uint8))  # felt, no card

@@ -95,6 +95,7 @@ def table_config(tmp_path: Path, port: str, frames: Path, deck: Path) -> Path:
     return config
 
 
+@pytest.mark.slow
 def test_at_the_table_the_rail_buttons_the_rng_and_the_camera_drive_the_round(tmp_path, synthetic_deck):
     """Configured for a table: a serial RNG (here on a pseudo-terminal), the rail's buttons, and a camera
     (here frames in a folder: the banker's hand rendered in a new deck design, read by the real reader)."""
@@ -160,6 +161,7 @@ def test_after_a_power_cut_the_table_waits_for_a_supervisor(tmp_path, synthetic_
                  'devices.toml: gpio.backend: "rpi-gpio" cannot open the pins: No module named \'RPi\'',
                  marks=pytest.mark.skipif(find_spec("RPi") is not None, reason="RPi.GPIO is installed here")),
 ])
+@pytest.mark.slow
 def test_configuration_errors_stop_start_up_with_one_line(tmp_path, change, args, message):
     text = (shipped_config_dir() / "devices.toml").read_text()
     for old, new in [('source = "simulated"', 'source = "rng"'), ('port = "/dev/paigow-rng"', 'port = "PORT"'),
@@ -175,6 +177,7 @@ def test_configuration_errors_stop_start_up_with_one_line(tmp_path, change, args
     assert out.returncode == 2 and message in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
 
 
+@pytest.mark.slow
 def test_the_bank_rotation_goes_on_across_a_real_restart(tmp_path):
     """Capitol: "No player is allowed to bank for more than two consecutive hands"; rule 23: "If no wager
     was placed on the prior hand, no one will be Player/Dealer on that spot." Both look back at rounds
@@ -229,6 +232,7 @@ def test_the_bank_rotation_goes_on_across_a_real_restart(tmp_path):
     assert checked[3][1] == 2  # the first round after the restart looked at the two settled before it
 
 
+@pytest.mark.slow
 def test_the_bank_offered_from_the_rail_on_the_stations_own_panel(tmp_path, synthetic_deck):
     """General rules: "The house usually offers the bank to each seat in rotation". The station's own panel
     thread on simulated pins, as configured for a table: CONFIRM between rounds offers the bank to seat 2

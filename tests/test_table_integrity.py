@@ -2,6 +2,8 @@
 
 import random
 
+import pytest
+
 from appliance.config import shipped_config_dir
 from appliance.table.integrity import check_table
 from appliance.vision.calibrate import calibrate
@@ -11,6 +13,7 @@ from appliance.vision.reader import read_frame
 from appliance.vision.render import DESIGNS, Scene, deal_table, render_table
 
 
+@pytest.mark.slow
 def test_a_duplicated_card_and_a_wrong_count_on_a_rendered_table(synthetic_deck):
     deck = Deck.load(synthetic_deck("classic"))  # learned once for the run (tests/conftest.py)
     layout = load_layout(shipped_config_dir() / "layout.toml")

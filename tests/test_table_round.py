@@ -85,6 +85,7 @@ def test_two_hundred_rounds_verify_and_replay_with_no_difference(tmp_path):
 
 
 @pytest.mark.parametrize("house", ["capitol", "fortune", "greektown", "safari"])
+@pytest.mark.slow
 def test_every_house_replays(tmp_path, house):
     audit = AuditLog(tmp_path / "log", KEY)
     rules = load_house(house)

@@ -93,6 +93,7 @@ def test_a_deck_file_that_drops_its_untaught_cards_is_refused(parts, tmp_path):
         Deck.load(tmp_path / "deck")
 
 
+@pytest.mark.slow
 def test_deck_learn_writes_an_incomplete_deck_and_exits_3(parts, tmp_path):
     done = subprocess.run([sys.executable, "-m", "appliance", "deck", "learn", "--faces", str(parts / "faces"),
                            "--out", str(tmp_path / "deck")], capture_output=True, text=True, timeout=300)

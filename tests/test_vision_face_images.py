@@ -48,6 +48,7 @@ def test_an_artwork_cropped_to_the_card_is_the_card(tmp_path, corners):
     assert np.abs(face.astype(int) - expected)[inside].mean() < 2
 
 
+@pytest.mark.slow
 def test_a_deck_of_artwork_with_transparent_corners_is_learned_whole(tmp_path):
     for c in map(str, CARDS):
         cv2.imwrite(str(tmp_path / f"{c}.png"), artwork(c, "transparent"))

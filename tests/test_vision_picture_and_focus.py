@@ -40,6 +40,7 @@ def test_the_blur_of_an_index_corner_is_measured_in_mm(classic):
         assert all(abs(m - expected) <= 0.1 + 0.15 * expected for m in measured), (px, sigma, measured, expected)
 
 
+@pytest.mark.slow
 def test_an_index_out_of_focus_names_no_card(classic):
     """Blurred past MAX_BLUR_MM, symbols match one another's templates closely (a blurred club is a
     spade): such a card is refused, saying why. At 3 px/mm and 2 px of blur (0.67 mm) this design
@@ -87,6 +88,7 @@ def test_a_picture_that_shows_nothing_or_is_missing_decides_nothing(classic):
     assert compare(deck.pictures["Ac"], pictures, ("Ac", "As")) == (None, "no taught picture of As")
 
 
+@pytest.mark.slow
 def test_a_face_whose_middle_is_washed_out_keeps_no_picture(tmp_path):
     for c in CARDS:
         face = card_face(str(c), DESIGNS["modern"])

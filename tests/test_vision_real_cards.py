@@ -34,6 +34,7 @@ def inside(corners, point) -> bool:
     return cv2.pointPolygonTest(np.float32(corners).reshape(-1, 1, 2), tuple(map(float, point)), False) >= 0
 
 
+@pytest.mark.slow
 def test_the_finder_finds_the_one_card_of_each_face_photo():
     for name in DECKS:
         for path in sorted((REAL / name / "faces").glob("*.jpg"))[::5]:
@@ -47,6 +48,7 @@ def test_the_finder_finds_the_one_card_of_each_face_photo():
             assert sides[0] + sides[2] < sides[1] + sides[3], path
 
 
+@pytest.mark.slow
 def test_the_finder_finds_the_labelled_cards_of_the_scenes():
     """Cards on cloth, wood and a laptop, touching each other (a king's corner lies on the next
     card, deck-a scene-7), beside glare: each labelled card has an outline round its centre, and no

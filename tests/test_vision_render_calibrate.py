@@ -41,6 +41,7 @@ def test_a_dealt_table_and_its_truth():
         assert len(xs) == len(r.truth[name])
 
 
+@pytest.mark.slow
 def test_a_tilted_camera_still_sees_every_card_120_px_wide_in_a_12_mp_frame():
     scenes = [Scene.random(random.Random(seed), LAYOUT) for seed in range(40)]
     assert max(s.tilt_deg for s in scenes) > 25  # steep tilts are drawn, where the card stays wide enough
@@ -69,6 +70,7 @@ def test_designs_differ_and_faces_are_upright_cards():
 
 
 @pytest.mark.parametrize("seed", range(6))
+@pytest.mark.slow
 def test_calibration_recovers_the_camera_within_a_pixel(seed):
     scene = Scene.random(random.Random(seed), LAYOUT, size=SIZE)
     r = render_table(LAYOUT, deal_table(random.Random(seed)), DESIGNS["classic"], scene, seed=seed)

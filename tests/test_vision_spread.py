@@ -79,6 +79,7 @@ def test_each_corner_is_cut_on_its_own_card(casino_deck):
             assert off_mm < 1.0, (name, off_mm)
 
 
+@pytest.mark.slow
 def test_a_card_askew_under_the_spreads_outline_is_never_named_wrongly(casino_deck):
     """Bench frame 705 (casino, spread): seat4.back's 2c lies askew, and the corner cut by the
     spread's outline lost the foot of its club's stem, which then matched a spade (a 2s was named)."""
@@ -107,6 +108,7 @@ class PaleRed:
         return CardImage.drawn(np.clip(face, 0, 255).astype(np.uint8))
 
 
+@pytest.mark.slow
 def test_a_faded_red_index_beside_black_ones_is_found(casino_deck):
     """The strip along a spread is cut into ink and paper at one level, set by its darkest ink: a
     faded red index beside black ones kept only specks, and was no index (52 of 147 cards read on
@@ -174,6 +176,7 @@ TALL_NARROW_RANKS = Design(name="tall-narrow-ranks", font=cv2.FONT_HERSHEY_SIMPL
 
 @pytest.mark.parametrize("design, seeds", [(NARROW_RANKS, (7064237, 391168)), (TALL_NARROW_RANKS, (6284508,))],
                          ids=["in-a-back", "first-of-a-front"])
+@pytest.mark.slow
 def test_a_joker_whose_jk_is_wider_than_every_rank_is_found_in_a_spread(tmp_path, design, seeds):
     """A deck printing its ten as "T" has no rank as wide as its joker's "JK": along a spread that
     column of ink is wider than an index, and was taken for an index joined to a pip (its left part

@@ -112,6 +112,7 @@ def test_without_fonts_a_design_prints_in_opencvs_own(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", [1004, 1000])
+@pytest.mark.slow
 def test_four_indices_are_told_by_each_symbol_beside_the_pips(seed):
     """Seed 1004 prints its index in four corners, close to its pips: the index's whole region takes
     in the edge of a diamond or heart pip beside it (to its right at the top-left, to its left at the

@@ -313,6 +313,7 @@ def pair_a_screen(port) -> str:
     return cookies["screen"]
 
 
+@pytest.mark.slow
 def test_past_the_streams_cap_strangers_are_refused_and_the_dealers_screens_still_get_theirs(tmp_path):
     """Strangers fill the front's streams (40 in all here; 200 connections kept for requests): the next
     stranger is refused with a 503 in words, while the appliance's own screen and a paired screen, even
@@ -390,6 +391,7 @@ def answer_to(port, raw: bytes, source="127.0.0.1") -> bytes:
     (b"POST /login HTTP/1.1\r\nHost: {host}\r\nContent-Length: \xb2\r\n", "Content-Length is not a number"),
     (b"POST /login HTTP/1.1\r\nHost: {host}\r\nTransfer-Encoding: gzip\r\nContent-Length: {n}\r\n", "without Transfer-Encoding"),
 ])
+@pytest.mark.slow
 def test_a_request_the_front_and_waitress_could_read_differently_is_refused(tmp_path, head, why):
     """Request smuggling: a second request hidden in the body, past the front's checks, would reach
     waitress from the front's own socket with the X-Forwarded-For it carries (another device passing
@@ -408,6 +410,7 @@ def test_a_request_the_front_and_waitress_could_read_differently_is_refused(tmp_
     assert not [r for r in records(tmp_path / "log") if r["event"] == Events.SUPERVISOR_REFUSED]
 
 
+@pytest.mark.slow
 def test_clients_trickling_their_headers_neither_fill_the_dashboard_nor_stay():
     """150 connections (waitress's own limit was 100) each sending a byte of its head now and then:
     the state and the requests the front passes to waitress are answered meanwhile, and each trickler

@@ -54,6 +54,7 @@ def test_the_right_pin_from_another_address_works_at_once(app):
     assert log_in(client_at(app, "10.0.0.7")).status_code == 200
 
 
+@pytest.mark.slow
 def test_the_back_off_grows_and_a_spraying_address_is_locked():
     now = [1000.0]
     gate = SupervisorGate({"7": hash_pin("123456", iterations=1000)}, clock=lambda: now[0])

@@ -10,6 +10,8 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from appliance.audit.log import records
 from appliance.table.round import Events
 
@@ -58,6 +60,7 @@ class Appliance:
         assert status == 0, self.journal.read_text()[-2000:]
 
 
+@pytest.mark.slow
 def test_a_paired_screen_and_its_revocation_survive_a_restart(tmp_path):
     data = tmp_path / "data"
     first = Appliance(data, tmp_path / "journal-1.txt")

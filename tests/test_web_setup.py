@@ -154,6 +154,7 @@ def test_a_covered_marker_is_named_and_drawn_where_it_should_be():
         " ".join(blank.say)
 
 
+@pytest.mark.slow
 def test_the_house_chosen_is_logged_and_dealt_by_at_the_next_start(served, tmp_path):
     client = Client(served.url)
     client.login()
