@@ -414,7 +414,11 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     candidates = sorted([[p, *(c for c in columned if abs(c - p) < step)] for p in paired]
                         + [[c] for c in columned if all(abs(c - p) >= step for p in paired)])
     candidates = [[*tries, *(a for c in tries if c in others_of for a in others_of[c])] for tries in candidates]
-    alternatives = {a for others in others_of.values() for a in others}
+    # (a place that is also a column's own left part, or where a suit pairs with its rank, is tried as
+    # such in its own right: a deck lining its index up at its left edge puts a wide column's centre
+    # lined up there, and that place, were it held an alternative, would need to match the deck
+    # closely where any other index needs only to show one)
+    alternatives = {a for others in others_of.values() for a in others} - set(middle_of) - set(paired)
     # Index corners start at the spread's end (symbols side by side, an index seen from another
     # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
     # more in that part (pips, a court's picture): further ink is an index only where a rank and a
