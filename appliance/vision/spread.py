@@ -419,6 +419,22 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     # lined up there, and that place, were it held an alternative, would need to match the deck
     # closely where any other index needs only to show one)
     alternatives = {a for others in others_of.values() for a in others} - set(middle_of) - set(paired)
+    # An index whose rank and suit pair with nothing (the two joined at the camera's blur, or its
+    # suit joined to a line running past the strip) inside a column wider than an index (joined to
+    # the next index by a printed border's line, a pip, a court's frame) has no place of its own:
+    # the column gives its left and right ends only. A piece of ink of a rank's size whose top lies
+    # where its card's edge puts a rank's top is tried there too, as an alternative (it must match
+    # the deck closely): of each candidate whose first place lies nearer it than a step (that place
+    # may be a pip's piece paired with ink above it), or a candidate of its own.
+    ranked = [middle for middle in _rank_tops(boxes, columns, edge, top, index, column, ink_mid, wide) if middle <= last]
+    for middle in ranked:
+        near = [tries for tries in candidates if abs(tries[0] - middle) < step]
+        for tries in near:
+            tries.append(middle)
+        if not near:
+            candidates.append([middle])
+    candidates.sort()
+    alternatives |= set(ranked) - set(middle_of) - set(paired)
     # Index corners start at the spread's end (symbols side by side, an index seen from another
     # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
     # more in that part (pips, a court's picture): further ink is an index only where a rank and a
@@ -481,7 +497,9 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
             # Two places nearer than a step are not two cards' indices: where the next candidate lies
             # that near and this place matches the deck poorly, the one matching it better is the
             # index (a piece of a pip beside an index, paired with ink above it as a suit with its
-            # rank, shows a corner of a pip and half the index).
+            # rank, shows a corner of a pip and half the index). The next candidate's place that
+            # shows an index may lie a step or more on (a place tried after its first): that is the
+            # next card's index, no rival of this one.
             later = n + 1
             while found is not None and later < len(candidates) and candidates[later][0] - at < step:
                 if best == UNWEIGHED:
@@ -491,7 +509,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
                 rival, likeness, rival_at = first_index(candidates[later], before, bool(middles))
                 if rival is not None and likeness == UNWEIGHED:
                     likeness = _likeness(rival.glyphs[0], deck, seen_px)
-                if rival is not None and likeness > best:
+                if rival is not None and likeness > best and rival_at - at < step:
                     found, best, at = rival, likeness, rival_at
                     taken.add(later)
                 later += 1
@@ -576,6 +594,31 @@ def _paired(boxes: list[tuple], top: float, index: IndexGeometry, suit_line: Lin
             continue
         if any(abs(sx - rx - dx) <= tolerance and abs(sy - ry - dy) <= tolerance for rx, ry, _, _ in pieces):
             middles.append(suit_line.origin(sx - sw / 2, sx + sw / 2) + ink_mid)
+    return middles
+
+
+def _rank_tops(boxes: list[tuple], columns: list[list[float]], edge: np.ndarray, top: float, index: IndexGeometry,
+               column: Lining, ink_mid: float, wide: float) -> list[float]:
+    """The middles (mm along the strip) of the indices placed by a piece of ink of a rank's size
+    inside a column wider than an index (``wide``, pixels), whose top lies within RANK_SLACK_MM of
+    where its card's edge (``edge``: see :func:`_edge_rows`) puts a rank's top; the strip starts
+    ``top`` mm down the cards. A rank's size: no wider than the deck's rank region, and at least
+    SUIT_SIZE_SHARE's least share of its height (a printed line's piece, a speck, is less)."""
+    m = CANON_PX_PER_MM
+    rx0, ry0, rx1, ry1 = index.rank_mm
+    middles = []
+    for b in boxes:
+        b_top, bottom, left, right = b[:4]
+        if right - left > (rx1 - rx0) * m or bottom - b_top < SUIT_SIZE_SHARE[0] * (ry1 - ry0) * m:
+            continue
+        if not any(c_right - c_left > wide and c_left <= left and right <= c_right for c_left, c_right, _ in columns):
+            continue
+        rows = edge[left:right]
+        if np.isnan(rows).all():
+            continue
+        edge_y = float(np.nanmedian(rows)) / m - EDGE_SEARCH_MM
+        if abs(top + b_top / m - edge_y - ry0) <= RANK_SLACK_MM:
+            middles.append(column.origin(left / m, right / m) + ink_mid)
     return middles
 
 
