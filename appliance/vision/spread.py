@@ -493,7 +493,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
         taken: set[int] = set()  # candidates whose index was taken for an earlier one's (see below)
         for n, tries in enumerate(candidates):
             before = middles[-1] if middles else -np.inf
-            found, best, at = first_index(tries, before, bool(middles)) if n not in taken else (None, -np.inf, None)
+            found, best, at = first_index(own(n), before, bool(middles)) if n not in taken else (None, -np.inf, None)
             # Two places nearer than a step are not two cards' indices: where the next candidate lies
             # that near and this place matches the deck poorly, the one matching it better is the
             # index (a piece of a pip beside an index, paired with ink above it as a suit with its
@@ -506,7 +506,7 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
                     best = _likeness(found.glyphs[0], deck, seen_px)
                 if best >= FIRST_CARD_MATCH:
                     break
-                rival, likeness, rival_at = first_index(candidates[later], before, bool(middles))
+                rival, likeness, rival_at = first_index(own(later), before, bool(middles))
                 if rival is not None and likeness == UNWEIGHED:
                     likeness = _likeness(rival.glyphs[0], deck, seen_px)
                 if rival is not None and likeness > best and rival_at - at < step:
@@ -518,6 +518,14 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
             if not middles and tries[0] not in faint:  # no index at the spread's end
                 return
             yield found, most_after(n + 1, middles[-1] if middles else -np.inf)
+
+    def own(n: int) -> list[float]:
+        """Candidate ``n``'s places that may be its own index: a wide column's right part or centre
+        lying a step or more past the next candidate's first place is a later card's index (a column
+        joining several indices, its right end the last one's), and taken from this candidate it would
+        pass over the cards between."""
+        bound = candidates[n + 1][0] + step if n + 1 < len(candidates) else np.inf
+        return [middle for middle in candidates[n] if middle < bound]
 
     def first_index(tries: list[float], before: float, after_one: bool) -> tuple[SpreadCard | None, float, float | None]:
         """The card whose index shows at the first of a candidate's places a step past ``before``, how
