@@ -358,11 +358,24 @@ def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
         pieces = [i for i in here if stats[i, cv2.CC_STAT_AREA] >= 0.6 * m * m]
         if pieces:
             main = max(pieces, key=lambda i: stats[i, cv2.CC_STAT_AREA])
+            here = [i for i in here if i == main or _within(stats[i], x1 - x0, y1 - y0)]
             broken = _broken_off(labels, stats, main, here)
             pieces = [i for i in here if i in broken or i in pieces
                       and stats[i, cv2.CC_STAT_AREA] >= 0.15 * stats[main, cv2.CC_STAT_AREA]]  # not specks beside a symbol
         parts.append((labels, stats, pieces))
     return grey, parts
+
+
+def _within(piece: np.ndarray, width: float, height: float) -> bool:
+    """Whether a piece of ink (a row of ``components``' stats) beside a symbol's largest could be a
+    piece of the same symbol: no taller and no wider than the region the deck prints every such
+    symbol in (``width`` by ``height`` px). A border line seen coarse and blurred (a card at 2 px/mm
+    under a tilted camera) is as thick as a stroke where it turns the corner, so neither
+    ``frame_lines`` nor ``line_pieces`` took it for a line; cut with the rank beside it, it ran 15 mm
+    down a 9 mm 5, which matched no rank (0.41), and with other such cards held the whole table as
+    another deck's. (The largest piece is the symbol's own, whatever its size: a rank joined to what
+    it touches is parted from it later.)"""
+    return piece[cv2.CC_STAT_WIDTH] <= width and piece[cv2.CC_STAT_HEIGHT] <= height
 
 
 def _line_remnants(labels: np.ndarray, stats: np.ndarray, lines: np.ndarray, pieces: list[int]) -> set[int]:
