@@ -346,7 +346,7 @@ def cmd_audit_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_audit_index(args: argparse.Namespace) -> int:
-    from .audit.index import Index
+    from .audit.history_index import Index
 
     check_index_file(Path(args.db))
     try:
@@ -362,7 +362,7 @@ def cmd_audit_index(args: argparse.Namespace) -> int:
 def check_index_file(path: Path) -> None:
     """A history index may be rebuilt over an index (an older one is dropped and made again), never over
     another program's database or a file that is no database."""
-    from .audit.index import TABLES
+    from .audit.history_index import TABLES
 
     if path.is_dir():
         raise UsageError(f"--db {path}: a folder, not a history index")
@@ -411,7 +411,7 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 
 def cmd_simulate_table(args: argparse.Namespace) -> int:
     from .audit.gaming_day import GamingDay
-    from .audit.index import Index
+    from .audit.history_index import Index
     from .audit.keys import key_path
     from .audit.log import AuditLog, RecordingStopped
     from .audit.writer_lock import hold_for_writing
@@ -569,7 +569,7 @@ def history_index(data: Path, key: bytes, audit, on_rebuilt) -> tuple[object, st
     import os
     import sqlite3
 
-    from .audit.index import Index, open_checked
+    from .audit.history_index import Index, open_checked
     from .table.recording import index_reason
 
     path = data / "index.sqlite"
@@ -585,7 +585,7 @@ def history_index(data: Path, key: bytes, audit, on_rebuilt) -> tuple[object, st
 def cmd_run(args: argparse.Namespace) -> int:
     import os
 
-    from .audit.index import index_key
+    from .audit.history_index import index_key
 
     from .audit.checkpoint import check_at_startup
     from .audit.gaming_day import GamingDay

@@ -19,7 +19,7 @@ from .devices.gpio import BACKENDS, BUTTONS, LAMPS, PanelPins
 from .devices.serial_device import DeviceKind, SerialSettings
 from .game.house_ways.chart import ChartError
 from .game.rules import HouseRules, HouseRulesError, UnknownHouseError
-from .game.schema import SchemaError, Table
+from .game.schema import SchemaError, Section
 
 DEFAULT_HOUSE = "general"
 
@@ -154,7 +154,7 @@ class DeviceConfig:
 def load_devices(path: Path | None = None) -> DeviceConfig:
     """``config/devices.toml`` (or the given file), validated."""
     path = path or shipped_config_dir() / "devices.toml"
-    top = Table(read_toml(path), str(path), error=DeviceConfigError)
+    top = Section(read_toml(path), str(path), error=DeviceConfigError)
     start = top.table("start_seat")
     source = start.one_of("source", START_SOURCES)
     start.done()
@@ -225,7 +225,7 @@ def load_supervisors(config_dir: Path | None) -> dict[str, str]:
     path = (config_dir or shipped_config_dir()) / "supervisors.toml"
     if not path.exists():
         return {}
-    top = Table(read_toml(path), str(path), error=DeviceConfigError)
+    top = Section(read_toml(path), str(path), error=DeviceConfigError)
     group = top.table("supervisors")
     hashes = {}
     for who, _ in group.items():

@@ -15,7 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-from .audit.index import Index
+from .audit.history_index import Index
 from .audit.log import RecordingStopped
 from .config import DeviceConfig, DeviceConfigError
 from .devices.builtin_rng import BuiltinRng

@@ -36,7 +36,7 @@ from pathlib import Path
 import datetime as dt
 
 from appliance.audit.clock import boot_seconds
-from appliance.audit.index import Index, index_key, open_checked
+from appliance.audit.history_index import Index, index_key, open_checked
 from appliance.audit.keys import audit_key
 from appliance.audit.log import CLOCK_STEPPED, AuditLog, RecordingStopped, day_files, load_key, records, verify
 from appliance.config import load_house, read_toml

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dealer_table import Dealer
 
-from appliance.audit.index import Index
+from appliance.audit.history_index import Index
 from appliance.config import load_house
 from appliance.devices.protocol import DiceResult, RngResult
 from appliance.game.cards import CARDS, format_cards, parse_cards

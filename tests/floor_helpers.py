@@ -17,7 +17,7 @@ from appliance.config import load_house
 from appliance.floor.database import Database
 from appliance.floor.enroll import Credentials, enroll, table_key
 from appliance.floor.migrate import migrate
-from appliance.floor.serving import serve_floor
+from appliance.floor.floor_serving import serve_floor
 from appliance.floor.shipper import Shipped, Shipper
 from appliance.floor.users import add_user
 from appliance.table.simulation import play_rounds

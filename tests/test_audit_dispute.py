@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 from appliance.audit.dispute import dispute, round_records
-from appliance.audit.index import Index
+from appliance.audit.history_index import Index
 from appliance.audit.log import AuditLog, day_files, records
 from appliance.config import load_house
 from appliance.table.round import TableRound, void_interrupted

@@ -1,6 +1,6 @@
 import pytest
 
-from appliance.audit.index import Index, IndexEdited, index_key, open_checked
+from appliance.audit.history_index import Index, IndexEdited, index_key, open_checked
 from appliance.audit.log import AuditLog, records
 from appliance.config import load_house
 from appliance.table.round import TableRound, void_interrupted
@@ -134,7 +134,7 @@ def test_round_ids_go_on_from_the_index(tmp_path):
 
 
 def test_a_long_catch_up_reports_each_committed_batch(tmp_path, monkeypatch):
-    import appliance.audit.index as index_module
+    import appliance.audit.history_index as index_module
 
     audit = days_of_log(tmp_path / "log", days=2, per_day=20)
     monkeypatch.setattr(index_module, "BATCH", 10)

@@ -14,7 +14,7 @@ import urllib.request
 import pytest
 
 from appliance.audit.checkpoint import CHECKPOINT, check_at_startup
-from appliance.audit.index import Index
+from appliance.audit.history_index import Index
 from appliance.audit.log import AuditLog, RecordingStopped, records, verify
 from appliance.table.recording import RecordingProbe
 from dealer_table import KEY, Dealer

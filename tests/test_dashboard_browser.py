@@ -170,7 +170,7 @@ def test_a_supervisor_searches_the_history_opens_a_round_and_downloads_the_expor
 
     from settled_table import PIN, RULES, SUPERVISOR
 
-    from appliance.audit.index import Index
+    from appliance.audit.history_index import Index
     from appliance.audit.log import AuditLog, records
     from appliance.config import read_toml
     from appliance.table.live import LiveTable

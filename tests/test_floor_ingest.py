@@ -19,7 +19,7 @@ from appliance.audit.log import AuditLog, canonical, sign
 from appliance.config import load_house
 from appliance.floor.database import Database
 from appliance.floor.enroll import Credentials, table_key
-from appliance.floor.serving import serve_floor
+from appliance.floor.floor_serving import serve_floor
 from appliance.floor.shipper import FloorRefused, Shipper
 from appliance.table.simulation import play_rounds
 from floor_helpers import enrolled, ship, floor_lines, floor_service, log_lines, migrated, seen, seen_json, table_log, users

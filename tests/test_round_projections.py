@@ -9,7 +9,7 @@ round, the engine said ``players``, the live view and the pit ``settled``."""
 from __future__ import annotations
 
 from appliance.audit.dispute import dispute
-from appliance.audit.index import Index
+from appliance.audit.history_index import Index
 from appliance.audit.log import AuditLog, records
 from appliance.audit.replay import replay, settled_in
 from appliance.config import load_house, read_toml

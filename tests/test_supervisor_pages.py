@@ -21,7 +21,7 @@ from settled_table import PIN, RULES, SUPERVISOR  # noqa: E402
 
 @pytest.fixture
 def served(tmp_path):
-    from appliance.audit.index import Index
+    from appliance.audit.history_index import Index
     from appliance.audit.log import AuditLog
     from appliance.config import read_toml
     from appliance.table.live import LiveTable

@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 
 from appliance.vision.card_edge import snap_to_edge
-from appliance.vision.cards import CARD_H_MM, CARD_W_MM
+from appliance.vision.card_faces import CARD_H_MM, CARD_W_MM
 from appliance.vision.index import _registered
 from appliance.vision.photo import find_cards
 

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from appliance.vision.cards import CARD_H_MM, CARD_W_MM, card_quads
+from appliance.vision.card_faces import CARD_H_MM, CARD_W_MM, card_quads
 from appliance.vision.reader import FIND_PX_PER_MM
 from appliance.vision.render import DESIGNS, card_face
 

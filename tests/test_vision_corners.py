@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from appliance.game.cards import CARDS
-from appliance.vision.cards import CANON_PX_PER_MM, CANON_SIZE
+from appliance.vision.card_faces import CANON_PX_PER_MM, CANON_SIZE
 from appliance.vision.deck import learn
 from appliance.vision.reader import Thresholds, read_card
 from appliance.vision.render import DESIGNS, card_face

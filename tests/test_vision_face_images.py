@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from appliance.game.cards import CARDS
-from appliance.vision.cards import CANON_SIZE
+from appliance.vision.card_faces import CANON_SIZE
 from appliance.vision.deck import _face_of, learn
 from appliance.vision.render import CORNER_RADIUS_MM, DESIGNS, FACE_PX_PER_MM, card_face
 

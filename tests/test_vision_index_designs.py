@@ -13,7 +13,7 @@ import pytest
 from appliance.config import shipped_config_dir
 from appliance.game.cards import CARDS
 from appliance.vision.calibrate import calibrate
-from appliance.vision.cards import CANON_PX_PER_MM, card_quads
+from appliance.vision.card_faces import CANON_PX_PER_MM, card_quads
 from appliance.vision.deck import Deck, learn
 from appliance.vision.design_zoo import SuitShapes, ZooDesign
 from appliance.vision.index import index_maps, locate_index

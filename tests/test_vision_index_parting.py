@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from appliance.vision.cards import CANON_PX_PER_MM, RANK_SIZE, SUIT_SIZE, Glyph
+from appliance.vision.card_faces import CANON_PX_PER_MM, RANK_SIZE, SUIT_SIZE, Glyph
 from appliance.vision.deck import _misfits
 from appliance.vision.design_zoo import SuitShapes, fill, text_mask
 from appliance.vision.index import IndexGeometry, _parted, index_glyphs, index_patch

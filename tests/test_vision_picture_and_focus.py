@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from appliance.game.cards import CARDS
-from appliance.vision.cards import CANON_PX_PER_MM, CANON_SIZE, blur_mm, index_corners
+from appliance.vision.card_faces import CANON_PX_PER_MM, CANON_SIZE, blur_mm, index_corners
 from appliance.vision.deck import Deck, DeckError, learn
 from appliance.vision.face_picture import compare, contradicts, picture_shape, tell
 from appliance.vision.reader import MAX_BLUR_MM, Thresholds, read_card

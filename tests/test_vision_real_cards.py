@@ -13,7 +13,7 @@ import cv2
 import numpy as np
 import pytest
 
-from appliance.vision.cards import CANON_PX_PER_MM, CANON_SIZE, flatten
+from appliance.vision.card_faces import CANON_PX_PER_MM, CANON_SIZE, flatten
 from appliance.vision.deck import face_from_photo, learn
 from appliance.vision.face_picture import NARROWEST_PART_MM, PICTURE_PX_PER_MM, likeness
 from appliance.vision.index import index_glyphs, index_patch

@@ -16,7 +16,7 @@ from appliance.vision.index import index_glyphs, index_patch
 from appliance.vision.layout import load_layout
 from appliance.vision.photo_faces import (
     MIN_SOURCE_ACROSS_PX_PER_MM, OTHER_PHOTO, SAME_PHOTO, coarsest_px_per_mm, load_photo_deck)
-from appliance.vision.cards import card_quads, flatten, quad_px_per_mm
+from appliance.vision.card_faces import card_quads, flatten, quad_px_per_mm
 from appliance.vision.face_picture import PART_EDGE_MM, compare, picture_part, picture_region, shows_something, tell
 from appliance.vision.reader import FIND_PX_PER_MM, read_frame, read_zone, zone_image
 from appliance.vision.render import Scene, deal_table, render_table

@@ -9,7 +9,7 @@ import pytest
 from appliance.config import shipped_config_dir
 from appliance.game.cards import CARDS
 from appliance.vision.calibrate import calibrate
-from appliance.vision.cards import CANON_PX_PER_MM, CANON_SIZE, card_quads
+from appliance.vision.card_faces import CANON_PX_PER_MM, CANON_SIZE, card_quads
 from appliance.vision.deck import Deck, learn
 from appliance.vision.face_picture import FLOOR, card_picture, likeness
 from appliance.vision.index import index_glyphs, index_patch

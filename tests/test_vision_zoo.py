@@ -8,7 +8,7 @@ import pytest
 
 from appliance.config import shipped_config_dir
 from appliance.game.cards import CARDS
-from appliance.vision.cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM
+from appliance.vision.card_faces import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM
 from appliance.vision.design_zoo import JOKER_STYLES, ZooDesign, system_fonts
 from appliance.vision.deck import index_lining
 from appliance.vision.index import in_four_corners, index_maps, index_patch, locate_index

@@ -11,7 +11,7 @@ from served import dashboard_serving
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from appliance.audit.index import Index
+from appliance.audit.history_index import Index
 from appliance.audit.log import records
 from appliance.table.dealer import Step
 from appliance.table.round import Phase

@@ -14,7 +14,7 @@ from dealer_table import BANKER, KEY, SEAT2, Dealer
 from settled_table import CORRECTION as BASE_CORRECTION
 from settled_table import PIN, RULES, SUPERVISOR, settled_table
 
-from appliance.audit.index import Index
+from appliance.audit.history_index import Index
 from appliance.audit.log import AuditLog, records
 from appliance.audit.replay import export_csv, replay
 from appliance.config import read_toml

@@ -86,7 +86,7 @@ def cmd_serve(args) -> int:
 
     from ..web.front import TlsFiles
     from .database import Database, connect
-    from .serving import check_floor_bind, serve_floor
+    from .floor_serving import check_floor_bind, serve_floor
 
     if bool(args.tls_cert) != bool(args.tls_key):
         raise ValueError("--tls-cert and --tls-key go together")

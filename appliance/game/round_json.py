@@ -23,7 +23,7 @@ from typing import Any
 from .banking import BankRound
 from .cards import CardError, card
 from .money import ZERO, fmt
-from .schema import Table
+from .schema import Section
 from .settlement import Banker, Bet, Hand, Played, Round, RoundError, Settlement, Wager, WagerSettlement
 from .start_seat import DEALER, Position
 from .values import Evaluator
@@ -40,7 +40,7 @@ def house_of(data: Any, source: str = "round") -> str | None:
 
 
 def round_from_json(data: Any, source: str = "round") -> Round:
-    top = Table(data, source, error=RoundError)
+    top = Section(data, source, error=RoundError)
     top.raw("house", None)  # read by the caller to pick the rules
     b = top.table("banker")
     set_by = b.raw("set_by", None)
@@ -67,7 +67,7 @@ def round_from_json(data: Any, source: str = "round") -> Round:
     return Round(banker, action, tuple(bets), history)
 
 
-def _bank_round(t: Table) -> BankRound:
+def _bank_round(t: Section) -> BankRound:
     wagered = t.raw("wagered")
     if not isinstance(wagered, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in wagered):
         raise t.error("wagered", f"expected a list of seat numbers, got {wagered!r}")
@@ -76,7 +76,7 @@ def _bank_round(t: Table) -> BankRound:
     return result
 
 
-def _fortune(t: Table):
+def _fortune(t: Section):
     bonus = t.table("bonus", optional=True)
     if bonus is None:
         return ZERO
@@ -88,7 +88,7 @@ def _fortune(t: Table):
     return fortune
 
 
-def _position(t: Table, key: str) -> Position:
+def _position(t: Section, key: str) -> Position:
     value = t.raw(key)
     if value == DEALER:
         return DEALER
@@ -97,7 +97,7 @@ def _position(t: Table, key: str) -> Position:
     return value
 
 
-def _hand(t: Table) -> Hand:
+def _hand(t: Section) -> Hand:
     parts = {}
     for key in ("front", "back", "cards"):
         if t.has(key):

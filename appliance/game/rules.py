@@ -15,7 +15,7 @@ from .house_ways import HOUSE_WAYS, HouseWay
 from .house_ways.chart import Chart, ChartError
 from .house_ways.chart_check import load_chart
 from .money import Rounding
-from .schema import SchemaError, Table
+from .schema import SchemaError, Section
 from .values import Evaluator, JokerRule, WheelRule, evaluator
 
 
@@ -200,7 +200,7 @@ class HouseRules:
     @classmethod
     def from_mapping(cls, data: Any, source: str, key: str) -> HouseRules:
         """Validate a parsed house file; errors name ``source`` and the key."""
-        top = Table(data, source, error=HouseRulesError)
+        top = Section(data, source, error=HouseRulesError)
         house = top.table("house")
         name = house.string("name")
         house_way = house.string("house_way")
@@ -294,7 +294,7 @@ class HouseRules:
         return self.banking.mode is not BankingMode.HOUSE
 
 
-def _chart(house: Table, house_way: str, data: Any, ev: Evaluator) -> Chart | None:
+def _chart(house: Section, house_way: str, data: Any, ev: Evaluator) -> Chart | None:
     """The house way's chart, proven under this house's rules; a house way without one names a module."""
     if house_way.endswith(".toml"):
         if data is None:
@@ -311,7 +311,7 @@ def _chart(house: Table, house_way: str, data: Any, ev: Evaluator) -> Chart | No
     return None
 
 
-def _commission(t: Table) -> Commission:
+def _commission(t: Section) -> Commission:
     kind = t.choice("kind", CommissionKind)
     banker_percent = t.decimal("banker_percent", Decimal(0))
     if kind is CommissionKind.PERCENT:
@@ -341,7 +341,7 @@ def _commission(t: Table) -> Commission:
     return result
 
 
-def _banking(t: Table) -> Banking:
+def _banking(t: Section) -> Banking:
     result = Banking(
         mode=t.choice("mode", BankingMode),
         banker_sets=t.choice("banker_sets", BankerSetting),
@@ -355,7 +355,7 @@ def _banking(t: Table) -> Banking:
     return result
 
 
-def _start(t: Table) -> StartSeat:
+def _start(t: Section) -> StartSeat:
     methods = t.raw("methods")
     if not isinstance(methods, list) or not methods:
         raise t.error("methods", f"expected a list such as [\"dice\", \"rng\"], got {methods!r}")
@@ -375,7 +375,7 @@ def _start(t: Table) -> StartSeat:
     return result
 
 
-def _limits(t: Table) -> Limits:
+def _limits(t: Section) -> Limits:
     banker_maximum = t.raw("banker_maximum", None)
     result = Limits(
         minimum=t.amount("minimum"),
@@ -387,14 +387,14 @@ def _limits(t: Table) -> Limits:
     return result
 
 
-def _strings(t: Table, key: str) -> tuple[str, ...]:
+def _strings(t: Section, key: str) -> tuple[str, ...]:
     values = t.raw(key)
     if not isinstance(values, list) or not values or not all(isinstance(v, str) and v.strip() for v in values):
         raise t.error(key, f"expected a list of one or more texts, got {values!r}")
     return tuple(values)
 
 
-def _pays(t: Table, read) -> dict[str, Any]:
+def _pays(t: Section, read) -> dict[str, Any]:
     pays = {}
     for category, _ in t.items():
         if category not in FORTUNE_CATEGORIES:

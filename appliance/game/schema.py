@@ -1,6 +1,6 @@
 """Strict reading of nested mappings (parsed TOML or JSON) with errors that name file and key.
 
->>> t = Table({"a": 1, "b": "x"}, "demo.toml")
+>>> t = Section({"a": 1, "b": "x"}, "demo.toml")
 >>> t.integer("a", 0, 5)
 1
 >>> t.done()
@@ -26,7 +26,7 @@ class SchemaError(ValueError):
     """A configuration or input value is missing, unknown or of the wrong type."""
 
 
-class Table:
+class Section:
     """One mapping being read; every key must be read or it is reported as unknown."""
 
     def __init__(self, data: Any, source: str, path: str = "", error: type[ValueError] = SchemaError):
@@ -120,23 +120,23 @@ class Table:
             raise self.error(key, f"expected a non-negative number, got {value!r}")
         return number
 
-    # Overloads, so a required table reads as a Table and only an optional one can be None.
+    # Overloads, so a required table reads as a Section and only an optional one can be None.
     @overload
-    def table(self, key: str, optional: Literal[False] = False) -> Table: ...
+    def table(self, key: str, optional: Literal[False] = False) -> Section: ...
     @overload
-    def table(self, key: str, optional: bool) -> Table | None: ...
+    def table(self, key: str, optional: bool) -> Section | None: ...
 
-    def table(self, key: str, optional: bool = False) -> Table | None:
+    def table(self, key: str, optional: bool = False) -> Section | None:
         value = self.raw(key, None if optional else _MISSING)
         if value is None and optional:
             return None
-        return Table(value, self.source, self.where(key), self.error_class)
+        return Section(value, self.source, self.where(key), self.error_class)
 
-    def tables(self, key: str, default: Any = _MISSING) -> list[Table]:
+    def tables(self, key: str, default: Any = _MISSING) -> list[Section]:
         value = self.raw(key, default)
         if not isinstance(value, list):
             raise self.error(key, f"expected a list of tables, got {value!r}")
-        return [Table(item, self.source, f"{self.where(key)}[{i}]", self.error_class) for i, item in enumerate(value)]
+        return [Section(item, self.source, f"{self.where(key)}[{i}]", self.error_class) for i, item in enumerate(value)]
 
     def items(self) -> list[tuple[str, Any]]:
         """Every key of a free-form table (its keys are data, not schema)."""

@@ -18,7 +18,7 @@ from decimal import Decimal
 from itertools import combinations
 from pathlib import Path
 
-from ..audit.index import Index
+from ..audit.history_index import Index
 from ..audit.log import AuditLog, RecordingStopped
 from ..config import read_house
 from ..game.cards import format_cards, parse_cards

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..game.cards import Card
 from .calibrate import Calibration, calibrate
-from .cards import card_quads, flatten
+from .card_faces import card_quads, flatten
 from .layout import Layout
 from .reader import ZONE_PX_PER_MM, zone_image
 

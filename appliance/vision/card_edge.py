@@ -21,7 +21,7 @@ from dataclasses import replace
 import cv2
 import numpy as np
 
-from .cards import darkest_channel, quad_px_per_mm
+from .card_faces import darkest_channel, quad_px_per_mm
 from .photo import CardOutline, order_corners
 
 SNAP_MM = 5.0  # a side is looked for this far inside and outside the outline

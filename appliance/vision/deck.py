@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from ..game.cards import CARDS, Card, CardError
-from .cards import (CANON_PX_PER_MM, CANON_SIZE, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, flatten,
+from .card_faces import (CANON_PX_PER_MM, CANON_SIZE, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, flatten,
                     ink_symbols, quad_px_per_mm, shifted)
 from .deck_match import POOR_MATCH, own_poor_match
 from .face_picture import face_picture, picture_shape, shows_something

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM
+from .card_faces import CANON_PX_PER_MM
 from .index import index_glyphs
 
 POOR_MATCH = 0.94

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from ..game.cards import Card
-from .cards import CARD_H_MM, CARD_W_MM
+from .card_faces import CARD_H_MM, CARD_W_MM
 from .design_zoo_photo import photograph
 from .render import FACE_PX_PER_MM, CardImage
 

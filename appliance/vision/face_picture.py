@@ -17,7 +17,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .cards import CARD_H_MM, CARD_W_MM, darkest_channel, flatten, unit_rows
+from .card_faces import CARD_H_MM, CARD_W_MM, darkest_channel, flatten, unit_rows
 
 PICTURE_PX_PER_MM = 1.0  # pips are 8-20 mm: a coarse picture shows them, and blur hardly changes it
 SHIFT_MM = 3  # how far a card's outline may place its middle off: compared at each 1 mm shift

@@ -18,7 +18,7 @@ from functools import cached_property
 import cv2
 import numpy as np
 
-from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, LINE_MM, PAPER_QUANTILE, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, components,
+from .card_faces import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, LINE_MM, PAPER_QUANTILE, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, components,
                     dark_ink, darkest_channel, frame_lines, glyph_of, line_pieces, paper_shade, quantiles)
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
@@ -380,7 +380,7 @@ def _within(piece: np.ndarray, width: float, height: float) -> bool:
 
 def _line_remnants(labels: np.ndarray, stats: np.ndarray, lines: np.ndarray, pieces: list[int]) -> set[int]:
     """The ``pieces`` (of ``labels``) that are what is left of a printed frame line (``lines``, as
-    ``cards.frame_lines`` finds them) where it was too short a run to be found as one: touching the
+    ``card_faces.frame_lines`` finds them) where it was too short a run to be found as one: touching the
     line, and no thicker than a line (LINE_MM). A border line broken round the index leaves a stub
     between the border's corner and a narrow rank printed well inside the index (a 7 where the
     deck's 10 is wide), as long as a stroke of the rank, and a little thicker than the line where it
@@ -627,7 +627,7 @@ def _off_the_picture(suit, geometry: IndexGeometry):
 def _off_the_frame(grey: np.ndarray, geometry: IndexGeometry) -> np.ndarray | None:
     """The corner (its darkest channel) with a court picture's frame painted the paper's shade where
     the suit's ink runs into it: the ink joined to what lies in the suit's region, its printed lines
-    with it (``cards.frame_lines`` cuts them off the symbols, but the pieces of the frame they leave,
+    with it (``card_faces.frame_lines`` cuts them off the symbols, but the pieces of the frame they leave,
     its corner, the stub of a line too short to be found as one, stay joined to the suit), from the
     first line across beyond the suit's middle (a row below a suit printed under the rank, a column
     beside one printed beside it) where that ink runs unbroken from inside the suit's window to
@@ -732,7 +732,7 @@ def index_glyphs(corner: np.ndarray, geometry: IndexGeometry, px_per_mm: float |
     to those regions (a printed frame line touching a symbol is not part of it), the regions moved
     together where that takes both symbols whole (see ``_registered``). None when either has no ink.
     Looked at ``again`` (the second look at an index glare may have washed), the symbols are cut as
-    faint ones, and the rank keeps its pale strokes too (see ``cards.glyph_of``)."""
+    faint ones, and the rank keeps its pale strokes too (see ``card_faces.glyph_of``)."""
     corner, grey = _on_card(corner, geometry)
     own_cut = px_per_mm is not None and px_per_mm >= OWN_CUT_PX_PER_MM and blur_mm(_suit_window(grey, geometry)) <= OWN_CUT_BLUR_MM
     glyphs = _glyphs(corner, grey, grey, geometry, own_cut, again)
@@ -838,7 +838,7 @@ def _on_card(corner: np.ndarray, geometry: IndexGeometry) -> tuple[np.ndarray, n
     cloth is darker than a pale red rank, and would set the ink's cut above it, and the edge's blur
     joins an index printed near it (an index 1 mm from the edge lost its rank, or grew a stalk).
     A corner cut further in than OFF_CARD_MM from both edges is all card. With the corner, its
-    darkest channel (``cards.darkest_channel``), which the reader takes from it next."""
+    darkest channel (``card_faces.darkest_channel``), which the reader takes from it next."""
     box = geometry.box_mm
     grey = darkest_channel(corner)
     if box[0] >= OFF_CARD_MM and box[1] >= OFF_CARD_MM:

@@ -20,7 +20,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..game.schema import SchemaError, Table
+from ..game.schema import SchemaError, Section
 
 _ZONE_NAME = re.compile(r"^(banker|teach|(banker|seat[1-7])\.(front|back))$")
 BANKER_SET_ZONES = ("banker.front", "banker.back")
@@ -106,7 +106,7 @@ def layout_from_mapping(data: object, source: str) -> Layout:
     # plays without a camera (simulate-table) starts without it
     import cv2
 
-    top = Table(data, source, error=LayoutError)
+    top = Section(data, source, error=LayoutError)
     head = top.table("layout")
     width, height = head.number("width_mm", 100, 10_000), head.number("height_mm", 100, 10_000)
     dictionary = head.string("aruco_dictionary")
@@ -161,7 +161,7 @@ def layout_from_mapping(data: object, source: str) -> Layout:
     return Layout(width, height, dictionary, tuple(markers), tuple(zones), source)
 
 
-def _pair(t: Table, key: str) -> tuple[float, float]:
+def _pair(t: Section, key: str) -> tuple[float, float]:
     value = t.raw(key)
     if not isinstance(value, list) or len(value) != 2 or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):

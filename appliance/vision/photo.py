@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from .cards import darkest_channel
+from .card_faces import darkest_channel
 
 FIND_LONG_SIDE_PX = 1000  # the photo is searched at this size; corners are then scaled back
 # A card's sides seen in perspective: the short sides at least this share of the long ones, and

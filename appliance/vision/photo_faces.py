@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from .card_edge import on_edges
-from .cards import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, flatten, order_quad, quad_px_per_mm
+from .card_faces import CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, flatten, order_quad, quad_px_per_mm
 from .deck import IMAGE_SUFFIXES, Deck
 from .index import index_glyphs, index_patch
 from .photo import find_cards

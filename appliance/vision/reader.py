@@ -23,7 +23,7 @@ import numpy as np
 
 from .calibrate import Calibration
 from .card_edge import on_edges
-from .cards import Glyph, card_quads, flatten, index_corners, quad_px_per_mm
+from .card_faces import Glyph, card_quads, flatten, index_corners, quad_px_per_mm
 from .deck import Deck, Templates
 from .deck_match import DECK_MISMATCH, EVIDENCE_MIN_PX_PER_MM, POOR_MATCH, DeckMatch, Verdict
 from .face_picture import agrees, card_picture, compare, contradicts, picture_part, picture_part_width, tell
@@ -267,7 +267,7 @@ def read_cards(frame: np.ndarray, quads: list[np.ndarray], deck: Deck,
 WHOLE_CORNER_RATIO = 0.5
 #: A card seen at less than the lowest resolution the deck was learned at, over this, is not read.
 LOWEST_SPAN = 1.6
-#: An index corner whose ink's edges spread further than this (``cards.blur_mm``: an out-of-focus
+#: An index corner whose ink's edges spread further than this (``card_faces.blur_mm``: an out-of-focus
 #: camera, a card moving) is not read: symbols blurred that far match one another's templates
 #: closely. A drawn design seen through 2 to 2.4 camera pixels of blur at 1.7 to 2.5 px/mm (0.8 to
 #: 1.4 mm) had 6 to 18 of 106 views named wrongly, at scores up to 0.98; the accuracy bench's tables,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .cards import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, LINE_MM, SPECK_MM2, Glyph, darkest_channel, ink_symbols,
+from .card_faces import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, LINE_MM, SPECK_MM2, Glyph, darkest_channel, ink_symbols,
                     order_quad)
 from .deck import Deck, Lining
 from .index import IndexGeometry, index_glyphs

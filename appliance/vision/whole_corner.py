@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from .cards import CANON_PX_PER_MM, darkest_channel
+from .card_faces import CANON_PX_PER_MM, darkest_channel
 from .index import REGISTER_MM
 
 #: Corners are compared coarse and blurred: a card in a frame is seen at 2 to 3 px/mm, and

@@ -14,7 +14,7 @@ from pathlib import Path
 from flask import Flask, Response, abort, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from ..audit.index import Index
+from ..audit.history_index import Index
 from ..audit.log import AuditLog, RecordingStopped
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
@@ -23,7 +23,7 @@ from ..game.setting import SPLITS, SetHand
 from ..table.dealer import DealerLoop
 from ..table.live import LiveTable
 from ..table.table import Table
-from .dealer import dealer_routes
+from .dealer_routes import dealer_routes
 from .request_body import BODY_LIMIT, BodyError
 from .query_params import ParameterError
 from .supervisor_routes import supervisor_routes

@@ -11,7 +11,7 @@ import re
 from flask import Blueprint, Response, g, jsonify, request, send_file, session
 
 from ..audit.dispute import dispute, round_records
-from ..audit.index import RESULTS, Index
+from ..audit.history_index import RESULTS, Index
 from ..audit.log import AuditError, AuditLog, RecordingStopped
 from ..audit.replay import export_csv
 from ..audit.seal import seal_qr_svg, seal_text
