@@ -475,15 +475,8 @@ def _flooded_down(cores: np.ndarray, distance: np.ndarray, level: float) -> np.n
     ``level`` down in steps of NECK_STEP_PX, each pixel to the core that reaches it first through
     ink at least as far from the paper (a watershed of the ink's distance to the paper)."""
     parts = cores.copy()
-    kernel = np.ones((3, 3), np.uint8)
     for step in np.arange(level, 0.0, -NECK_STEP_PX)[1:].tolist() + [1e-6]:
-        allowed = distance >= step
-        while True:
-            grown = cv2.dilate(parts.astype(np.float32), kernel).astype(np.int32)
-            fill = (parts == 0) & allowed & (grown > 0)
-            if not fill.any():
-                break
-            parts[fill] = grown[fill]
+        _grown_into(parts, distance >= step)
     return parts
 
 
@@ -678,16 +671,22 @@ def _flooded(grey: np.ndarray, cores: np.ndarray, ink: np.ndarray, low: float, h
     """The ``cores`` (labels) grown through ``ink``, paler level by level from ``low`` to ``high``,
     each pixel to the core that reaches it first (a watershed of the ink alone, not of the paper)."""
     parts = cores.copy()
-    kernel = np.ones((3, 3), np.uint8)
     for level in np.linspace(low, high, PART_LEVELS + 1)[1:]:
-        allowed = ink & (grey <= level)
-        while True:
-            grown = cv2.dilate(parts.astype(np.float32), kernel).astype(np.int32)
-            fill = (parts == 0) & allowed & (grown > 0)
-            if not fill.any():
-                break
-            parts[fill] = grown[fill]
+        _grown_into(parts, ink & (grey <= level))
     return parts
+
+
+def _grown_into(parts: np.ndarray, allowed: np.ndarray) -> None:
+    """``parts`` (labels, 0 unclaimed) grown in place through the ``allowed`` pixels a pixel at a
+    time until none is left to claim, each pixel to the part beside it (the larger label where two
+    meet: a step of a watershed)."""
+    kernel = np.ones((3, 3), np.uint8)
+    while True:
+        grown = cv2.dilate(parts.astype(np.float32), kernel).astype(np.int32)
+        fill = (parts == 0) & allowed & (grown > 0)
+        if not fill.any():
+            return
+        parts[fill] = grown[fill]
 
 
 def _broken_off(labels: np.ndarray, stats: np.ndarray, main: int, pieces: list[int]) -> set[int]:
