@@ -26,6 +26,7 @@ from appliance.table.supervisor import hash_pin
 from appliance.table.table import Table
 from appliance.vision.layout import load_layout
 from appliance.vision.render import DESIGNS, Scene, render_table
+from started_run import StartedRun
 
 KEY = b"k" * 64
 RULES = load_house("general")
@@ -190,33 +191,23 @@ def test_the_bank_rotation_goes_on_across_a_real_restart(tmp_path):
 
     data, rules = tmp_path / "data", load_house("capitol")
     for last in (3, 6):  # three rounds, a restart, three more
-        # --port 0 and the address the run prints: a port chosen here and freed could be taken meanwhile
-        with (tmp_path / f"run-{last}.err").open("w+") as err, subprocess.Popen(
-                [shutil.which("appliance"), "run", "--simulate", "--house", "capitol", "--rounds", "3", "--keep-serving",
-                 "--pace", "0.05", "--port", "0", "--data", str(data)],
-                stdout=subprocess.PIPE, stderr=err, text=True) as proc:
-            try:
-                dashboard = json.loads(proc.stdout.readline() or "{}").get("dashboard")
-                assert dashboard, err.seek(0) or err.read()
+        with StartedRun([shutil.which("appliance"), "run", "--simulate", "--house", "capitol", "--rounds", "3",
+                         "--keep-serving", "--pace", "0.05", "--data", str(data)]) as run:
+            seen = {}
 
-                seen = {}
-
-                def settled() -> bool:
-                    assert proc.poll() is None, f"the run ended ({proc.returncode}): {err.seek(0) or err.read()}"
-                    try:
-                        with urllib.request.urlopen(f"{dashboard}api/state", timeout=2) as r:
-                            seen.update(json.loads(r.read()))
-                    except OSError:
-                        return False
-                    return seen["phase"] == "settled" and (seen["round"] or "").endswith(f"-{last:04d}")
+            def settled() -> bool:
+                run.check()
                 try:
-                    wait_for(settled, 180)
-                except AssertionError as timeout:  # say where the table stood, and what the run said
-                    raise AssertionError(f"round {last} not settled: {seen.get('phase')} {seen.get('round')}; "
-                                         f"{err.seek(0) or err.read()[-3000:]}") from timeout
-            finally:
-                proc.terminate()
-                proc.wait(timeout=20)
+                    with urllib.request.urlopen(f"{run.address}api/state", timeout=2) as r:
+                        seen.update(json.loads(r.read()))
+                except OSError:
+                    return False
+                return seen["phase"] == "settled" and (seen["round"] or "").endswith(f"-{last:04d}")
+            try:
+                wait_for(settled, 180)
+            except AssertionError as timeout:  # say where the table stood, and what the run said
+                raise AssertionError(f"round {last} not settled: {seen.get('phase')} {seen.get('round')}; "
+                                     f"{run.said()}") from timeout
     history, checked = [], []
     for record in records(data / "audit"):
         if record["event"] == Events.ROUND_OPENED and record["data"]["banker"] != "dealer":
