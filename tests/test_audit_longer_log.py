@@ -6,8 +6,6 @@ given twice)."""
 import datetime as dt
 import json
 import shutil
-import socket
-import subprocess
 import time
 import urllib.request
 
@@ -18,6 +16,7 @@ from appliance.audit.history_index import Index
 from appliance.audit.log import AuditLog, RecordingStopped, records, verify
 from appliance.table.recording import RecordingProbe
 from dealer_table import KEY, Dealer
+from started_run import StartedRun
 
 APPLIANCE = shutil.which("appliance")
 
@@ -157,48 +156,28 @@ def test_records_lost_under_a_head_that_names_them_stay_a_recorded_gap(tmp_path)
     assert records(tmp_path / "log")[-1]["event"] == "AuditGap"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_run_on_a_deleted_audit_folder_is_held_with_the_reason_and_starts_no_new_log(tmp_path):
     """The old appliance started a new log at seq 1 and gave round ids again."""
     data = tmp_path / "data"
-    port = free_port()
     command = [APPLIANCE, "run", "--simulate", "--rounds", "1", "--pace", "0.05", "--data", str(data)]
-    first = subprocess.Popen([*command, "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        assert wait_for_state(port, lambda s: s.get("dealer") and (s.get("last_settlement") or s.get("round")))
-    finally:
-        first.terminate()
-        first.wait(timeout=20)
-        first.stdout.close()
-        first.stderr.close()
+    with StartedRun(command) as first:
+        assert wait_for_state(first, lambda s: s.get("dealer") and (s.get("last_settlement") or s.get("round")))
     shutil.rmtree(data / "audit")
-    port = free_port()
-    proc = subprocess.Popen([*command, "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        state = wait_for_state(port, lambda s: s.get("dealer"))
+    with StartedRun(command) as run:
+        state = wait_for_state(run, lambda s: s.get("dealer"))
         held = state["dealer"]["held"]
         assert held.startswith("The audit log is empty (its folder was deleted or emptied) but the history index")
         time.sleep(1)  # the simulated dealer is at the table: nothing is recorded
-        assert wait_for_state(port, lambda s: s.get("dealer"))["dealer"]["step"] == "held"
+        assert wait_for_state(run, lambda s: s.get("dealer"))["dealer"]["step"] == "held"
         assert not list((data / "audit").glob("*.jsonl"))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        proc.stdout.close()
-        proc.stderr.close()
 
 
-def wait_for_state(port, ready, seconds=60):
+def wait_for_state(run, ready, seconds=60):
     deadline, state = time.monotonic() + seconds, {}
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2) as r:
+            with urllib.request.urlopen(f"{run.address}api/state", timeout=2) as r:
                 state = json.loads(r.read())
             if ready(state):
                 return state
