@@ -5,7 +5,6 @@ wrong in plain words, and nothing is recorded until it can be."""
 
 import json
 import shutil
-import socket
 import subprocess
 import time
 import urllib.request
@@ -14,29 +13,24 @@ import pytest
 
 from appliance.audit.log import records, verify
 from audit_disk import fill, tmpfs
+from started_run import StartedRun
 
 APPLIANCE = shutil.which("appliance")
 FULL = "The audit disk is full: nothing can be recorded"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def state(port: int) -> dict:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2) as r:
+def state(run: StartedRun) -> dict:
+    with urllib.request.urlopen(f"{run.address}api/state", timeout=2) as r:
         return json.loads(r.read())
 
 
-def until(port: int, proc, ok, seconds: float = 60) -> dict:
+def until(run: StartedRun, ok, seconds: float = 60) -> dict:
     """The dealer's state once ``ok`` says so; the run must not have ended meanwhile."""
     deadline, last = time.monotonic() + seconds, {}
     while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()[1].decode()
+        run.check()
         try:
-            last = state(port)
+            last = state(run)
             if last.get("dealer") and ok(last["dealer"]):
                 return last["dealer"]
         except OSError:
@@ -45,22 +39,14 @@ def until(port: int, proc, ok, seconds: float = 60) -> dict:
     raise AssertionError(f"not seen in {seconds} s: {last.get('dealer')}")
 
 
-def simulated_run(data, port, rounds=2):
-    return subprocess.Popen([APPLIANCE, "run", "--simulate", "--rounds", str(rounds), "--keep-serving",
-                             "--pace", "0.05", "--port", str(port), "--data", str(data)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
-
-def stopped(proc) -> None:
-    proc.terminate()
-    proc.wait(timeout=20)
-    proc.stdout.close()
-    proc.stderr.close()
+def simulated_run(data, rounds=2) -> StartedRun:
+    return StartedRun([APPLIANCE, "run", "--simulate", "--rounds", str(rounds), "--keep-serving", "--pace", "0.05",
+                       "--data", str(data)])
 
 
 def played(data, rounds=3) -> None:
-    out = subprocess.run([APPLIANCE, "run", "--simulate", "--rounds", str(rounds), "--pace", "0.01", "--port",
-                          str(free_port()), "--data", str(data)], capture_output=True, text=True, timeout=180)
+    out = subprocess.run([APPLIANCE, "run", "--simulate", "--rounds", str(rounds), "--pace", "0.01", "--port", "0",
+                          "--data", str(data)], capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stderr
 
 
@@ -76,18 +62,15 @@ def test_a_disk_full_at_start_up_starts_held_and_goes_on_once_there_is_room(tmp_
         (data / "index.sqlite").unlink()  # the index must be built again: SQLite cannot write either
         before = {p.name: p.read_bytes() for p in (data / "audit").glob("*.jsonl")}
         filler = fill(tmp_path / "disk")
-        port = free_port()
-        proc = simulated_run(data, port)
-        try:
-            dealer = until(port, proc, lambda d: d.get("held"))
+        with simulated_run(data) as run:  # (an 8 MB disk is below the 20 MB a new round needs: no round is played)
+            dealer = until(run, lambda d: d.get("held"))
             assert dealer["held"].startswith(FULL) and dealer["recording"]["stopped"].startswith(FULL)
             time.sleep(2)  # the simulated dealer is at the table: nothing is recorded, the run goes on
-            assert proc.poll() is None and state(port)["dealer"]["step"] == "held"
+            run.check()
+            assert state(run)["dealer"]["step"] == "held"
             assert {p.name: p.read_bytes() for p in (data / "audit").glob("*.jsonl")} == before
             filler.unlink()  # room again: the table carries on by itself
-            until(port, proc, lambda d: not d.get("held"))
-        finally:
-            stopped(proc)  # (an 8 MB disk is below the 20 MB a new round needs: the round itself is not played)
+            until(run, lambda d: not d.get("held"))
         resumed = [r for r in records(data / "audit") if r["event"] == "RecordingResumed"]
         assert len(resumed) == 1 and resumed[0]["data"]["reason"].startswith(FULL)
         assert verify(data / "audit", (data / "audit.key").read_bytes().strip()).ok
@@ -116,16 +99,12 @@ def test_a_damaged_index_at_start_up_is_rebuilt_from_the_log_and_the_start_goes_
     damaged = bytearray(index.read_bytes())
     damaged[at:at + size] = b"\xa5" * size
     index.write_bytes(bytes(damaged))
-    port = free_port()
-    proc = simulated_run(data, port, rounds=1)
-    try:
-        dealer = until(port, proc, lambda d: any("history index" in n for n in d.get("notices", [])))
+    with simulated_run(data, rounds=1) as run:
+        dealer = until(run, lambda d: any("history index" in n for n in d.get("notices", [])))
         note = next(n for n in dealer["notices"] if "history index" in n)
         assert note.startswith(f"The history index is damaged ({said}")
         assert note.endswith("the old file is kept as index.sqlite.damaged-0")
         assert (data / "index.sqlite.damaged-0").read_bytes() == bytes(damaged)  # kept as evidence
-        until(port, proc, lambda d: d["step"] != "held")
-    finally:
-        stopped(proc)
+        until(run, lambda d: d["step"] != "held")
     rebuilt = [r for r in records(data / "audit") if r["event"] == "IndexRebuilt"]
     assert len(rebuilt) == 1 and rebuilt[0]["data"]["reason"] == note
