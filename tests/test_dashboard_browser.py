@@ -3,7 +3,6 @@
 
 import json
 import shutil
-import socket
 import subprocess
 import time
 import urllib.request
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from headless import CHROMIUM
+from started_run import StartedRun
 
 pytestmark = pytest.mark.browser  # Chromium, launched by the tests themselves (not the browser fixture)
 
@@ -20,21 +20,12 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
          "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def settled_table(tmp_path_factory):
-    port = free_port()
     data = tmp_path_factory.mktemp("data")
-    proc = subprocess.Popen([shutil.which("appliance"), "run", "--simulate", "--rounds", "1", "--keep-serving",
-                             "--pace", "0.05",
-                             "--port", str(port), "--data", str(data)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
+    with StartedRun([shutil.which("appliance"), "run", "--simulate", "--rounds", "1", "--keep-serving",
+                     "--pace", "0.05", "--data", str(data)]) as run:
+        base = run.address.rstrip("/")
         deadline = time.monotonic() + 60
         state = {}
         while time.monotonic() < deadline:
@@ -48,11 +39,6 @@ def settled_table(tmp_path_factory):
             time.sleep(0.2)
         assert state.get("phase") == "settled", state
         yield base, state
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        proc.stdout.close()
-        proc.stderr.close()
 
 
 def log_in(page, supervisor: str, pin: str) -> None:
