@@ -15,6 +15,7 @@ from appliance.table.dealer import Step
 from appliance.table.recording import IndexFeed, RecordingProbe, SpaceLimits
 from audit_disk import FillingDisk, fill, tmpfs
 from dealer_table import BANKER, KEY, SEAT2, Dealer
+from started_run import StartedRun
 
 FULL = "The audit disk is full: nothing can be recorded"
 APPLIANCE = shutil.which("appliance")
@@ -175,7 +176,6 @@ def test_the_station_lives_through_a_full_disk_and_resumes_by_itself(tmp_path):
 @pytest.mark.slow
 def test_run_holds_a_forged_log_at_start_up(tmp_path):
     """The old appliance started on an edited log and showed the forged records' totals."""
-    import socket
     import time
     import urllib.request
 
@@ -186,17 +186,12 @@ def test_run_holds_a_forged_log_at_start_up(tmp_path):
     assert out.returncode == 0, out.stderr
     day = sorted((data / "audit").glob("*.jsonl"))[0]
     day.write_bytes(day.read_bytes().replace(b'"commission":"', b'"commission":"9', 1))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([APPLIANCE, "run", "--simulate", "--rounds", "1", "--keep-serving", "--pace", "0.05",
-                             "--port", str(port),
-                             "--data", str(data)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
+    with StartedRun([APPLIANCE, "run", "--simulate", "--rounds", "1", "--keep-serving", "--pace", "0.05",
+                     "--data", str(data)]) as run:
         deadline, state = time.monotonic() + 60, {}
         while time.monotonic() < deadline:
             try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2) as r:
+                with urllib.request.urlopen(f"{run.address}api/state", timeout=2) as r:
                     state = json.loads(r.read())
                 if state.get("dealer"):
                     break
@@ -207,10 +202,5 @@ def test_run_holds_a_forged_log_at_start_up(tmp_path):
         assert held.startswith(f"The audit log failed verification at start-up: {day.name} line ")
         assert "A supervisor must acknowledge this with the PIN" in held
         time.sleep(1)  # the simulated dealer is at the table: no round opens
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2) as r:
+        with urllib.request.urlopen(f"{run.address}api/state", timeout=2) as r:
             assert json.loads(r.read())["dealer"]["step"] == "held"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        proc.stdout.close()
-        proc.stderr.close()
