@@ -5,8 +5,6 @@ rendered page; the appliance lost and found again; a round with unchanged wagers
 import json
 import shutil
 import signal
-import socket
-import subprocess
 import time
 import urllib.request
 
@@ -18,6 +16,7 @@ from dealer_screen import SIZES, ServedTable
 from appliance.audit.log import records
 from appliance.table.round import Events
 from screen_audit import audit, problems
+from started_run import StartedRun, again_on_the_same_port
 
 
 def reading_with_trouble(table: ServedTable) -> None:
@@ -125,26 +124,21 @@ def test_three_taps_from_next_to_settled_with_the_same_wagers(browser, tmp_path)
         table.close()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_appliance(port: int, data) -> subprocess.Popen:
-    proc = subprocess.Popen([shutil.which("appliance"), "run", "--simulate", "--pace", "0.2", "--port", str(port),
-                             "--data", str(data)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+def started_appliance(data, port: int = 0) -> StartedRun:
+    """``appliance run --simulate`` on ``data``, once it has opened a round."""
+    run = StartedRun([shutil.which("appliance"), "run", "--simulate", "--pace", "0.2", "--data", str(data)], port=port)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
+        run.check()
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2) as r:
+            with urllib.request.urlopen(f"{run.address}api/state", timeout=2) as r:
                 if json.loads(r.read()).get("round"):
-                    return proc
+                    return run
         except OSError:
             pass
         time.sleep(0.2)
-    proc.kill()
-    raise AssertionError("the appliance did not start")
+    run.stop(signal.SIGKILL)
+    raise AssertionError(f"the appliance opened no round: {run.said()}")
 
 
 # The promise is wrapped in an object: a promise returned as such would be awaited before the cut.
@@ -166,20 +160,21 @@ def test_a_lost_appliance_is_shown_within_two_seconds_and_the_screen_catches_up(
     """Frozen (SIGSTOP: the connection stays open, only the heartbeat stops) and stopped (the process
     ends, then starts again): the banner shows within 2 s, and goes when the appliance answers again,
     the screen showing the round it is at by then, without a reload."""
-    port, data = free_port(), tmp_path / "data"
-    proc = start_appliance(port, data)
+    data = tmp_path / "data"
+    run = started_appliance(data)
     page = browser.new_page(viewport={"width": 800, "height": 480})
     try:
-        page.goto(f"http://127.0.0.1:{port}/")
+        page.goto(run.address)
         page.wait_for_selector("#dealer[data-step]")
-        frozen_ms = banner_after(page, lambda: proc.send_signal(signal.SIGSTOP))
+        frozen_ms = banner_after(page, lambda: run.proc.send_signal(signal.SIGSTOP))
         page.click("[data-button=supervisor]")
         page.wait_for_selector("#error:has-text('Refused: the appliance did not answer')", timeout=15_000)
-        proc.send_signal(signal.SIGCONT)
+        run.proc.send_signal(signal.SIGCONT)
         page.wait_for_selector("#offline", state="hidden", timeout=10_000)
-        stopped_ms = banner_after(page, lambda: (proc.terminate(), proc.wait(timeout=10)))
+        stopped_ms = banner_after(page, run.stop)
         shown = page.inner_text("#round")
-        proc = start_appliance(port, data)
+        port = run.port  # the page's address names it: the new process serves on the port the first printed
+        run = again_on_the_same_port(lambda: started_appliance(data, port))
         page.wait_for_selector("#offline", state="hidden", timeout=15_000)
         # the round the appliance is at now, not the one on the screen when it went away
         page.wait_for_function("r => document.getElementById('round').textContent !== r", arg=shown, timeout=15_000)
@@ -192,14 +187,8 @@ def test_a_lost_appliance_is_shown_within_two_seconds_and_the_screen_catches_up(
         assert "supervisor was called" in page.inner_text("#held"), page.inner_text("#error")
     finally:
         page.close()
-        proc.send_signal(signal.SIGCONT)
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def current_round(port: int) -> str:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5) as r:
-        return json.loads(r.read())["round"]
+        run.proc.send_signal(signal.SIGCONT)
+        run.stop()
 
 
 def test_the_bank_offer_and_backline_wagers_on_the_dealers_screen(browser, tmp_path):
