@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.cookiejar
 import json
+import socket
 import urllib.parse
 import urllib.request
 from contextlib import contextmanager
@@ -34,6 +35,15 @@ def floor_service(dsn: str, port: int = 0, **options):
         yield service.url
     finally:
         service.stop()
+
+
+@contextmanager
+def floor_down():
+    """The URL of a floor that is down: its port held bound and never listening, so every connection to it is
+    refused, and no other process can serve there meanwhile (as it could on a port chosen and freed)."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{held.getsockname()[1]}"
 
 
 def user(dsn: str, role: str, name: str | None = None) -> str:

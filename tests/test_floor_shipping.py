@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 
@@ -15,17 +14,13 @@ from appliance.config import DeviceConfigError, load_devices, load_house, shippe
 from appliance.floor.enroll import table_key
 from appliance.floor.shipper import Shipper
 from appliance.table.simulation import play_rounds
-from floor_helpers import enrolled, floor_lines, floor_service, log_lines, migrated, seen_json, table_log, users
+from floor_helpers import (enrolled, floor_down, floor_lines, floor_service, log_lines, migrated, seen_json, table_log,
+                           users)
+from started_run import StartedRun
 
 
 def appliance(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "appliance", *args], capture_output=True, text=True, timeout=timeout)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_floor_ship_exits_0_when_all_is_acknowledged(floor_dsn, tmp_path):
@@ -45,8 +40,9 @@ def test_floor_ship_to_a_floor_that_is_down_exits_1_saying_so(floor_dsn, tmp_pat
     migrated(floor_dsn)
     credentials = enrolled(floor_dsn, "T1", tmp_path)
     audit_dir = table_log(tmp_path, credentials, rounds=1)
-    done = appliance("floor", "ship", "--audit", str(audit_dir), "--floor", f"http://127.0.0.1:{free_port()}",
-                     "--floor-credentials", str(tmp_path / "T1.credentials"), "--wait", "1")
+    with floor_down() as url:
+        done = appliance("floor", "ship", "--audit", str(audit_dir), "--floor", url,
+                         "--floor-credentials", str(tmp_path / "T1.credentials"), "--wait", "1")
     assert done.returncode == 1 and "appliance floor ship: floor 127.0.0.1:" in done.stderr
 
 
@@ -57,8 +53,9 @@ def test_floor_ship_keeps_trying_until_its_wait_is_out(floor_dsn, tmp_path):
     credentials = enrolled(floor_dsn, "T1", tmp_path)
     audit_dir = table_log(tmp_path, credentials, rounds=1)
     began = time.monotonic()
-    done = appliance("floor", "ship", "--audit", str(audit_dir), "--floor", f"http://127.0.0.1:{free_port()}",
-                     "--floor-credentials", str(tmp_path / "T1.credentials"), "--wait", "10")
+    with floor_down() as url:
+        done = appliance("floor", "ship", "--audit", str(audit_dir), "--floor", url,
+                         "--floor-credentials", str(tmp_path / "T1.credentials"), "--wait", "10")
     assert done.returncode == 1 and "appliance floor ship: floor 127.0.0.1:" in done.stderr
     assert time.monotonic() - began >= 10  # its last try at the end of the wait, not one back-off before it
 
@@ -67,14 +64,15 @@ def test_simulate_table_ships_while_it_plays_and_catches_up_after_the_floor_was_
     migrated(floor_dsn)
     enrolled(floor_dsn, "T7", tmp_path)
     audit_dir, creds = tmp_path / "audit", str(tmp_path / "T7.credentials")
-    port = free_port()
     # The floor is down: the table plays all the same, and its log keeps what it could not ship.
-    down = appliance("simulate-table", "--rounds", "3", "--audit", str(audit_dir), "--floor",
-                     f"http://127.0.0.1:{port}", "--floor-credentials", creds)
+    with floor_down() as url:
+        down = appliance("simulate-table", "--rounds", "3", "--audit", str(audit_dir), "--floor", url,
+                         "--floor-credentials", creds)
     assert down.returncode == 0, down.stderr
     report = json.loads(down.stdout)
     assert report["rounds"] == 3 and "error" in report["floor"]
-    with floor_service(floor_dsn, port) as url:
+    # Up again, on a port of its own: what the table ships is learnt from the floor's head, not from its address.
+    with floor_service(floor_dsn) as url:
         up = appliance("simulate-table", "--rounds", "2", "--seed", "2", "--audit", str(audit_dir), "--floor", url,
                        "--floor-credentials", creds)
         assert up.returncode == 0, up.stderr
@@ -139,19 +137,15 @@ def test_appliance_run_ships_its_records_as_it_plays(floor_dsn, tmp_path):
     migrated(floor_dsn)
     enrolled(floor_dsn, "T9", tmp_path)
     data = tmp_path / "data"
-    with floor_service(floor_dsn) as url:
-        proc = subprocess.Popen([sys.executable, "-m", "appliance", "run", "--simulate", "--rounds", "1",
-                                 "--keep-serving", "--pace", "0.05", "--port", str(free_port()), "--data", str(data), "--floor", url,
-                                 "--floor-credentials", str(tmp_path / "T9.credentials")],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 60
-            while time.monotonic() < deadline and not any(
-                    '"event":"RoundSettled"' in line for line in floor_lines(floor_dsn, "T9")):
-                time.sleep(0.2)
-        finally:
-            proc.terminate()
-            proc.wait(10)
+    credentials = str(tmp_path / "T9.credentials")
+    with floor_service(floor_dsn) as url, StartedRun(
+            [sys.executable, "-m", "appliance", "run", "--simulate", "--rounds", "1", "--keep-serving", "--pace", "0.05",
+             "--data", str(data), "--floor", url, "--floor-credentials", credentials]) as run:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not any(
+                '"event":"RoundSettled"' in line for line in floor_lines(floor_dsn, "T9")):
+            run.check()
+            time.sleep(0.2)
     held = floor_lines(floor_dsn, "T9")
     assert any('"event":"RoundSettled"' in line for line in held)
     assert held == log_lines(data / "audit")[: len(held)]  # the table's own records, in order
@@ -166,16 +160,13 @@ def test_floor_ship_waits_out_a_database_restart_then_ships(postgres, floor_dsn,
     migrated(floor_dsn)
     credentials = enrolled(floor_dsn, "T5", tmp_path)
     audit_dir = table_log(tmp_path, credentials, rounds=2)
-    port = free_port()
-    floor = subprocess.Popen([sys.executable, "-m", "appliance", "floor", "serve", "--db", floor_dsn, "--port", str(port)],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        url = json.loads(floor.stdout.readline())["floor"].rstrip("/")
+    with StartedRun([sys.executable, "-m", "appliance", "floor", "serve", "--db", floor_dsn], "floor") as floor:
+        url = floor.address.rstrip("/")
         ship_command = ["floor", "ship", "--audit", str(audit_dir), "--floor", url,
                         "--floor-credentials", str(tmp_path / "T5.credentials")]
         assert appliance(*ship_command).returncode == 0
         for _ in range(40):  # a floor that has served a while: each of its server threads holds a connection
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            connection = http.client.HTTPConnection("127.0.0.1", floor.port, timeout=10)
             connection.request("GET", "/api/floor/head", headers={
                 "X-Floor-Table": "T5", "Authorization": f"Bearer {credentials.token}"})
             assert connection.getresponse().status == 200
@@ -192,7 +183,3 @@ def test_floor_ship_waits_out_a_database_restart_then_ships(postgres, floor_dsn,
         out, err = shipping.communicate(timeout=90)
         assert shipping.returncode == 0, f"gave up after {time.monotonic() - began:.0f} s: {err}"
         assert json.loads(out)["pending"] == 0 and floor_lines(floor_dsn, "T5") == log_lines(audit_dir)
-    finally:
-        floor.terminate()
-        floor.wait(10)
-        floor.stdout.close()
