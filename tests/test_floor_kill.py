@@ -24,32 +24,13 @@ from appliance.floor.enroll import table_key
 from appliance.floor.shipper import Shipper
 from appliance.table.simulation import play_rounds
 from floor_helpers import enrolled, floor_lines, floor_service, log_lines, migrated, table_log
+from started_run import StartedRun, again_on_the_same_port
 
 KILLS = int(os.environ.get("FLOOR_KILLS", "20"))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for_port(port: int, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise TimeoutError(f"nothing listens on {port}")
-
-
-def start_floor(dsn: str, port: int) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "appliance", "floor", "serve", "--db", dsn, "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    wait_for_port(port)
-    return proc
+def started_floor(dsn: str, port: int = 0) -> StartedRun:
+    return StartedRun([sys.executable, "-m", "appliance", "floor", "serve", "--db", dsn], "floor", port)
 
 
 def kill(proc: subprocess.Popen) -> None:
@@ -103,20 +84,21 @@ def drained(dsn: str, tables, timeout: float = 60.0) -> None:
 
 def test_the_floor_killed_at_random_moments_while_five_tables_ship(floor_dsn, tmp_path):
     migrated(floor_dsn)
-    port, rng = free_port(), random.Random(15)
-    floor = start_floor(floor_dsn, port)
+    floor, rng = started_floor(floor_dsn), random.Random(15)
+    url, port = floor.address.rstrip("/"), floor.port
     try:
-        with tables_shipping(floor_dsn, tmp_path, f"http://127.0.0.1:{port}", 5, rounds=30) as tables:
+        with tables_shipping(floor_dsn, tmp_path, url, 5, rounds=30) as tables:
             for _ in range(KILLS):
                 time.sleep(rng.uniform(0.05, 0.6))
-                kill(floor)
+                floor.stop(signal.SIGKILL)
                 time.sleep(rng.uniform(0.0, 0.3))
-                floor = start_floor(floor_dsn, port)
+                # The tables ship to the port the first floor printed; the killed floor's door may hold it a moment.
+                floor = again_on_the_same_port(lambda: started_floor(floor_dsn, port))
             for *_, player in tables:
                 player.join()
             drained(floor_dsn, tables)
     finally:
-        kill(floor)
+        floor.stop(signal.SIGKILL)
     for table, audit_dir, key_file, *_ in tables:
         assert_exactly_once_and_verifies(floor_dsn, table, audit_dir, key_file)
 
@@ -193,8 +175,8 @@ def started(audit_dir) -> int:
 def cuttable(target_url: str):
     """A TCP relay in front of the floor whose port can be closed for a while (the network cut)."""
     target_port = int(target_url.rsplit(":", 1)[1])
-    port = free_port()
-    state = {"listener": None, "open": []}
+    state = {"listener": socket.create_server(("127.0.0.1", 0)), "open": []}
+    port = state["listener"].getsockname()[1]
     running = threading.Event()
     running.set()
 
@@ -211,9 +193,7 @@ def cuttable(target_url: str):
                 except OSError:
                     pass
 
-    def listen():
-        listener = socket.create_server(("127.0.0.1", port), reuse_port=False)
-        state["listener"] = listener
+    def listen(listener):
         while running.is_set():
             try:
                 client, _ = listener.accept()
@@ -241,13 +221,14 @@ def cuttable(target_url: str):
     def cut(seconds: float) -> None:
         close_all()
         time.sleep(seconds)
-        start()
+        # The tables ship to this port: bound again, tried again while another process holds it meanwhile.
+        state["listener"] = again_on_the_same_port(lambda: socket.create_server(("127.0.0.1", port)))
+        serve()
 
-    def start():
-        threading.Thread(target=listen, daemon=True).start()
-        wait_for_port(port)
+    def serve():
+        threading.Thread(target=listen, args=(state["listener"],), daemon=True).start()
 
-    start()
+    serve()
     try:
         yield f"http://127.0.0.1:{port}", cut
     finally:
