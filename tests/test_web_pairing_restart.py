@@ -6,28 +6,24 @@ import http.client
 import json
 import re
 import shutil
-import signal
-import subprocess
 import sys
 
 import pytest
 
 from appliance.audit.log import records
 from appliance.table.round import Events
+from started_run import StartedRun
 
 
 class Appliance:
     """``appliance run --simulate`` on a free loopback port, over the data folder ``data``."""
 
-    def __init__(self, data, journal):
+    def __init__(self, data):
         appliance = shutil.which("appliance")
         command = [appliance] if appliance else [sys.executable, "-m", "appliance"]
-        self.journal, self._journal_file = journal, journal.open("wb")
-        self.proc = subprocess.Popen([*command, "run", "--simulate", "--port", "0", "--data", str(data),
-                                      "--pace", "0.2"], stdout=subprocess.PIPE, stderr=self._journal_file)
-        started = json.loads(self.proc.stdout.readline())  # the line printed once the dashboard serves
-        self.port = int(started["dashboard"].rstrip("/").rsplit(":", 1)[1])
-        self.pin = re.search(rb"supervisor id demo, PIN (\d+)", journal.read_bytes()).group(1).decode()
+        self.run = StartedRun([*command, "run", "--simulate", "--data", str(data), "--pace", "0.2"])
+        self.port = self.run.port
+        self.pin = re.search(r"supervisor id demo, PIN (\d+)", self.run.said()).group(1)
         self.cookies: dict[str, str] = {}
 
     def ask(self, method, path, body=None, csrf=None):
@@ -53,17 +49,13 @@ class Appliance:
         return answer["csrf"]
 
     def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        status = self.proc.wait(30)
-        self.proc.stdout.close()
-        self._journal_file.close()
-        assert status == 0, self.journal.read_text()[-2000:]
+        assert self.run.stop() == 0, self.run.said()[-2000:]
 
 
 @pytest.mark.slow
 def test_a_paired_screen_and_its_revocation_survive_a_restart(tmp_path):
     data = tmp_path / "data"
-    first = Appliance(data, tmp_path / "journal-1.txt")
+    first = Appliance(data)
     try:
         status, prompt = first.ask("GET", "/api/dealer")
         assert status == 200 and prompt["screen"] == "dealer (screen)"
@@ -79,7 +71,7 @@ def test_a_paired_screen_and_its_revocation_survive_a_restart(tmp_path):
     kept = data / "paired-screens.json"
     assert kept.stat().st_mode & 0o777 == 0o640 and token not in kept.read_text()
 
-    second = Appliance(data, tmp_path / "journal-2.txt")
+    second = Appliance(data)
     try:
         second.cookies["screen"] = token  # the same device, after the restart
         assert second.ask("GET", "/api/dealer")[1]["screen"] == screen
@@ -93,7 +85,7 @@ def test_a_paired_screen_and_its_revocation_survive_a_restart(tmp_path):
     finally:
         second.stop()
 
-    third = Appliance(data, tmp_path / "journal-3.txt")
+    third = Appliance(data)
     try:
         third.cookies["screen"] = token
         assert third.ask("GET", "/api/dealer")[1]["screen"] == "dealer (screen)"
