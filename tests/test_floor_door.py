@@ -28,6 +28,7 @@ from appliance.floor.shipper import Shipper
 from appliance.web.certificate import make_self_signed
 from appliance.web.front import TlsFiles
 from floor_helpers import PASSWORD, enrolled, floor_service, logged_in, migrated, seen, table_log, user, users
+from started_run import StartedRun
 
 
 @pytest.fixture(scope="module")
@@ -247,10 +248,8 @@ def test_a_table_request_with_an_unknown_table_or_wrong_token_is_refused_before_
         assert shipper.ship_pending().pending == 0
 
 
-def serve_floor_process(dsn: str) -> tuple[subprocess.Popen, dict]:
-    proc = subprocess.Popen([sys.executable, "-m", "appliance", "floor", "serve", "--db", dsn, "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    return proc, json.loads(proc.stdout.readline())
+def started_floor(dsn: str) -> StartedRun:
+    return StartedRun([sys.executable, "-m", "appliance", "floor", "serve", "--db", dsn], "floor")
 
 
 def gone(pid: int) -> bool:
@@ -270,23 +269,22 @@ def wait_until(done, timeout: float = 15.0) -> bool:
 
 def test_the_door_killed_stops_the_floor_service_with_exit_status_1_for_systemd_to_restart(floor):
     dsn, _, _ = floor
-    proc, started = serve_floor_process(dsn)
-    assert status(f"{started['floor']}api/floor/day") == 200
-    os.kill(started["door_pid"], signal.SIGKILL)
-    _, stderr = proc.communicate(timeout=15)
-    assert proc.returncode == 1
-    assert stderr.strip().endswith("the floor stopped") and f"door (pid {started['door_pid']})" in stderr
+    service = started_floor(dsn)
+    assert status(f"{service.address}api/floor/day") == 200
+    door = service.printed["door_pid"]
+    os.kill(door, signal.SIGKILL)
+    service.proc.wait(timeout=15)  # it ends by itself
+    assert service.stop() == 1
+    assert service.said().strip().endswith("the floor stopped") and f"door (pid {door})" in service.said()
 
 
 def test_the_floor_stopped_or_killed_ends_its_door(floor):
     dsn, _, _ = floor
-    proc, started = serve_floor_process(dsn)
-    proc.send_signal(signal.SIGTERM)  # systemd's stop: both go, the floor saying nothing failed
-    proc.communicate(timeout=15)
-    assert proc.returncode == 0 and wait_until(lambda: gone(started["door_pid"]))
-    proc, started = serve_floor_process(dsn)
-    proc.kill()
-    proc.communicate(timeout=10)
-    assert wait_until(lambda: gone(started["door_pid"]))  # its feed ended
+    service = started_floor(dsn)
+    exit_status = service.stop(signal.SIGTERM)  # systemd's stop: both go, the floor saying nothing failed
+    assert exit_status == 0 and wait_until(lambda: gone(service.printed["door_pid"]))
+    service = started_floor(dsn)
+    service.stop(signal.SIGKILL)
+    assert wait_until(lambda: gone(service.printed["door_pid"]))  # its feed ended
     with pytest.raises(OSError):
-        socket.create_connection(("127.0.0.1", urllib.parse.urlsplit(started["floor"]).port), timeout=2)
+        socket.create_connection(("127.0.0.1", service.port), timeout=2)
