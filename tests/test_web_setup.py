@@ -3,15 +3,14 @@ bad input answered 4xx naming the field, the start-seat RNG's values over a pseu
 buttons and lamps on their pins, the camera's markers, and the house chosen kept for the next start."""
 
 import base64
-import json
 import shutil
-import signal
 import subprocess
 
 import cv2
 import numpy as np
 import pytest
 from setup_table import Client, setup_table, wait_for
+from started_run import StartedRun
 
 from appliance.audit.log import records
 from appliance.config import shipped_config_dir
@@ -170,15 +169,9 @@ def test_the_house_chosen_is_logged_and_dealt_by_at_the_next_start(served, tmp_p
     # the next start, as the service starts it (with the installer's --house)
     data = tmp_path / "data"
     shutil.copytree(served.data / "setup", data / "setup", ignore=shutil.ignore_patterns("faces", "deck*", "pictures"))
-    with subprocess.Popen([shutil.which("appliance"), "run", "--simulate", "--house", "general", "--data", str(data),
-                           "--port", "0", "--pace", "60"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                          text=True) as run:
-        try:
-            started = json.loads(run.stdout.readline())
-        finally:
-            run.send_signal(signal.SIGTERM)
-            run.wait(30)
-    assert started["house"] == "capitol"
+    with StartedRun([shutil.which("appliance"), "run", "--simulate", "--house", "general", "--data", str(data),
+                     "--pace", "60"]) as run:
+        assert run.printed["house"] == "capitol"
     (data / "setup" / "house.json").write_text("{not json")
     out = subprocess.run([shutil.which("appliance"), "run", "--simulate", "--data", str(data), "--port", "0"],
                          capture_output=True, text=True, timeout=60)
