@@ -143,8 +143,13 @@ class Deck:
     pictures: dict[str, np.ndarray] = field(default_factory=dict, repr=False)  # code -> its middle (face_picture)
     photo_px_per_mm: float | None = None  # the resolution its faces' photos showed the cards at (median)
     untaught: dict[str, str] = field(default_factory=dict)  # code -> why the deck cannot name it (see _untaught)
-    # code -> the index corner of an untaught card whose face was found: a card that looks like it is not named
+    # code -> the index corner of an untaught card whose face was found, or of a face refused as
+    # looking like another card's (read from its rank's and suit's other faces): a card that looks
+    # like it is not named as another
     witnesses: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    # code -> the card its face was refused as (a refused face's corner is no witness against that card:
+    # the photo may be of it, filed under the wrong name)
+    lookalikes: dict[str, str] = field(default_factory=dict)
     joker_corner: np.ndarray | None = field(default=None, repr=False)  # a joker taught by its whole corner
     poor_match: float = POOR_MATCH  # a card matching under this matches the deck poorly (``own_poor_match``)
 
@@ -166,12 +171,15 @@ class Deck:
     @cached_property
     def kept_corners(self) -> KeptCorners:
         """The corners this deck keeps, to compare a card's whole corner with (:mod:`.whole_corner`)."""
-        return KeptCorners(self.corners, self.witnesses, self.joker_corner, joker_only="JK" not in self.ranks)
+        return KeptCorners(self.corners, self.witnesses, self.joker_corner, joker_only="JK" not in self.ranks,
+                           lookalikes=self.lookalikes)
 
     def not_taught(self, code: str, corners: list[np.ndarray] | None = None) -> str | None:
         """Why a card its symbols name as ``code`` is not named: the deck cannot name that card, or its
         index ``corners`` (as cut at ``index.box_mm``) look at least as much like an untaught card's
-        (or a joker's taught by its corner) as like its own (a card of a rank no face taught is named
+        (or a joker's taught by its corner, or a face's refused as looking like another card's: a Js
+        whose J touched its spade, refused as the Jd, was read as the Jc from the other faces) as
+        like its own (a card of a rank no face taught is named
         as another rank, if at all: its corner tells it). None where the card may be named."""
         if code in self.untaught:
             return f"not taught: {code} ({self.untaught[code]})"
@@ -179,8 +187,17 @@ class Deck:
         if rival is None:
             return None
         like, score, own = rival
-        why = f"which this deck was not taught ({self.untaught[like]})" if like in self.untaught else "the joker"
-        return f"not taught: the index reads {code} but looks more like {like} ({score:.2f} against {own:.2f}), {why}"
+        why = self.witness_why(like) if like in self.witnesses else "the joker"
+        refused_only = like in self.witnesses and like not in self.untaught  # (a card the deck names from other faces)
+        return (f"{'' if refused_only else 'not taught: '}the index reads {code} but looks more like {like} "
+                f"({score:.2f} against {own:.2f}), {why}")
+
+    def witness_why(self, code: str) -> str:
+        """Why the deck keeps ``code``'s index corner to compare cards with (``witnesses``)."""
+        if code in self.untaught:
+            return f"which this deck was not taught ({self.untaught[code]})"
+        why = next(why for name, why in self.refused.items() if Path(name).stem == code)
+        return f"whose face was refused ({why})"
 
     def own_match(self, glyphs: tuple[Glyph, Glyph] | None, px_per_mm: float) -> float | None:
         """How closely a card's rank and suit (None: none found) seen at ``px_per_mm`` match this deck:
@@ -229,7 +246,7 @@ class Deck:
             "photo_px_per_mm": self.photo_px_per_mm, "poor_match": self.poor_match,
             "pictures": {code: f"pictures/{code}.png" for code in self.pictures},
             "learned": sorted(self.corners), "untaught": self.untaught,
-            "witnesses": {code: f"untaught/{code}.png" for code in self.witnesses},
+            "witnesses": {code: f"untaught/{code}.png" for code in self.witnesses}, "lookalikes": self.lookalikes,
             "joker_corner": None if self.joker_corner is None else "joker.png",
             "ranks": {k: [{"file": f"ranks/{'joker' if k == 'JK' else k}-{n}.png", "aspect": g.aspect,
                            "height_mm": g.height_mm, "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.ranks.items()},
@@ -289,8 +306,9 @@ class Deck:
         geometry = IndexGeometry.of_json(meta["index"])
         photo_px = meta.get("photo_px_per_mm")
         witnesses = _load_images(folder, meta.get("witnesses", {}), "index corner", cv2.IMREAD_COLOR)
-        if set(witnesses) - set(untaught):
-            raise DeckError(f"{meta_path}: index corners kept of cards it was taught: {', '.join(sorted(set(witnesses) - set(untaught)))}")
+        taught = set(witnesses) - set(untaught) - {Path(name).stem for name in meta.get("refused", {})}
+        if taught:
+            raise DeckError(f"{meta_path}: index corners kept of cards whose faces were learned: {', '.join(sorted(taught))}")
         joker = meta.get("joker_corner")
         joker = None if joker is None else _load_images(folder, {JOKER: joker}, "index corner", cv2.IMREAD_COLOR)[JOKER]
         # the taught cards' corners are compared with a card that looks like an untaught one, the joker,
@@ -300,7 +318,8 @@ class Deck:
         return cls(tables["ranks"], tables["suits"], geometry, str(folder), dict(meta.get("refused", {})), corners,
                    pictures=_load_images(folder, meta["pictures"], "picture", shape=picture_shape(geometry.box_mm)),
                    photo_px_per_mm=None if photo_px is None else float(photo_px), untaught=untaught, witnesses=witnesses,
-                   joker_corner=joker, poor_match=float(meta.get("poor_match", POOR_MATCH)))
+                   joker_corner=joker, poor_match=float(meta.get("poor_match", POOR_MATCH)),
+                   lookalikes=dict(meta.get("lookalikes", {})))
 
 
 @dataclass(frozen=True)
@@ -501,7 +520,7 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
         else:
             glyphs[code] = [None if v is None else (replace(v[0], px_per_mm=px), replace(v[1], px_per_mm=px)) for px, v in views]
     mislabelled = _misfits(glyphs)
-    for code, why in mislabelled.items():
+    for code, (why, _) in mislabelled.items():
         refused[files[code].name] = why
         del glyphs[code]
     joker = _joker_corner(flat, glyphs, corners, geometry, refused, files)
@@ -523,7 +542,8 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     deck = Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, geometry,
                 str(folder), refused, {c: corners[c] for c in glyphs}, _pictures({c: flat[c] for c in glyphs}, geometry),
                 float(np.median([px for _, px in _found(found).values()])), untaught,
-                {c: corners[c] for c in untaught if c in corners}, joker)
+                {c: corners[c] for c in {*untaught, *mislabelled} if c in corners},
+                {c: like for c, (_, like) in mislabelled.items() if like is not None}, joker)
     deck.poor_match = own_poor_match({c: corner for c, corner in deck.corners.items() if c != JOKER}, geometry,
                                      deck.own_match)
     return deck
@@ -670,8 +690,9 @@ def _box(box) -> str:
 MISFIT_MARGIN = 0.05
 
 
-def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph] | None]]) -> dict[str, str]:
-    """The faces whose rank or suit symbol looks more like another rank's or suit's (compared
+def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph] | None]]) -> dict[str, tuple[str, str | None]]:
+    """The faces whose rank or suit symbol looks more like another rank's or suit's, each with why
+    and the card it looks like (None: a joker's symbol, whose rank and suit go together) (compared
     with the other faces, each as learned sharp) than like its own. A suit is compared with the
     suits of the other ranks only, and a rank with the ranks of the other suits: where a rank touches
     the suit printed below it, the four cards of the rank share how the one was cut from the other
@@ -693,7 +714,8 @@ def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph] | None]]) -> dict[str, s
             own = best.get(key(code))
             rival = max((k for k in best if k != key(code)), key=best.get, default=None)
             if own is not None and rival is not None and best[rival] > own + MISFIT_MARGIN:
-                out.setdefault(code, _misfit_reason(code, part, rival, best[rival], own))
+                other = _other_card(code, part, rival)
+                out.setdefault(code, (_misfit_reason(code, part, rival, best[rival], own), other))
     return out
 
 
@@ -720,11 +742,18 @@ def _misfit_reason(code: str, part: int, rival: str, rival_score: float, own: fl
     'it looks like another card, Js: its suit matches the spades (0.97), not the hearts (0.50); is the photo filed under the right name?'
     """
     what, names = ("rank", RANK_NAMES) if part == 0 else ("suit", SUIT_NAMES)
-    other = rival + suit_key(code) if part == 0 else rank_key(code) + rival
-    card = "" if "JK" in other or "*" in other else f", {other}"  # a joker's rank and suit go together
+    other = _other_card(code, part, rival)
+    card = "" if other is None else f", {other}"
     return (f"it looks like another card{card}: its {what} matches the {names[rival]} ({rival_score:.2f}), "
             f"not the {names[rank_key(code) if part == 0 else suit_key(code)]} ({own:.2f}); "
             f"is the photo filed under the right name?")
+
+
+def _other_card(code: str, part: int, rival: str) -> str | None:
+    """The card a face looks like whose rank (``part`` 0) or suit (1) matches ``rival``'s (None: a
+    joker's symbol, whose rank and suit go together)."""
+    other = rival + suit_key(code) if part == 0 else rank_key(code) + rival
+    return None if "JK" in other or "*" in other else other
 
 
 #: A template this close (normalised cross-correlation) to one already kept adds nothing but time:

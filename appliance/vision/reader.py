@@ -30,7 +30,8 @@ from .face_picture import agrees, card_picture, compare, contradicts, picture_pa
 from .index import index_glyphs
 from .layout import Layout, Zone
 from .photo import CardOutline, find_cards, image_aspect
-from .spread import spread_corners, spread_pieces, spread_px_per_mm
+from .spread import SpreadCard, spread_corners, spread_pieces, spread_px_per_mm
+from .spread_joker import joker_about, with_missed_joker
 from .whole_corner import JOKER
 
 ZONE_PX_PER_MM = 3.0  # the zone image the audit log keeps
@@ -355,7 +356,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         if scores and code in scores and contradicts(scores, code):
             return None, 0.0, f"unreadable: the index reads {code} but {how}", match
         if code is not None and rivals and scores and set(rivals) <= set(scores) and not agrees(scores, *rivals) \
-                and (_matched(looks) < POOR_MATCH or any(g[0].parted or g[1].parted for g in _focused(found))):
+                and (_matched(looks) < POOR_MATCH or _cut_from_touching(found)):
             # a suit named close to another of its colour, by symbols matching the deck poorly or cut
             # out of ink they touched (the cut or what lies beside them may have misled them), stands
             # only where the picture leans to it too: a court's picture printed alike for every suit
@@ -389,7 +390,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     untaught = deck.not_taught(code, corners) if corners is not None else None
     if untaught is not None:
         return None, 0.0, f"unreadable: {untaught}", match
-    other = _more_like(deck, code, corners, looks, any(g[0].parted for g in _focused(found)))
+    other = _more_like(deck, code, corners, looks, _cut_from_touching(found))
     if other is not None:
         return None, 0.0, f"unreadable: {other}", match
     return code, confidence, told, match
@@ -404,18 +405,20 @@ def _matched(looks: list[_Look]) -> float:
 def _more_like(deck: Deck, code: str, corners: list[np.ndarray] | None, looks: list[_Look], parted: bool) -> str | None:
     """Why a card its symbols name, matching under the POOR_MATCH of clear decks (a deck printed thin
     judges whether it is in play at its own ``poor_match``, lower, but its cards that match under
-    POOR_MATCH are the ones a cut or a neighbour may have misled), is not named: its whole
-    index corner, compared as cut, looks more like another card's than like its own. Where its symbols
-    were cut out of ink they touched (``parted``), a rival as alike as its own refuses it (a spade
-    touching both a J's tail and a court's frame, cut from both, matched a club 0.94 against 0.80; its
-    corner was the Js's, 0.98 against 0.97); otherwise a rival only where it is clearly likelier, its
+    POOR_MATCH are the ones a cut or a neighbour may have misled), or cut out of ink they touched
+    however well they match, is not named: its whole index corner, compared as cut, looks more like
+    another card's than like its own. Where its symbols were cut out of ink they touched
+    (``parted``), a rival as alike as its own refuses it (a spade touching both a J's tail and a
+    court's frame, cut from both, matched a club 0.94 against 0.80; its corner was the Js's, 0.98
+    against 0.97; a club standing on a court's frame, cut off it with a piece of the frame kept,
+    matched a spade 0.95 against 0.88: its corner was the Qc's, 0.96 against 0.93); otherwise a rival only where it is clearly likelier, its
     distance (1 - likeness) at most WHOLE_CORNER_RATIO of the own's (a 10 under another card in a
     spread, read 3 at 0.84: its corner was the 10's, 0.97 against 0.87). A rank printed pale leaves a
     corner that is mostly its suit, nearly as like another rank's as its own (a 2 at 0.87 against a
     7 at 0.90): that is no evidence. None where the card matches well (most cards: the comparison is
     not made) or its own corner holds."""
     score = _matched(looks)
-    if corners is None or score >= POOR_MATCH:
+    if corners is None or score >= POOR_MATCH and not parted:
         return None
     rival = deck.kept_corners.more_like(code, corners, 1.0 if parted else WHOLE_CORNER_RATIO)
     if rival is None:
@@ -428,7 +431,8 @@ def _more_like(deck: Deck, code: str, corners: list[np.ndarray] | None, looks: l
 def _whole_corner(deck: Deck, corners: list[np.ndarray]) -> tuple[str | None, float, str] | None:
     """A card its symbols leave unnamed, told by its whole index corner (:mod:`.whole_corner`): the
     joker where the deck taught it so and the corners are clearly its (code, confidence, how), or the
-    untaught card they look most like (unreadable, and why); None where neither."""
+    untaught card (or refused face, ``Deck.witnesses``) they look most like (unreadable, and why);
+    None where neither."""
     kept = deck.kept_corners
     if kept.joker is None and not kept.untaught:
         return None
@@ -441,7 +445,9 @@ def _whole_corner(deck: Deck, corners: list[np.ndarray]) -> tuple[str | None, fl
     like = max(scores, key=scores.__getitem__)
     if like not in kept.untaught:
         return None
-    return None, 0.0, f"unreadable: not taught: its index corner looks most like {like} ({scores[like]:.2f}): {deck.untaught[like]}"
+    if like in deck.untaught:
+        return None, 0.0, f"unreadable: not taught: its index corner looks most like {like} ({scores[like]:.2f}): {deck.untaught[like]}"
+    return None, 0.0, f"unreadable: its index corner looks most like {like} ({scores[like]:.2f}), {deck.witness_why(like)}"
 
 
 def _looks(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds,
@@ -453,6 +459,13 @@ def _looks(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresholds,
 def _in_focus(found: list[tuple[Glyph, Glyph] | None]) -> list[tuple[Glyph, Glyph] | None]:
     """The corners' symbols, None where a corner showed none or is out of focus (MAX_BLUR_MM)."""
     return [None if g is None or g[0].blur > MAX_BLUR_MM else g for g in found]
+
+
+def _cut_from_touching(found: list[tuple[Glyph, Glyph] | None]) -> bool:
+    """Whether a card's symbols in focus were cut out of ink they touched (a rank's foot on its suit,
+    a suit on a court's frame): the cut may be off, so what they match is weaker evidence. (The index
+    parts a corner's rank and suit together, so both symbols of a corner say the same.)"""
+    return any(glyphs[0].parted for glyphs in _focused(found))
 
 
 def _focused(found: list[tuple[Glyph, Glyph] | None]) -> list[tuple[Glyph, Glyph]]:
@@ -501,36 +514,90 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
                                   None, mm(quad.mean(axis=0))))
             continue
-        # a hand spread with overlap: each card's corners in view, the cards' corners scored together
-        looks = _Look.of_cards([_focused(card.glyphs) for card in spread], deck, [seen_px] * len(spread),
-                               t.resolution_span)
-        for card, over, card_looks in zip(spread, [*spread[1:], None], looks):
-            if not card.told_apart:
-                reads.append(CardRead(None, 0.0, "unreadable: a deck printing its index in all four corners, spread about "
-                                                 "as wide as a card's two top indices lie apart: which index is whose "
-                                                 "cannot be told (spread the hand closer)", None, mm(card.centre)))
-                continue
-            # the top card (the last, its two corners in view) lies whole: its picture is in view too;
-            # a card under another shows the part of its picture up to that card's edge
-            if over is None:
-                picture = (lambda c=card: card_picture(frame, c.outline, deck.index.box_mm, ordered=True)) \
-                    if len(card.corners) > 1 else None
-            else:
-                shown_mm = float(np.linalg.norm(over.outline[0] - card.outline[0])) / seen_px
-                picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \
-                    if picture_part_width(deck.index.box_mm, shown_mm) else None
-            code, confidence, reason, match = _read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None,
-                                                           _looked_again(card.corners, deck, seen_px), card_looks,
-                                                           card.corners)
-            if code is None and any(glyphs is not None and glyphs[0].parted for glyphs in card.glyphs):
-                # a card left unread whose symbols were cut out of ink they touched (a rank's foot on
-                # its suit, a suit on a court's frame) tells nothing of which deck is in play: the cut
-                # made it match poorly, and it names no card (a card named still counts, and is
-                # refused under an unsure verdict where it matches poorly)
-                match = None
-            reads.append(CardRead(code, confidence, reason, match, mm(card.centre)))
-    reads.sort(key=lambda r: r.center_mm[0])  # left to right on the layout
-    return reads
+        spread = with_missed_joker(frame, spread, deck, frame_to_zone)
+        reads += [CardRead(*read, mm(card.centre)) for card, read in zip(spread, _read_spread(frame, spread, deck, t, seen_px))]
+    near = (deck.index.box_mm[2] - deck.index.box_mm[0]) / 2
+    return sorted(once_each(reads, near), key=lambda r: r.center_mm[0])  # left to right on the layout
+
+
+def once_each(reads: list[CardRead], near_mm: float) -> list[CardRead]:
+    """The reads with any two of one card made one: a spread's top card may be found by its own
+    outline too (a shadow along its edge parts it from the cards under it), and read twice. Two
+    cards of a zone lie further apart than ``near_mm`` (half an index's width: a spread shows each
+    card's index); of two reads of one card, the one that names it stands, and two that name
+    different cards are one card left unreadable. (The spread's read of an 8c stood within a
+    millimetre of its outline's, which read no card, and the hand seemed to hold one card more.)
+
+    >>> a, b = CardRead("8c", 0.97, None, 0.97, (1690.9, 640.2)), CardRead(None, 0.0, "unreadable", 0.46, (1690.1, 641.0))
+    >>> [r.card for r in once_each([b, a], 5.0)], [r.card for r in once_each([a, b], 5.0)]
+    (['8c'], ['8c'])
+    >>> once_each([a, CardRead("5c", 0.96, None, 0.96, (1692.0, 640.0))], 5.0)[0].reason
+    'unreadable: read twice, as 5c and as 8c'
+    >>> len(once_each([a, CardRead("5c", 0.96, None, 0.96, (1669.1, 643.3))], 5.0))
+    2
+    """
+    out: list[CardRead] = []
+    for read in reads:
+        twin = next((n for n, kept in enumerate(out) if math.dist(kept.center_mm, read.center_mm) < near_mm), None)
+        if twin is None:
+            out.append(read)
+        elif out[twin].card is None or read.card not in (None, out[twin].card):
+            named = {out[twin].card, read.card} - {None}
+            out[twin] = read if len(named) < 2 else CardRead(
+                None, 0.0, f"unreadable: read twice, as {' and as '.join(sorted(named))}", None, read.center_mm)
+    return out
+
+
+def _read_spread(frame: np.ndarray, spread: list[SpreadCard], deck: Deck, t: Thresholds,
+                 seen_px: float) -> list[tuple[str | None, float, str | None, float | None]]:
+    """(code, confidence, reason, match) of each card of a hand spread with overlap, each from its
+    corners in view, the cards' corners scored together."""
+    looks = _Look.of_cards([_focused(card.glyphs) for card in spread], deck, [seen_px] * len(spread),
+                           t.resolution_span)
+    reads: list[tuple[str | None, float, str | None, float | None]] = []
+    for card, over, card_looks in zip(spread, [*spread[1:], None], looks):
+        if not card.told_apart:
+            reads.append((None, 0.0, "unreadable: a deck printing its index in all four corners, spread about as "
+                                     "wide as a card's two top indices lie apart: which index is whose cannot be told "
+                                     "(spread the hand closer)", None))
+            continue
+        # the top card (the last, its two corners in view) lies whole: its picture is in view too;
+        # a card under another shows the part of its picture up to that card's edge
+        if over is None:
+            picture = (lambda c=card: card_picture(frame, c.outline, deck.index.box_mm, ordered=True)) \
+                if len(card.corners) > 1 else None
+        else:
+            shown_mm = float(np.linalg.norm(over.outline[0] - card.outline[0])) / seen_px
+            picture = (lambda c=card, w=shown_mm: picture_part(frame, c.outline, deck.index.box_mm, w)) \
+                if picture_part_width(deck.index.box_mm, shown_mm) else None
+        code, confidence, reason, match = _read_glyphs(card.glyphs, deck, t, seen_px, picture, over is not None,
+                                                       _looked_again(card.corners, deck, seen_px), card_looks,
+                                                       card.corners)
+        if code is None and _cut_from_touching(card.glyphs):
+            # a card left unread whose symbols were cut out of ink they touched (a rank's foot on
+            # its suit, a suit on a court's frame) tells nothing of which deck is in play: the cut
+            # made it match poorly, and it names no card (a card named still counts, and is
+            # refused under an unsure verdict where it matches poorly)
+            match = None
+        reads.append((code, confidence, reason, match))
+    return _joker_placed_off(frame, spread, reads, deck)
+
+
+def _joker_placed_off(frame: np.ndarray, spread: list[SpreadCard],
+                      reads: list[tuple[str | None, float, str | None, float | None]],
+                      deck: Deck) -> list[tuple[str | None, float, str | None, float | None]]:
+    """The ``reads`` of a spread with the one card left unread near whose place the joker's corner
+    is found (``spread_joker.joker_about``: the spread placed it off, by ink that is no index) named
+    the joker; as they were where the spread names a joker already, or the joker is found near more
+    than one unread card (a deck holds one)."""
+    if any(code == JOKER for code, *_ in reads):
+        return reads
+    found = [(n, joker) for n, (card, read) in enumerate(zip(spread, reads))
+             if read[0] is None and card.told_apart and (joker := joker_about(frame, card.outline, deck)) is not None]
+    if len(found) != 1:
+        return reads
+    n, joker = found[0]
+    return [*reads[:n], (*joker, None), *reads[n + 1:]]  # (named by its corner: no evidence of the deck either way)
 
 
 def read_frame(frame: np.ndarray, layout: Layout, deck: Deck, calibration: Calibration,

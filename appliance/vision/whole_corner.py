@@ -55,6 +55,7 @@ class KeptCorners:
     # ... and by nothing else: a card named by its symbols is then checked against it (a joker taught
     # by symbols too is told from the cards by them, and its corner only names it where they do not)
     joker_only: bool = True
+    lookalikes: dict[str, str] = field(default_factory=dict)  # a refused face -> the card it was refused as
     _coarse: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -70,8 +71,11 @@ class KeptCorners:
     def rival(self, code: str, corners: list[np.ndarray]) -> tuple[str, float, float] | None:
         """Where the card its symbols name as ``code`` looks at least as much like an untaught card
         or a joker taught by its corner as like its own: (that card, its likeness, the own likeness).
-        The own corner is ``code``'s, or where its face was not learned another of its rank's."""
-        others = (set(self.untaught) | ({JOKER} if self.joker is not None and self.joker_only else set())) - {code}
+        The own corner is ``code``'s, or where its face was not learned another of its rank's. A face
+        refused as ``code``'s is no rival of it: the photo may be of ``code``, filed under another name
+        (deck-b's photo named Jh shows the Js)."""
+        witnesses = {w for w in self.untaught if self.lookalikes.get(w) != code}
+        others = (witnesses | ({JOKER} if self.joker is not None and self.joker_only else set())) - {code}
         if not others:  # (most decks, for every card: nothing to compare)
             return None
         own = next((c for c in (code, *sorted(self.learned)) if c in self.learned and _same_rank(c, code)), None)
@@ -104,6 +108,24 @@ class KeptCorners:
             return None
         scores = self.scores(corners)
         del scores[JOKER]
+        runner_up = max(scores, key=scores.__getitem__)
+        if joker >= JOKER_FLOOR and 1 - joker <= JOKER_RATIO * (1 - scores[runner_up]):
+            return joker, runner_up, scores[runner_up]
+        return None
+
+
+    def joker_within(self, region: np.ndarray) -> tuple[float, str, float] | None:
+        """``joker_named`` for a card whose corner's place is known only roughly: ``region`` (at
+        CANON_PX_PER_MM) is cut round where it should lie, larger than a corner, and each kept
+        corner is compared at its best place in it."""
+        if self.joker is None:
+            return None
+        seen = coarse(region)
+        if seen.std() == 0:
+            return None
+        scores = {code: float(cv2.matchTemplate(seen, kept, cv2.TM_CCOEFF_NORMED).max())
+                  for code, kept in self._coarse.items() if kept.std() > 0}
+        joker = scores.pop(JOKER, 0.0)
         runner_up = max(scores, key=scores.__getitem__)
         if joker >= JOKER_FLOOR and 1 - joker <= JOKER_RATIO * (1 - scores[runner_up]):
             return joker, runner_up, scores[runner_up]
