@@ -19,6 +19,10 @@ import os
 from pathlib import Path
 
 
+class UsageError(ValueError):
+    """A command line that cannot be carried out."""
+
+
 def whole_number(low: int, high: int | None = None):
     """A whole number from ``low`` to ``high`` (no upper bound when None)."""
     wanted = f"a whole number from {low} to {high}" if high is not None else f"a whole number of at least {low}"

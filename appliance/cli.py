@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import json
 import logging
-import secrets
 import signal
 import sqlite3
 import sys
@@ -23,12 +21,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from .arguments import (dns_name_or_address, existing_folder, existing_path, new_folder, new_link, new_path, not_negative,
-                        not_negative_at_most, port, positive_at_most, share, whole_number)
-from .config import DEFAULT_HOUSE, load_house, read_chart, read_house, read_toml, shipped_config_dir
+from .arguments import (UsageError, dns_name_or_address, existing_folder, existing_path, new_folder, new_link, new_path,
+                        not_negative, not_negative_at_most, port, positive_at_most, share, whole_number)
+from .config import DEFAULT_HOUSE, load_house, read_chart, read_toml, shipped_config_dir
 from .devices.serial_device import DeviceKind, SerialSettings, StartSeatDevice
 from .devices.simulator import DeviceSimulator, Faults
-from .floor.commands import add_floor_commands, add_shipping_options, floor_url, shipping
+from .floor.commands import add_floor_commands, add_shipping_options, may_make_key, shipping
 from .game.cards import format_cards, parse_cards
 from .game.fortune import best_paying
 from .game.money import fmt
@@ -43,10 +41,6 @@ from .simulate import simulate
 
 #: past these ``simulate`` would build a list of jobs too long to hold, or start a process per worker at once
 MAX_HANDS, MAX_WORKERS = 1_000_000_000, 64
-
-
-class UsageError(ValueError):
-    """A command line that cannot be carried out."""
 
 
 def _print(obj: object) -> None:
@@ -452,22 +446,6 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     return 0
 
 
-def may_make_key(args: argparse.Namespace, key_file: Path, configured=None) -> bool:
-    """Whether a missing audit key may be made: not where it is named (a floor's credentials still write
-    theirs there). A named key that is missing, or a key file that holds no key, is refused here, before the log's
-    folder is made or locked."""
-    from .audit.keys import named, require_key
-    from .audit.log import load_key
-
-    if key_file.exists():
-        load_key(key_file)
-    if not named(args.key_file):
-        return True
-    if not floor_url(args, configured):
-        require_key(key_file)
-    return False
-
-
 def _last_shipment(shipper) -> dict:
     """One more pass when the table stops: what the floor holds, or why it could not be reached (the log keeps
     the rest for the next run)."""
@@ -505,218 +483,10 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def data_dir(given: str | None) -> Path:
-    """--data, else $APPLIANCE_DATA_DIR, else systemd's $STATE_DIRECTORY, else ./data."""
-    import os
-
-    return Path(given or os.environ.get("APPLIANCE_DATA_DIR") or os.environ.get("STATE_DIRECTORY") or "data").absolute()
-
-
-def refuse_simulated_parts(args: argparse.Namespace, devices) -> None:
-    """A dealing table (``--production``, as the service runs) never plays itself: a simulated start
-    source or camera would write a self-played game into the table's audit log, and a simulated rail
-    would leave the dealer's buttons and lamps dead without a word."""
-    if args.simulate:
-        raise UsageError("--production and --simulate together: a dealing table is never simulated")
-    only_simulation = (  # devices.toml's table and key, what is set, the simulation's value, what to set instead
-        ("start_seat", "source", devices.start_source, "simulated", '"rng", "dice" or "builtin" (hardware/README.md)'),
-        ("camera", "source", devices.camera.source, "synthetic", '"picamera2" (or "v4l2" for a USB camera)'),
-        ("gpio", "backend", devices.gpio_backend, "simulated", '"rpi-gpio" (hardware/README.md)'))
-    for table, key, value, simulated, instead in only_simulation:
-        if value == simulated:
-            raise UsageError(f'{devices.source}: [{table}] {key} = "{value}" on a dealing table: set it to {instead}')
-
-
-def dashboard_tls(args: argparse.Namespace, config_dir: Path | None):
-    """The TLS certificate and key from --tls-cert/--tls-key (checked), else from tls/dashboard.crt and .key in the
-    configuration folder when both are there; None without a certificate."""
-    from .web.front import TlsFiles
-
-    folder = (config_dir or Path(".")) / "tls"
-    cert = Path(args.tls_cert) if args.tls_cert else folder / "dashboard.crt"
-    key = Path(args.tls_key) if args.tls_key else folder / "dashboard.key"
-    if not (args.tls_cert or args.tls_key or (config_dir and cert.is_file() and key.is_file())):
-        return None
-    for flag, given, path in (("--tls-cert", args.tls_cert, cert), ("--tls-key", args.tls_key, key)):
-        if not path.is_file():
-            raise UsageError(f"{flag + ' ' if given else ''}{path}: no such file")
-    files = TlsFiles(cert.absolute(), key.absolute())
-    files.context()  # a certificate or key that cannot be used fails before anything starts
-    return files
-
-
-def house_to_deal_by(given: str | None, data: Path) -> tuple[str, str | None]:
-    """The house chosen on the setup screen (a technician's later word than the service's --house),
-    else ``given``, else the default; and what the screens say when the choice is not ``given``."""
-    from .web.setup_rig import chosen_house
-
-    try:
-        choice = chosen_house(data)
-    except ValueError as err:
-        raise UsageError(str(err)) from None
-    if choice is None:
-        return given or DEFAULT_HOUSE, None
-    if given and given != choice["house"]:
-        return choice["house"], (f"The house {choice.get('name', choice['house'])} was chosen on the setup screen "
-                                 f"by {choice.get('by', '?')} ({choice.get('at', '?')}): --house {given} is not used")
-    return choice["house"], None
-
-
-def history_index(data: Path, key: bytes, audit, on_rebuilt) -> tuple[object, str | None]:
-    """The history index at start-up, checked: a damaged or edited file is set aside and rebuilt from the
-    log (and why is returned); one that cannot even be made (a full disk on the first start) is kept in
-    memory for this run, caught up from the log once there is room, and the table held with the reason."""
-    import os
-    import sqlite3
-
-    from .audit.history_index import Index, open_checked
-    from .table.recording import index_reason
-
-    path = data / "index.sqlite"
-    try:
-        index, set_aside = open_checked(path, key, data / "audit", on_rebuilt)
-    except sqlite3.OperationalError as err:
-        audit.stop(index_reason(err), "history index")
-        return Index(":memory:", key, data / "audit", on_rebuilt), None
-    os.chmod(path, 0o640)
-    return index, set_aside
-
-
 def cmd_run(args: argparse.Namespace) -> int:
-    import os
+    from .bootstrap import assemble, serve_until_stopped
 
-    from .audit.history_index import index_key
-
-    from .audit.checkpoint import check_at_startup
-    from .audit.gaming_day import GamingDay
-    from .audit.keys import ENV as KEY_ENV
-    from .audit.keys import key_path
-    from .audit.log import AuditLog
-    from .audit.writer_lock import hold_for_writing
-    from .config import load_devices, supervisors_as_saved
-    from .heartbeats import Probe, http_probe
-    from .service import notify, start_watchdog
-    from .station import Station
-    from .table.live import LiveTable
-    from .table.recording import IndexFeed
-    from .table.round import Events
-    from .table.supervisor import new_pin
-    from .table.table import Table
-    from .web.app import create_app
-    from .web.serving import serve_dashboard
-    from .web.setup_rig import SetupRig, taught_deck
-    from .web.site_guard import check_bind
-
-    config_dir = Path(args.config) if args.config else None
-    tls = dashboard_tls(args, config_dir)
-    check_bind(args.host, tls is not None, args.insecure_http)  # before anything starts
-    data = data_dir(args.data)
-    house, house_notice = house_to_deal_by(args.house, data)
-    rules = load_house(house, config_dir if config_dir and (config_dir / "houses").is_dir() else None)
-    devices = load_devices(config_dir / "devices.toml" if config_dir else None)
-    taught = taught_deck(data)
-    if taught is not None:  # taught on the setup screen, after the configuration's deck
-        devices = dataclasses.replace(devices, vision=dataclasses.replace(devices.vision, deck=taught))
-    if args.production:
-        refuse_simulated_parts(args, devices)
-    if args.rounds and not (args.simulate or devices.start_source == "simulated"):
-        raise UsageError("--rounds: only a simulation plays rounds by itself (add --simulate)")
-    supervisors = supervisors_as_saved(config_dir)
-    simulate = args.simulate or devices.start_source == "simulated"
-    demo_pin = None
-    if simulate and not supervisors():
-        # A demonstration needs a supervisor: one for this run only, its PIN shown (once the run has its log and
-        # key) on stderr and nowhere else.
-        demo_pin = f"{secrets.randbelow(10**6):06d}"
-        demo = {"demo": new_pin(demo_pin)}
-        supervisors = lambda: demo  # noqa: E731
-    # The audit key lives outside the data (see audit/keys.py); only a simulation on the shipped
-    # configuration keeps one beside its data.
-    beside_data = simulate and config_dir is None and not args.key_file and not os.environ.get(KEY_ENV)
-    key_file = key_path(args.key_file, config_dir, data / "audit.key" if beside_data else None)
-    make_key = may_make_key(args, key_file, devices.floor)
-    if not data.parent.is_dir():
-        raise UsageError(f"the data folder {data}: no folder {data.parent}")
-    # One appliance per data folder, before anything is written or printed (a demonstration's PIN):
-    # a second one on the same log would fork its chain.
-    data.mkdir(mode=0o750, exist_ok=True)
-    hold_for_writing(data / "audit")
-    rules_mapping = read_house(Path(rules.source))
-    key, shipper = shipping(args, data / "audit", key_file, devices.floor, make_key=make_key)
-    if demo_pin:
-        print(f"simulation: supervisor id demo, PIN {demo_pin} (this run only)", file=sys.stderr, flush=True)
-    audit = AuditLog(data / "audit", key, day=GamingDay.from_house(rules_mapping, rules.source),
-                     index=data / "index.sqlite")
-    if shipper:
-        shipper.recording = lambda: audit.stopped is None  # the pit shows "recording stopped"
-    check = check_at_startup(audit)  # verify what was not verified before trusting the log
-    live = LiveTable()
-
-    def index_rebuilt(why: str) -> None:  # an edited row found while the supervisor's page read it
-        audit.record_when_possible(Events.INDEX_REBUILT, {"reason": why}, "appliance")
-        table.notices.append(why)
-
-    index, set_aside = history_index(data, index_key(key), audit, index_rebuilt)
-    feed = IndexFeed(index.add, audit)  # an index that cannot be written stops recording too
-    # The log is the truth; the index catches up with what was written since it last saw the log
-    # (the first start after an upgrade builds it once), so a start does not grow with history.
-    if audit.stopped is None or not audit.stopped.lasting:  # else the index, evidence of a longer log, is kept
-        feed.catch_up_first(lambda: index.catch_up(data / "audit", on_batch=lambda done: notify(
-            f"EXTEND_TIMEOUT_USEC=60000000\nSTATUS=indexing the audit history: {done} records")))  # not a hang
-    table = Table(rules, rules_mapping, audit, supervisors, listeners=[live, feed])
-    if set_aside:
-        audit.record_when_possible(Events.INDEX_REBUILT, {"reason": set_aside}, "appliance (start-up)")
-        table.notices.append(set_aside)
-    if house_notice:
-        table.notices.append(house_notice)
-    if beside_data:
-        table.notices.append(f"Simulation: the audit key is kept in the data folder ({key_file}); on a table it "
-                             "lives in the configuration folder")
-    station = Station(table, devices, simulate, render=args.render, seed=args.seed, pace=args.pace,
-                      rounds=args.rounds, on_prompt=live.prompt, index=index, ready_to_record=feed.flush,
-                      mislay=args.mislay)
-    # Records lost from the log's end, or a log that fails verification: no round until a supervisor has seen it.
-    table.hold_for_audit(audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
-    dashboard = serve_dashboard(lambda site: create_app(live, rules, table=table, index=index, audit=audit,
-                                                        dealer=station.loop, site=site,
-                                                        screens_file=data / "paired-screens.json",
-                                                        setup=SetupRig.of(station, data, config_dir, rules.key)),
-                                live, args.host, args.port, names=tuple(args.allow_host), tls=tls,
-                                insecure_http=args.insecure_http)
-    if dashboard.site.insecure_http:
-        print(f"WARNING: the dashboard is served over plain HTTP on {args.host} (--insecure-http): anyone on "
-              "the network can read and change what it sends", file=sys.stderr, flush=True)
-    print(json.dumps({"dashboard": dashboard.url + "/", "data": str(data), "tls": tls is not None,
-                      "simulate": simulate, "house": rules.key, "key_file": str(key_file), "verified": check.verification.records,
-                      "held": table.held}), flush=True)
-    table.note(Events.APPLIANCE_STARTED, {"mode": "run", "simulate": simulate, "house": rules.key,
-                                          "dashboard": f"{args.host}:{dashboard.site.port}", "tls": tls is not None,
-                                          "insecure_http": dashboard.site.insecure_http}, "appliance")
-    probe_host = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "[::1]"}.get(
-        args.host, f"[{args.host}]" if ":" in args.host else args.host)  # the server answers itself on loopback
-    web_probe = Probe("web", http_probe(f"{'https' if tls else 'http'}://{probe_host}:{dashboard.site.port}/healthz",
-                                        timeout=2.0), every=min(1.0, devices.stale_after / 4))
-    web_probe.on_beat = station.hearts.watch("web")
-    station.workers.append(web_probe)
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    shipped = shipper.start() if shipper else None  # the backlog first, then each record as it is written
-    station.start()
-    notify("READY=1")
-    start_watchdog(healthy=station.hearts.healthy, stop=stop)
-    try:
-        while not stop.wait(0.2):
-            if station.played is not None and station.played.is_set() and not args.keep_serving:
-                break  # --rounds played: the appliance stops as if told to
-    except KeyboardInterrupt:
-        pass
-    finally:
-        stop.set()
-        notify("STOPPING=1")
-        dashboard.stop()
-        station.stop()
-        if shipped:
-            shipped[1].set()
+    serve_until_stopped(assemble(args), args.keep_serving)
     return 0
 
 

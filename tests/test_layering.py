@@ -2,8 +2,8 @@
 
 The picture is the one of ARCHITECTURE.md: the game's rules at the bottom; the records (the event names
 and the one fold of a round's records) above them, below both the table and the audit log; the vision,
-the devices and the audit log beside one another; the table above them; the web, the floor and the
-command line on top. An import inside a function counts as much as one at the top of a module: it still
+the devices and the audit log beside one another; the table above them; the web, the floor, the
+bootstrap (the running appliance put together) and the command line on top. An import inside a function counts as much as one at the top of a module: it still
 ties the two modules together, only later.
 """
 
@@ -34,8 +34,9 @@ LEVELS = {
     # the floor service: the audit format, never the round engine; it serves through the dashboard's
     # own door pieces (its front, connection caps, sessions and site guard), so it sits above the web
     "floor": 7,
-    "cli": 8,  # the command line puts everything together
-    "__main__": 9,  # python -m appliance: the command line
+    "bootstrap": 8,  # the running appliance put together from its configuration and run's arguments
+    "cli": 9,  # the command line: parses, calls the bootstrap or a command, reports
+    "__main__": 10,  # python -m appliance: the command line
 }
 
 #: Imports known to break the layers or to close a cycle, each with its reason; a new one fails the test,

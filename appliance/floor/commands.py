@@ -1,5 +1,5 @@
 """``appliance floor ...``: migrate, serve, enroll, ship; and the shipping options of ``run`` and
-``simulate-table``."""
+``simulate-table``, with the audit key they ship under."""
 
 from __future__ import annotations
 
@@ -19,6 +19,22 @@ def add_shipping_options(parser: argparse.ArgumentParser) -> None:
 def floor_url(args, configured=None) -> str | None:
     """The floor this table ships to: the command line's --floor, else devices.toml's [floor], else none."""
     return args.floor or (configured.url if configured else None)
+
+
+def may_make_key(args, key_file: Path, configured=None) -> bool:
+    """Whether a missing audit key may be made: not where it is named (a floor's credentials still write
+    theirs there). A named key that is missing, or a key file that holds no key, is refused here, before the log's
+    folder is made or locked."""
+    from ..audit.keys import named, require_key
+    from ..audit.log import load_key
+
+    if key_file.exists():
+        load_key(key_file)
+    if not named(args.key_file):
+        return True
+    if not floor_url(args, configured):
+        require_key(key_file)
+    return False
 
 
 def shipping(args, audit_dir: Path, key_file: Path, configured=None, make_key: bool = True):
