@@ -545,10 +545,8 @@ def add_frame_size_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--height", type=whole_number(360, 8192), default=2592, help="the frame's height in px (360-8192)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
-    sub = parser.add_subparsers(dest="command", required=True)
-
+def add_game_commands(sub: argparse._SubParsersAction) -> None:
+    """The game engine's commands: a hand set, valued or settled, a start seat, a simulation."""
     p = sub.add_parser("houseway", help="set seven cards by the house way (stdin: one hand per line)")
     p.add_argument("--house", default=DEFAULT_HOUSE, help="house rules (file name or house name)")
     way = p.add_mutually_exclusive_group()
@@ -584,6 +582,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=whole_number(1, MAX_WORKERS), default=1, help=f"processes (1-{MAX_WORKERS})")
     p.set_defaults(func=cmd_simulate)
 
+
+def add_run_command(sub: argparse._SubParsersAction) -> None:
+    """``appliance run``: the appliance itself (appliance/bootstrap.py)."""
     p = sub.add_parser("run", help="start the appliance: round engine, audit log and dashboard")
     p.add_argument("--config", type=existing_folder, help="a configuration folder (default: the shipped config)")
     p.add_argument("--data", type=new_folder, help="data folder (default: $APPLIANCE_DATA_DIR, $STATE_DIRECTORY, ./data)")
@@ -613,6 +614,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_shipping_options(p)
     p.set_defaults(func=cmd_run)
 
+
+def add_access_commands(sub: argparse._SubParsersAction) -> None:
+    """Who may log in to the dashboard and the certificate it is served under."""
     supervisor = sub.add_parser("supervisor", help="the supervisors who may log in").add_subparsers(
         dest="supervisor_command", required=True)
     p = supervisor.add_parser("add", help="add a supervisor or change a PIN (the PIN is read from the terminal or stdin)")
@@ -632,6 +636,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace an existing certificate and key")
     p.set_defaults(func=cmd_tls_selfsigned)
 
+
+def add_simulate_table_command(sub: argparse._SubParsersAction) -> None:
+    """Full rounds through the round engine and the audit log, without the dashboard."""
     p = sub.add_parser("simulate-table", help="play full rounds through the round engine and the audit log")
     p.add_argument("--rounds", type=whole_number(1), required=True)
     p.add_argument("--audit", type=new_folder, required=True, help="the audit log folder")
@@ -647,6 +654,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_shipping_options(p)
     p.set_defaults(func=cmd_simulate_table)
 
+
+def add_devices_commands(sub: argparse._SubParsersAction) -> None:
+    """The start-seat devices on a serial port, real or simulated."""
     devices = sub.add_parser("devices", help="start-seat devices on a serial port").add_subparsers(
         dest="devices_command", required=True)
     p = devices.add_parser("listen", help="print each validated result as a JSON line (rejections on stderr)")
@@ -670,6 +680,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="reproducible values (default: the OS generator)")
     p.set_defaults(func=cmd_devices_simulate)
 
+
+def add_vision_commands(sub: argparse._SubParsersAction) -> None:
+    """The layout, its markers and the camera's frames read."""
     vision = sub.add_parser("vision", help="the layout, its markers and the camera").add_subparsers(
         dest="vision_command", required=True)
     p = vision.add_parser("markers", help="print the layout's markers at true size (A4 PNG pages)")
@@ -700,6 +713,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("photos", nargs="+")
     p.set_defaults(func=cmd_vision_find)
 
+
+def add_deck_commands(sub: argparse._SubParsersAction) -> None:
+    """A deck design taught to the reader."""
     deck = sub.add_parser("deck", help="teach the reader a deck design").add_subparsers(
         dest="deck_command", required=True)
     p = deck.add_parser("learn", help="rank and suit templates from one photo per card (any camera, angle, background)")
@@ -713,6 +729,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("frames", nargs="+")
     p.set_defaults(func=cmd_deck_capture)
 
+
+def add_audit_commands(sub: argparse._SubParsersAction) -> None:
+    """The tamper-evident audit log checked, replayed, exported, indexed and its key made."""
     audit = sub.add_parser("audit", help="the tamper-evident audit log").add_subparsers(
         dest="audit_command", required=True)
     p = audit.add_parser("verify", help="check every chain and signature; names the first bad record")
@@ -744,7 +763,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = audit.add_parser("keygen", help="create the HMAC key file (mode 600); never overwrites")
     p.add_argument("path", type=new_path, help="the key file to make")
     p.set_defaults(func=cmd_audit_keygen)
-    add_floor_commands(sub)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="appliance", description="Pai Gow Poker dealer-assist appliance")
+    sub = parser.add_subparsers(dest="command", required=True)
+    # in the order --help lists them
+    for add_commands in (add_game_commands, add_run_command, add_access_commands, add_simulate_table_command,
+                         add_devices_commands, add_vision_commands, add_deck_commands, add_audit_commands,
+                         add_floor_commands):
+        add_commands(sub)
     return parser
 
 
