@@ -404,10 +404,8 @@ def cmd_audit_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate_table(args: argparse.Namespace) -> int:
-    from .audit.gaming_day import GamingDay
     from .audit.history_index import Index
     from .audit.keys import key_path
-    from .audit.log import AuditLog, RecordingStopped
     from .audit.writer_lock import hold_for_writing
     from .table.recording import SpaceLimits
     from .table.simulation import play_rounds
@@ -420,14 +418,8 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
     hold_for_writing(audit_dir)  # before anything is written: the key, a partial record cut, the index
     start = time.perf_counter()
     space = SpaceLimits(max(args.refuse_free_mb, SpaceLimits.warn_mb), args.refuse_free_mb)
-    day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
-    key, shipper = shipping(args, audit_dir, key_file, make_key=make_key)
     index_file = audit_dir.parent / f"{audit_dir.name}.index.sqlite"
-    audit = AuditLog(audit_dir, key, day=day, index=index_file)
-    if audit.stopped is not None and audit.stopped.lasting:  # the index would be rebuilt from the short log
-        raise RecordingStopped(audit.stopped.reason)
-    if shipper:
-        shipper.recording = lambda: audit.stopped is None
+    audit, shipper = _simulation_log(args, rules, key_file, make_key, index_file)
     index = Index(index_file)  # round ids go on from it
     thread, stop = shipper.start() if shipper else (None, None)
     try:
@@ -444,6 +436,22 @@ def cmd_simulate_table(args: argparse.Namespace) -> int:
         out["floor"] = _last_shipment(shipper)
     _print(out)
     return 0
+
+
+def _simulation_log(args: argparse.Namespace, rules, key_file: Path, make_key: bool, index_file: Path):
+    """simulate-table's audit log (and its floor shipper, or None), refused where recording stopped for good."""
+    from .audit.gaming_day import GamingDay
+    from .audit.log import AuditLog, RecordingStopped
+
+    audit_dir = Path(args.audit)
+    day = GamingDay.from_house(read_toml(Path(rules.source)), rules.source)
+    key, shipper = shipping(args, audit_dir, key_file, make_key=make_key)
+    audit = AuditLog(audit_dir, key, day=day, index=index_file)
+    if audit.stopped is not None and audit.stopped.lasting:  # the index would be rebuilt from the short log
+        raise RecordingStopped(audit.stopped.reason)
+    if shipper:
+        shipper.recording = lambda: audit.stopped is None
+    return audit, shipper
 
 
 def _last_shipment(shipper) -> dict:
