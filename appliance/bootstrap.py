@@ -78,6 +78,16 @@ class Recording:
 
 
 @dataclass(frozen=True)
+class TableParts:
+    """The table and what it records to besides the log: the live view, and the history index with its feed."""
+
+    table: Table
+    live: LiveTable
+    index: Index
+    feed: IndexFeed
+
+
+@dataclass(frozen=True)
 class Appliance:
     """Every part of a started appliance but its threads, which :func:`serve_until_stopped` runs."""
 
@@ -94,20 +104,18 @@ def assemble(args: argparse.Namespace) -> Appliance:
     settings = read_settings(args)
     hold_data_folder(settings.data)
     recording = open_recording(args, settings)
-    live = LiveTable()
-    table, index, feed = open_table(settings, recording, live)
-    station = Station(table, settings.devices, settings.simulate, render=args.render, seed=args.seed, pace=args.pace,
-                      rounds=args.rounds, on_prompt=live.prompt, index=index, ready_to_record=feed.flush,
-                      mislay=args.mislay)
-    hold_for_findings(table, recording)
-    dashboard = serve(args, settings, recording, live, table, index, station)
-    appliance = Appliance(settings, recording, table, station, dashboard)
+    parts = open_table(settings, recording)
+    station = build_station(args, settings, parts)
+    hold_for_findings(parts.table, recording)
+    dashboard = serve_the_dashboard(args, settings, recording, parts, station)
+    appliance = Appliance(settings, recording, parts.table, station, dashboard)
     announce(args, appliance)
     watch_the_dashboard(args, appliance)
     return appliance
 
 
 def read_settings(args: argparse.Namespace) -> Settings:
+    """The configuration read and checked against the arguments; nothing is written yet."""
     config_dir = Path(args.config) if args.config else None
     tls = dashboard_tls(args, config_dir)
     check_bind(args.host, tls is not None, args.insecure_http)  # before anything starts
@@ -213,6 +221,7 @@ def hold_data_folder(data: Path) -> None:
 
 
 def open_recording(args: argparse.Namespace, settings: Settings) -> Recording:
+    """The audit log on the held data folder, its key (made, or written from the floor's credentials) and shipper."""
     data, rules = settings.data, settings.rules
     rules_mapping = read_house(Path(rules.source))
     key, shipper = shipping(args, data / "audit", settings.key_file, settings.devices.floor, make_key=settings.make_key)
@@ -226,9 +235,10 @@ def open_recording(args: argparse.Namespace, settings: Settings) -> Recording:
     return Recording(key, rules_mapping, audit, shipper, check)
 
 
-def open_table(settings: Settings, recording: Recording, live: LiveTable) -> tuple[Table, Index, IndexFeed]:
+def open_table(settings: Settings, recording: Recording) -> TableParts:
     """The table, recording to the audit log and feeding the live view and the history index."""
     audit = recording.audit
+    live = LiveTable()
 
     def index_rebuilt(why: str) -> None:  # an edited row found while the supervisor's page read it
         audit.record_when_possible(Events.INDEX_REBUILT, {"reason": why}, "appliance")
@@ -242,7 +252,7 @@ def open_table(settings: Settings, recording: Recording, live: LiveTable) -> tup
         audit.record_when_possible(Events.INDEX_REBUILT, {"reason": set_aside}, "appliance (start-up)")
         table.notices.append(set_aside)
     table.notices.extend(start_notices(settings))
-    return table, index, feed
+    return TableParts(table, live, index, feed)
 
 
 def history_index(data: Path, key: bytes, audit: AuditLog,
@@ -287,14 +297,21 @@ def hold_for_findings(table: Table, recording: Recording) -> None:
     table.hold_for_audit(recording.audit.findings + ([{"problem": check.problem, "seq": None}] if check.problem else []))
 
 
-def serve(args: argparse.Namespace, settings: Settings, recording: Recording, live: LiveTable, table: Table,
-          index: Index, station: Station) -> Dashboard:
+def build_station(args: argparse.Namespace, settings: Settings, parts: TableParts) -> Station:
+    """The devices, the camera and the dealer's loop around the table (their threads not yet started)."""
+    return Station(parts.table, settings.devices, settings.simulate, render=args.render, seed=args.seed,
+                   pace=args.pace, rounds=args.rounds, on_prompt=parts.live.prompt, index=parts.index,
+                   ready_to_record=parts.feed.flush, mislay=args.mislay)
+
+
+def serve_the_dashboard(args: argparse.Namespace, settings: Settings, recording: Recording, parts: TableParts,
+                        station: Station) -> Dashboard:
     data, rules = settings.data, settings.rules
-    return serve_dashboard(lambda site: create_app(live, rules, table=table, index=index, audit=recording.audit,
-                                                   dealer=station.loop, site=site,
+    return serve_dashboard(lambda site: create_app(parts.live, rules, table=parts.table, index=parts.index,
+                                                   audit=recording.audit, dealer=station.loop, site=site,
                                                    screens_file=data / "paired-screens.json",
                                                    setup=SetupRig.of(station, data, settings.config_dir, rules.key)),
-                           live, args.host, args.port, names=tuple(args.allow_host), tls=settings.tls,
+                           parts.live, args.host, args.port, names=tuple(args.allow_host), tls=settings.tls,
                            insecure_http=args.insecure_http)
 
 
