@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .arguments import UsageError
 from .audit.checkpoint import StartupCheck, check_at_startup
@@ -31,7 +32,6 @@ from .audit.log import AuditLog
 from .audit.writer_lock import hold_for_writing
 from .config import DEFAULT_HOUSE, DeviceConfig, load_devices, load_house, read_house, supervisors_as_saved
 from .floor.commands import may_make_key, shipping
-from .floor.shipper import Shipper
 from .game.rules import HouseRules
 from .heartbeats import Probe, http_probe
 from .service import notify, start_watchdog
@@ -46,6 +46,9 @@ from .web.front import TlsFiles
 from .web.serving import Dashboard, serve_dashboard
 from .web.setup_rig import SetupRig, chosen_house, taught_deck
 from .web.site_guard import check_bind
+
+if TYPE_CHECKING:  # the shipper's own module, and the PostgreSQL client under it, only with a floor
+    from .floor.shipper import Shipper
 
 
 @dataclass(frozen=True)
