@@ -1,9 +1,9 @@
 """The running appliance put together from its configuration and ``appliance run``'s arguments.
 
 The composition root: each step below builds one part from the parts before it, in the order the
-appliance starts (nothing written before the data folder is held, nothing shown before it is
-recorded). The command line only parses, calls :func:`assemble` and :func:`serve_until_stopped`, and
-turns a refusal into its one-line error.
+appliance starts (the configuration read and checked first; nothing written before the data folder
+is held; a demonstration's PIN shown only once its log and key exist). The command line only parses,
+calls :func:`assemble` and :func:`serve_until_stopped`, and turns a refusal into its one-line error.
 """
 
 from __future__ import annotations
@@ -102,8 +102,8 @@ class Appliance:
 
 
 def assemble(args: argparse.Namespace) -> Appliance:
-    """The appliance built and its dashboard served; raises UsageError (a ValueError) or OSError on a
-    refusal, before anything is written where it can be."""
+    """The appliance built and its dashboard served (the threads not yet started); a refusal is a
+    UsageError (a ValueError) or an OSError, which the command line reports on one line."""
     settings = read_settings(args)
     hold_data_folder(settings.data)
     recording = open_recording(args, settings)

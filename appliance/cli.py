@@ -492,7 +492,7 @@ def cmd_audit_export(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .bootstrap import assemble, serve_until_stopped
+    from .bootstrap import assemble, serve_until_stopped  # the whole appliance (Flask, the camera): only run needs it
 
     serve_until_stopped(assemble(args), args.keep_serving)
     return 0
