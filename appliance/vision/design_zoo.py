@@ -306,9 +306,11 @@ class ZooDesign:
         inside = rounded_card_mask(face.shape[1], face.shape[0], self.corner_radius_mm * px_per_mm)
         corners = corners or self.corners
         outside = {"clear": (0, 0, 0, 0), "white": (255, 255, 255, 255), "black": (0, 0, 0, 255)}[corners]
-        a = inside.astype(np.float32)[:, :, None] / 255
-        card = np.dstack([face, np.full(face.shape[:2], 255, np.uint8)]).astype(np.float32)
-        return np.round(card * a + np.array(outside, np.float32) * (1 - a)).astype(np.uint8)
+        card = np.dstack([face, np.full(face.shape[:2], 255, np.uint8)])
+        edge = inside < 255  # elsewhere the blend below is the card itself: only these pixels are blended
+        a = inside[edge].astype(np.float32)[:, None] / 255
+        card[edge] = np.round(card[edge].astype(np.float32) * a + np.array(outside, np.float32) * (1 - a)).astype(np.uint8)
+        return card
 
     def photo(self, code: str, rng: random.Random) -> np.ndarray:
         """The card as a camera photographs it to teach the deck (BGR): see :func:`photograph`."""
@@ -370,31 +372,34 @@ def _face(design: ZooDesign, code: str, px_per_mm: float) -> np.ndarray:
     _corner(corner, design, code, m)
     copies = _corner_copies(corner, design)
     _border(img, design, m)
-    for layer in copies:  # a border line is broken round each index, as printers do
-        ys, xs = np.nonzero(np.any(layer != np.array(design.paper, np.uint8), axis=2))
-        e = round(0.8 * m)
-        img[max(ys.min() - e, 0):ys.max() + e + 1, max(xs.min() - e, 0):xs.max() + e + 1] = design.paper
+    e = round(0.8 * m)
+    for _, ink in copies:  # a border line is broken round each index, as printers do
+        ys, xs = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+        img[max(ys[0] - e, 0):ys[-1] + e + 1, max(xs[0] - e, 0):xs[-1] + e + 1] = design.paper
     if code == "Jk":
         _joker_picture(img, design, m)
     elif code[0] in "JQK":
         _court(img, design, code, m)
     else:
         _pips(img, design, code, m)
-    for layer in copies:
-        ink = np.any(layer != np.array(design.paper, np.uint8), axis=2)
-        img[ink] = layer[ink]
+    for layer, ink in copies:
+        np.copyto(img, layer, where=ink[:, :, None])
     img.flags.writeable = False  # shared by every caller of the cache
     return img
 
 
-def _corner_copies(corner: np.ndarray, design: ZooDesign) -> list[np.ndarray]:
+def _corner_copies(corner: np.ndarray, design: ZooDesign) -> list[tuple[np.ndarray, np.ndarray]]:
     """The top-left corner's print, and where the design prints it again: the bottom-right corner
-    turned a half turn, and with four indices the top-right corner upright (as far from its edge)."""
-    copies = [corner]
+    turned a half turn, and with four indices the top-right corner upright (as far from its edge).
+    Each copy with its ink (where it is not paper), moved as the copy is: the ink is found once, as
+    finding it on a whole face is most of the time a face takes to draw."""
+    paper = np.array(design.paper, np.uint8)
+    copies = [(corner, cv2.inRange(corner, paper, paper) == 0)]
     if design.four_index:
-        ink = np.flatnonzero(np.any(corner != np.array(design.paper, np.uint8), axis=(0, 2)))
-        copies.append(np.roll(corner, corner.shape[1] - 1 - ink[0] - ink[-1], axis=1))
-    return copies + [c[::-1, ::-1] for c in copies]
+        ink = np.flatnonzero(copies[0][1].any(axis=0))
+        shift = corner.shape[1] - 1 - ink[0] - ink[-1]
+        copies.append(tuple(np.roll(a, shift, axis=1) for a in copies[0]))
+    return copies + [(c[::-1, ::-1], ink[::-1, ::-1]) for c, ink in copies]
 
 
 def _stamp(img: np.ndarray, mask: np.ndarray, x: float, y: float, colour) -> None:
