@@ -2,6 +2,7 @@
 artwork, its joker (a picture, no rank and suit) taught by its whole corner, and a table of its
 cards read with none named wrongly. Real OpenCV on the zoo's drawn faces."""
 
+import functools
 import random
 import tempfile
 from pathlib import Path
@@ -102,13 +103,17 @@ def test_courts_touching_the_index_are_read_at_the_table_and_none_named_wrongly(
     assert sum(read.card == card for card, read in reads if card in courts) >= 8
 
 
+@functools.cache
 def bench_frame(design: ZooDesign, k: int):
     """The bench's (bench/deck_zoo.py) ``k``-th frame of the design, spread as it renders it with two
-    frames apart (``--frames 2``: its third and fourth are spread)."""
+    frames apart (``--frames 2``: its third and fourth are spread). Rendered once for the module (several
+    tests read the same frame), and read-only so that no test can change what the next one reads."""
     seed = design.seed * 1000 + k
     rng = random.Random(seed)
     scene = Scene.random(rng, LAYOUT, rotation="any", spread=k >= 2)
-    return render_table(LAYOUT, deal_table(rng), design, scene, seed=seed)
+    rendered = render_table(LAYOUT, deal_table(rng), design, scene, seed=seed)
+    rendered.image.flags.writeable = False
+    return rendered
 
 
 def named_wrongly(zones, truth) -> list:
@@ -340,8 +345,9 @@ SUIT_ON_FRAME = 1004  # courts framed, the suit under the rank standing on the f
 
 
 @pytest.fixture(scope="module")
-def standing(tmp_path_factory):
-    return learned_from_artwork(SUIT_ON_FRAME, tmp_path_factory.mktemp("standing"))
+def standing(four_close):
+    assert SUIT_ON_FRAME == FOUR_CLOSE  # the same design: its deck learned once for the module
+    return four_close
 
 
 def test_a_suit_cut_from_ink_it_touched_named_close_to_another_needs_its_picture_to_lean_to_it(standing):
