@@ -31,11 +31,10 @@ def write_faces(folder, design):
 
 
 @pytest.fixture(scope="module")
-def casino_deck(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("casino")
-    deck = learn(write_faces(folder / "faces", "casino"))
-    deck.save(folder / "deck")
-    return Deck.load(folder / "deck")
+def casino_deck(synthetic_deck):
+    """The casino design's deck learned from its faces, saved, and loaded here: learned once for the
+    run (tests/conftest.py), as test_vision_spread and test_deck_mismatch learn the same faces."""
+    return Deck.load(synthetic_deck("casino"))
 
 
 def test_learned_deck_round_trips(casino_deck):
