@@ -107,6 +107,8 @@ def synthetic_deck(tmp_path_factory, worker_id):
     """``synthetic_deck(design)``: the folder of a synthetic design's deck (appliance.vision.render.DESIGNS),
     its faces drawn and learned as `appliance deck learn` does, once for the whole run: the xdist workers
     share each deck through a lock, as a learn takes tens of seconds. The tests read it and never change it."""
+    import pickle
+
     import cv2
 
     from appliance.game.cards import CARDS
@@ -125,8 +127,22 @@ def synthetic_deck(tmp_path_factory, worker_id):
                 faces.mkdir(parents=True)
                 for code in CARDS:
                     cv2.imwrite(str(faces / f"{code}.png"), card_face(str(code), DESIGNS[design]))
-                learn(faces, learning).save(learning)  # as cmd_deck_learn does
+                learned = learn(faces, learning)
+                learned.save(learning)  # as cmd_deck_learn does
+                (root / "learned.pickle").write_bytes(pickle.dumps(learned))  # for synthetic_learned
                 learning.rename(deck)  # whole or absent for the next worker
         return deck
 
     return folder
+
+
+@pytest.fixture(scope="session")
+def synthetic_learned(synthetic_deck):
+    """``synthetic_learned(design)``: the synthetic design's deck as it came from learning (not saved and
+    loaded), the one ``synthetic_deck(design)`` learned: for tests of the learned deck itself."""
+    import pickle
+
+    def learned(design: str):
+        return pickle.loads((synthetic_deck(design).parent / "learned.pickle").read_bytes())
+
+    return learned

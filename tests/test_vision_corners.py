@@ -21,11 +21,9 @@ CODES = [str(c) for c in CARDS if not c.is_joker]
 
 
 @pytest.fixture(scope="module")
-def deck(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("casino-faces")
-    for code in [str(c) for c in CARDS]:
-        cv2.imwrite(str(folder / f"{code}.png"), card_face(code, DESIGNS["casino"]))
-    return learn(folder)
+def deck(synthetic_learned):
+    """The casino design's deck as learned from its faces (once for the run: tests/conftest.py)."""
+    return synthetic_learned("casino")
 
 
 def _glare_on_a_corner(face: np.ndarray, deck, top_left: bool) -> np.ndarray:
