@@ -455,7 +455,7 @@ def _degrade(image: np.ndarray, scene: Scene, rng: random.Random) -> np.ndarray:
         noise = np.empty_like(out)
         cv2.randn(noise, 0, scene.noise)
         out += noise
-    image = np.clip(out, 0, 255).astype(np.uint8)
+    image = np.clip(out, 0, 255, out=out).astype(np.uint8)  # in place: a 12 MP float frame is not copied again
     if scene.jpeg:
         ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg])
         image = cv2.imdecode(data, cv2.IMREAD_COLOR)
