@@ -37,11 +37,12 @@ def hooked(tmp_path_factory):
     return learned_from_artwork(J_ON_SUIT, tmp_path_factory.mktemp("hooked"))
 
 
-@pytest.mark.parametrize("k, zone", [(2, "banker")])
-def test_a_joker_the_spread_passed_by_is_found_in_the_gap_it_left(jokers, k, zone):
-    """The spread places its cards by their indices; the joker prints none, and the spread of seven
-    passed it by: six cards found, and a hand of six is no hand. An evenly spread hand leaves a gap
-    of two steps where a card was passed by, and the joker's whole corner is seen there."""
+@pytest.mark.parametrize("k, zone", [(2, "banker"), (3, "seat6.back")])
+def test_a_joker_the_spread_passed_by_is_found_where_it_left_room(jokers, k, zone):
+    """The spread places its cards by their indices; the joker prints none, and the spread passed it
+    by: six cards found of seven (four of five where it was the top card), and a hand a card short is
+    no hand. An evenly spread hand leaves a gap of two steps where a card was passed by, or a last
+    card with no second corner where the top card was; the joker's whole corner is seen there."""
     design, deck = jokers
     rendered = bench_frame(design, k)
     reads = read_zone(rendered.image, LAYOUT.zone(zone), deck, calibrate(rendered.image, LAYOUT))

@@ -47,19 +47,22 @@ def joker_about(frame: np.ndarray, outline: np.ndarray, deck: Deck,
 def with_missed_joker(frame: np.ndarray, cards: list[SpreadCard], deck: Deck,
                       frame_to_zone: np.ndarray) -> list[SpreadCard]:
     """The spread's ``cards`` with the joker the spread passed by put in its place. A hand is
-    spread evenly: a card passed by between two leaves a gap of two steps; the kept joker's corner
-    is looked for in the middle of each such gap (as ``joker_about`` looks near a card's), and where
-    it is clearly seen in one, a card is put there. Only between two cards: there the gap shows the
-    missed card's index corner, which the corners of the 52 are compared with too; before the first
-    card or past the top card lie the cloth and the top card's pips, which no kept corner is like,
-    and a joker drawn as one large symbol (a star) looked more like a spade's pip than any (0.80
-    against 0.52). Not where fewer than three cards are placed: the spread's step is not known."""
+    spread evenly: a card passed by between two leaves a gap of two steps, and a top card passed by
+    leaves the last card placed with no second corner (the top card's far index, turned round, is
+    the one the spread gives a second corner); the kept joker's corner is looked for in the middle
+    of each such gap and a step past such a last card (as ``joker_about`` looks near a card's), and
+    where it is clearly seen at one place, a card is put there. Not before the first card, nor past
+    a top card found: there lie the cloth and the top card's pips, which no kept corner is like, and
+    a joker drawn as one large symbol (a star) looked more like a spade's pip than any (0.80 against
+    0.52). Not where fewer than three cards are placed: the spread's step is not known."""
     if deck.kept_corners.joker is None or len(cards) < 3:
         return cards
     to_frame = cv2.getPerspectiveTransform(CARD_MM.astype(np.float32), cards[0].outline.astype(np.float32))
     placed = sorted(_along(to_frame, card.outline[0]) for card in cards)
     step = float(np.median(np.diff(placed)))
     room = [(a + b) / 2 for a, b in zip(placed, placed[1:]) if b - a >= GAP_STEPS * step]
+    if len(cards[-1].corners) < 2:  # (the spread's order: the top card last)
+        room.append(placed[-1] + step)
     outlines = [cv2.perspectiveTransform((CARD_MM + [x, 0])[None], to_frame.astype(np.float64))[0] for x in room]
     seen = [outline for outline in outlines if joker_about(frame, outline, deck, MAX_STEP_SHARE * step) is not None]
     if len(seen) != 1:
