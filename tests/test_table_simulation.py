@@ -147,3 +147,28 @@ def test_a_move_for_a_step_that_passed_while_the_dealer_laid_the_cards_is_refuse
     log = records(loop.table.audit.folder)
     assert sum(r["event"] == Events.ROUND_SETTLED for r in log) == 1, loop.prompt()["say"]
     assert not any(r["event"] in (Events.TABLE_FLAGGED, Events.TABLE_HELD) for r in log)
+
+
+def test_a_next_the_rail_never_took_is_pressed_again_and_every_round_asked_for_is_played(tmp_path):
+    """Under load the panel's thread may not look at the rail while the simulated finger holds a button
+    (debounced, a press is taken only from two looks while it is held): the press is lost. The NEXT that
+    should open the second round is lost here; the dealer presses it again, and three rounds are played
+    before ``played`` says so (it counted the NEXT as a round opened: two were played, and `appliance run
+    --rounds 3 --keep-serving` then waited for the third for ever)."""
+    eye = TableTop()
+    loop = general_table(tmp_path, eye)
+    nexts = itertools.count(1)
+
+    def press(button: str) -> None:
+        if button == "next" and loop.step is Step.IDLE and next(nexts) == 2:
+            return  # the round's first NEXT, not taken
+        loop.press(button, "dealer (button)")
+
+    dealer = SimulatedDealer(loop, press, eye.lay, seed=4, rounds=3, paying=2)
+    for _ in range(200):
+        dealer.act()
+        if dealer.played.is_set():
+            break
+        loop.tick()
+    assert dealer.played.is_set()
+    assert sum(r["event"] == Events.ROUND_SETTLED for r in records(loop.table.audit.folder)) == 3

@@ -260,6 +260,8 @@ class SimulatedDealer(Worker):
         self.seed, self.pace, self.rounds, self.patience, self.paying = seed, pace, rounds, patience, paying
         self.mislay, self.reset_moves = mislay, reset_moves
         self._paid = self._held_for = 0
+        # the rounds the table opened, counted once dealt: a NEXT pressed is not one, the rail may
+        # not take it (its thread did not look while the button was held, under load)
         self.opened = 0
         self.played = threading.Event()  # set once the ``rounds`` asked for are played and settled
         self._laid: tuple | None = None  # (round, step, the cards laid, the camera's look count when laid)
@@ -294,10 +296,9 @@ class SimulatedDealer(Worker):
             if self.opened and self._paid < self.paying:
                 self._paid += 1
                 return
-            self._paid = 0
-            self.opened += 1
-            banker, bets, banker_wager = random_wagers(random.Random(f"{self.seed}:wagers:{self.opened}"), rules,
-                                                        loop.table.bank_history)
+            # the next round's wagers, the same at each NEXT until the table opens it
+            banker, bets, banker_wager = random_wagers(random.Random(f"{self.seed}:wagers:{self.opened + 1}"),
+                                                        rules, loop.table.bank_history)
             self._lay({})
             loop.set_bets(bets, banker, banker_wager, who="dealer (simulated)")
             self._press("next")
@@ -312,7 +313,8 @@ class SimulatedDealer(Worker):
             if self._round != round_id:
                 first = first_hand(count, banker, rules.start.player_seats, rules.start.count_direction)
                 self._hands = deal(random.Random(f"{self.seed}:{round_id}"), rules, first)
-                self._round = round_id
+                self._round, self._paid = round_id, 0
+                self.opened += 1
             own = rules.banking.banker_sets is BankerSetting.OWN
             # a player-banker (a seat, not the dealer) sets his own hand, here as the house way would
             if step is Step.BANKER and isinstance(banker, int) and own:
