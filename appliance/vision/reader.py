@@ -390,7 +390,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     untaught = deck.not_taught(code, corners) if corners is not None else None
     if untaught is not None:
         return None, 0.0, f"unreadable: {untaught}", match
-    other = _more_like(deck, code, corners, looks, _cut_from_touching(found))
+    other = _more_like(deck, code, corners, looks, _cut_from_touching(found), t)
     if other is not None:
         return None, 0.0, f"unreadable: {other}", match
     return code, confidence, told, match
@@ -402,7 +402,8 @@ def _matched(looks: list[_Look]) -> float:
     return sum(min(max(look.ranks), max(look.suits)) for look in looks) / len(looks)
 
 
-def _more_like(deck: Deck, code: str, corners: list[np.ndarray] | None, looks: list[_Look], parted: bool) -> str | None:
+def _more_like(deck: Deck, code: str, corners: list[np.ndarray] | None, looks: list[_Look], parted: bool,
+               t: Thresholds) -> str | None:
     """Why a card its symbols name, matching under the POOR_MATCH of clear decks (a deck printed thin
     judges whether it is in play at its own ``poor_match``, lower, but its cards that match under
     POOR_MATCH are the ones a cut or a neighbour may have misled), or cut out of ink they touched
@@ -415,12 +416,16 @@ def _more_like(deck: Deck, code: str, corners: list[np.ndarray] | None, looks: l
     distance (1 - likeness) at most WHOLE_CORNER_RATIO of the own's (a 10 under another card in a
     spread, read 3 at 0.84: its corner was the 10's, 0.97 against 0.87). A rank printed pale leaves a
     corner that is mostly its suit, nearly as like another rank's as its own (a 2 at 0.87 against a
-    7 at 0.90): that is no evidence. None where the card matches well (most cards: the comparison is
-    not made) or its own corner holds."""
+    7 at 0.90): that is no evidence. Corners are compared in grey: where the ink's colour is clear,
+    only cards of its colour are rivals (a 5d cut from ink it touched looked as much like the 5s,
+    0.93 against 0.92). None where the card matches well (most cards: the comparison is not made) or
+    its own corner holds."""
     score = _matched(looks)
     if corners is None or score >= POOR_MATCH and not parted:
         return None
-    rival = deck.kept_corners.more_like(code, corners, 1.0 if parted else WHOLE_CORNER_RATIO)
+    colour = _colour(sum(look.redness for look in looks) / len(looks), t)
+    among = None if colour is None else {c for c in deck.kept_corners.learned if c[-1] in colour}
+    rival = deck.kept_corners.more_like(code, corners, 1.0 if parted else WHOLE_CORNER_RATIO, among)
     if rival is None:
         return None
     like, likeness, own = rival

@@ -85,14 +85,15 @@ class KeptCorners:
         like = max(others, key=scores.__getitem__)
         return (like, scores[like], scores[own]) if scores[like] >= scores[own] else None
 
-    def more_like(self, code: str, corners: list[np.ndarray], ratio: float) -> tuple[str, float, float] | None:
+    def more_like(self, code: str, corners: list[np.ndarray], ratio: float,
+                  among: set[str] | None = None) -> tuple[str, float, float] | None:
         """Where the card its symbols name as ``code`` looks more like another learned card's corner
-        than like its own, that one's distance (1 - likeness) at most ``ratio`` of its own's (1: as
-        alike or more): (that card, its likeness, the own likeness); None where not, or where the deck
-        keeps no corner of ``code``."""
+        (of ``among``, where given) than like its own, that one's distance (1 - likeness) at most
+        ``ratio`` of its own's (1: as alike or more): (that card, its likeness, the own likeness);
+        None where not, or where the deck keeps no corner of ``code``."""
         if code not in self.learned:
             return None
-        scores = self.scores(corners, self.learned)
+        scores = self.scores(corners, set(self.learned) if among is None else (set(among) & set(self.learned)) | {code})
         like = max((c for c in scores if c != code), key=scores.__getitem__, default=None)
         if like is None or 1 - scores[like] > ratio * (1 - scores[code]):
             return None
