@@ -124,9 +124,14 @@ class KeptCorners:
         seen = coarse(region)
         if seen.std() == 0:
             return None
-        scores = {code: float(cv2.matchTemplate(seen, kept, cv2.TM_CCOEFF_NORMED).max())
-                  for code, kept in self._coarse.items() if kept.std() > 0}
-        joker = scores.pop(JOKER, 0.0)
+
+        def best(code: str) -> float:
+            return float(cv2.matchTemplate(seen, self._coarse[code], cv2.TM_CCOEFF_NORMED).max())
+
+        joker = best(JOKER)
+        if joker < JOKER_FLOOR:  # (most places: the other corners need not be compared)
+            return None
+        scores = {code: best(code) for code, kept in self._coarse.items() if code != JOKER and kept.std() > 0}
         runner_up = max(scores, key=scores.__getitem__)
         if joker >= JOKER_FLOOR and 1 - joker <= JOKER_RATIO * (1 - scores[runner_up]):
             return joker, runner_up, scores[runner_up]
