@@ -4,18 +4,15 @@ and holds no game logic: the round engine decides, the audit log records, this s
 from __future__ import annotations
 
 import html
-import json
-import logging
 import os
 import re
 from importlib import resources
 from pathlib import Path
 
 from flask import Flask, Response, abort, jsonify, request
-from werkzeug.exceptions import HTTPException
 
 from ..audit.history_index import Index
-from ..audit.log import AuditLog, RecordingStopped
+from ..audit.log import AuditLog
 from ..game.cards import format_cards, parse_cards
 from ..game.house_ways import decide
 from ..game.rules import HouseRules
@@ -23,17 +20,17 @@ from ..game.setting import SPLITS, SetHand
 from ..table.dealer import DealerLoop
 from ..table.live import LiveTable
 from ..table.table import Table
+from . import supervisor_routes
+from .access import answer_errors_as_json
 from .dealer_routes import dealer_routes
-from .request_body import BODY_LIMIT, BodyError
-from .query_params import ParameterError
-from .supervisor_routes import supervisor_routes
+from .request_body import BODY_LIMIT
 from .screen_pairing import ScreenPairings
 from .setup import setup_routes
 from .setup_rig import SetupRig
 from .site_guard import Site, security_headers
+from .services import Services, install
 from .supervisor_sessions import SessionStore
 
-log = logging.getLogger(__name__)
 VENDORED = {"uPlot.iife.min.js": "text/javascript", "uPlot.min.css": "text/css"}
 
 
@@ -63,38 +60,6 @@ def guard_site(app: Flask, site: Site) -> None:
             html = response.get_data(as_text=True)
             response.set_data(re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + INSECURE_BANNER, html, count=1))
         return response
-
-
-def answer_errors_as_json(app: Flask) -> None:
-    """Every refusal is a JSON ``{"error"}`` naming what was wrong; a body over the limit is refused
-    before anything reads it (413); a fault of our own is a 500 that says so, never a traceback."""
-    @app.before_request
-    def body_limit():
-        if (request.content_length or 0) > BODY_LIMIT:
-            abort(413, f"the body is {request.content_length} bytes; at most {BODY_LIMIT}")
-
-    @app.errorhandler(HTTPException)
-    def http_error(err: HTTPException):
-        response = err.get_response()  # keeps the headers a status needs (Allow on a 405)
-        response.set_data(json.dumps({"error": err.description or err.name}))
-        response.mimetype = "application/json"
-        return response
-
-    @app.errorhandler(BodyError)
-    @app.errorhandler(ParameterError)
-    def bad_request(err: ValueError):
-        return jsonify({"error": str(err)}), 400
-
-    @app.errorhandler(RecordingStopped)
-    def not_recorded(err):
-        """Nothing is done that cannot be recorded: the reason, in plain words."""
-        return jsonify({"error": str(err)}), 503
-
-    @app.errorhandler(Exception)
-    def fault(err: Exception):
-        log.exception("dashboard fault on %s %s", request.method, request.path)
-        return jsonify({"error": "the appliance failed to answer this request (logged)"}), 500
-
 
 
 def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, session_minutes: float = 15,
@@ -128,7 +93,8 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
         pairings = ScreenPairings((screens_file, dealer.table.audit.store_file) if screens_file else None)
     app.extensions["screen_pairings"] = pairings  # the front keeps room for paired screens' streams (serving)
     sessions = SessionStore(session_minutes * 60)
-    app.register_blueprint(supervisor_routes(table, rules, index, audit, sessions, pairings))
+    install(app, Services(rules, sessions, table, index, audit, pairings))
+    app.register_blueprint(supervisor_routes.bp)
     if setup is not None and table is not None:
         app.register_blueprint(setup_routes(setup, sessions, static.joinpath("setup.html").read_text(encoding="utf-8")))
     if dealer is not None:

@@ -1,0 +1,39 @@
+"""What the dashboard's routes work with, put together once by :func:`.app.create_app` and kept on the
+app: the blueprints are module-level, so one process can serve several apps (the tests make many), each
+with its own table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from flask import Flask, current_app
+
+from ..audit.history_index import Index
+from ..audit.log import AuditLog
+from ..game.rules import HouseRules
+from ..table.table import Table
+from .screen_pairing import ScreenPairings
+from .supervisor_sessions import SessionStore
+
+KEY = "appliance"
+
+
+@dataclass(frozen=True)
+class Services:
+    """The table and its records as the routes see them; a part a table lacks is None (no ``table``:
+    no supervisor's actions; no ``index`` or ``audit``: none of the reads that need them)."""
+    rules: HouseRules
+    sessions: SessionStore
+    table: Table | None = None
+    index: Index | None = None
+    audit: AuditLog | None = None
+    pairings: ScreenPairings | None = None
+
+
+def install(app: Flask, services: Services) -> None:
+    app.extensions[KEY] = services
+
+
+def services() -> Services:
+    """The services of the app answering the current request."""
+    return current_app.extensions[KEY]
