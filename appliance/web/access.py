@@ -18,7 +18,12 @@ from flask import Flask, abort, g, jsonify, request, session
 from werkzeug.exceptions import HTTPException
 
 from ..audit.log import RecordingStopped
+from ..game.rules import HouseRulesError
+from ..table.round import RoundStateError
 from ..table.supervisor import PinError
+from ..vision.calibrate import CalibrationError
+from ..vision.capture import CaptureError
+from ..vision.deck import DeckError
 from .query_params import ParameterError
 from .request_body import BODY_LIMIT, BodyError, json_object, text
 from .screen_pairing import PairingError
@@ -40,6 +45,9 @@ LOGIN: Refusals = {PinError: 401}
 SUPERVISOR_ACTION: Refusals = {PinError: 403, ValueError: 409}
 #: A supervisor's revoking a screen: a screen that is not paired is not found.
 REVOKING_A_SCREEN: Refusals = {**SUPERVISOR_ACTION, PairingError: 404}
+#: The technician's setup: a wrong PIN, or what the camera, the deck, a house or the table cannot do now.
+SETUP: Refusals = {PinError: 403, CaptureError: 409, CalibrationError: 409, DeckError: 409, HouseRulesError: 409,
+                   RoundStateError: 409}
 
 class Refused(Exception):
     """A refusal only the route can state: its status, and what was wrong in plain words."""

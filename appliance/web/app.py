@@ -20,12 +20,11 @@ from ..game.setting import SPLITS, SetHand
 from ..table.dealer import DealerLoop
 from ..table.live import LiveTable
 from ..table.table import Table
-from . import supervisor_routes
+from . import setup_routes, supervisor_routes
 from .access import answer_errors_as_json
 from .dealer_routes import dealer_routes
 from .request_body import BODY_LIMIT
 from .screen_pairing import ScreenPairings
-from .setup import setup_routes
 from .setup_rig import SetupRig
 from .site_guard import Site, security_headers
 from .services import Services, install
@@ -93,10 +92,10 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
         pairings = ScreenPairings((screens_file, dealer.table.audit.store_file) if screens_file else None)
     app.extensions["screen_pairings"] = pairings  # the front keeps room for paired screens' streams (serving)
     sessions = SessionStore(session_minutes * 60)
-    install(app, Services(rules, sessions, table, index, audit, pairings))
+    install(app, Services(rules, sessions, table, index, audit, pairings, setup))
     app.register_blueprint(supervisor_routes.bp)
     if setup is not None and table is not None:
-        app.register_blueprint(setup_routes(setup, sessions, static.joinpath("setup.html").read_text(encoding="utf-8")))
+        app.register_blueprint(setup_routes.bp)
     if dealer is not None:
         app.register_blueprint(dealer_routes(dealer, live, pairings, static.joinpath("pair.html").read_text(encoding="utf-8")))
 

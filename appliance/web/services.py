@@ -13,6 +13,7 @@ from ..audit.log import AuditLog
 from ..game.rules import HouseRules
 from ..table.table import Table
 from .screen_pairing import ScreenPairings
+from .setup_rig import SetupRig
 from .supervisor_sessions import SessionStore
 
 KEY = "appliance"
@@ -28,6 +29,7 @@ class Services:
     index: Index | None = None
     audit: AuditLog | None = None
     pairings: ScreenPairings | None = None
+    setup: SetupRig | None = None  # the technician's setup, on an appliance that has a station to set up
 
 
 def install(app: Flask, services: Services) -> None:
