@@ -20,9 +20,8 @@ from ..game.setting import SPLITS, SetHand
 from ..table.dealer import DealerLoop
 from ..table.live import LiveTable
 from ..table.table import Table
-from . import setup_routes, supervisor_routes
+from . import dealer_routes, setup_routes, supervisor_routes
 from .access import answer_errors_as_json
-from .dealer_routes import dealer_routes
 from .request_body import BODY_LIMIT
 from .screen_pairing import ScreenPairings
 from .setup_rig import SetupRig
@@ -90,14 +89,13 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     pairings = None
     if dealer is not None:
         pairings = ScreenPairings((screens_file, dealer.table.audit.store_file) if screens_file else None)
-    app.extensions["screen_pairings"] = pairings  # the front keeps room for paired screens' streams (serving)
     sessions = SessionStore(session_minutes * 60)
-    install(app, Services(rules, sessions, table, index, audit, pairings, setup))
+    install(app, Services(live, rules, sessions, table, index, audit, dealer, pairings, setup))
     app.register_blueprint(supervisor_routes.bp)
     if setup is not None and table is not None:
         app.register_blueprint(setup_routes.bp)
     if dealer is not None:
-        app.register_blueprint(dealer_routes(dealer, live, pairings, static.joinpath("pair.html").read_text(encoding="utf-8")))
+        app.register_blueprint(dealer_routes.bp)
 
     @app.get("/")
     def table_view():

@@ -11,6 +11,8 @@ from flask import Flask, current_app
 from ..audit.history_index import Index
 from ..audit.log import AuditLog
 from ..game.rules import HouseRules
+from ..table.dealer import DealerLoop
+from ..table.live import LiveTable
 from ..table.table import Table
 from .screen_pairing import ScreenPairings
 from .setup_rig import SetupRig
@@ -23,11 +25,13 @@ KEY = "appliance"
 class Services:
     """The table and its records as the routes see them; a part a table lacks is None (no ``table``:
     no supervisor's actions; no ``index`` or ``audit``: none of the reads that need them)."""
+    live: LiveTable
     rules: HouseRules
     sessions: SessionStore
     table: Table | None = None
     index: Index | None = None
     audit: AuditLog | None = None
+    dealer: DealerLoop | None = None  # the dealer's loop, driven from the touch screen as by the rail's buttons
     pairings: ScreenPairings | None = None
     setup: SetupRig | None = None  # the technician's setup, on an appliance that has a station to set up
 
@@ -36,6 +40,10 @@ def install(app: Flask, services: Services) -> None:
     app.extensions[KEY] = services
 
 
+def services_of(app: Flask) -> Services:
+    return app.extensions[KEY]
+
+
 def services() -> Services:
     """The services of the app answering the current request."""
-    return current_app.extensions[KEY]
+    return services_of(current_app)

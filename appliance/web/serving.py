@@ -23,6 +23,7 @@ from ..table.live import LiveTable
 from .front import ACCEPT_QUEUE, HEAD_LIMIT, FrontLimits, TlsFiles
 from .front_process import FrontProcess
 from .request_body import BODY_LIMIT
+from .services import services_of
 from .site_guard import Site, bracketed, check_bind
 
 
@@ -99,7 +100,7 @@ def serve_dashboard(make_app: Callable[[Site], Flask], live: LiveTable, host: st
     app = make_app(site)
     served = Waitress.start(app, "appliance-dashboard-", "dashboard-waitress", threads=threads,
                             max_request_body_size=BODY_LIMIT, channel_timeout=30, ident="appliance")
-    pairings = app.extensions.get("screen_pairings")  # None without the dealer's controls: nobody is paired
+    pairings = services_of(app).pairings  # None without the dealer's controls: nobody is paired
     front = FrontProcess(live, sock, site, served.upstream, tls, limits, pairings.digests if pairings else frozenset)
     live.subscribe(front)
     return Dashboard(f"{site.scheme}://{shown_host(host)}:{site.port}", site, front, served, live)
