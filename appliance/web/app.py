@@ -13,7 +13,7 @@ from flask import Flask, Response, abort, jsonify, request
 
 from ..audit.history_index import Index
 from ..audit.log import AuditLog
-from ..game.cards import format_cards, parse_cards
+from ..game.cards import format_cards
 from ..game.house_ways import decide
 from ..game.rules import HouseRules
 from ..game.setting import SPLITS, SetHand
@@ -22,6 +22,7 @@ from ..table.live import LiveTable
 from ..table.table import Table
 from . import dealer_routes, setup_routes, supervisor_routes
 from .access import answer_errors_as_json
+from .query_params import cards_param
 from .request_body import BODY_LIMIT
 from .screen_pairing import ScreenPairings
 from .setup_rig import SetupRig
@@ -143,12 +144,7 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
     @app.get("/api/hint")
     def hint():
         """How the house way sets seven cards, and each of the 21 splits with why it is not chosen."""
-        try:
-            cards = parse_cards(request.args.get("cards", ""))
-            if len(cards) != 7:
-                raise ValueError(f"give 7 cards, got {len(cards)}")
-        except ValueError as err:
-            return jsonify({"error": str(err)}), 400
+        cards = cards_param("cards", 7)
         front, back, fv, bv, rule = decide(cards, rules.way, ev)
         chosen = sorted(front)
         splits = []

@@ -7,6 +7,8 @@ import re
 
 from flask import request
 
+from ..game.cards import Card, parse_cards
+
 HISTORY_LIMIT = 1000  # rows in one history answer at most: a search, not a dump (the export is the dump)
 
 
@@ -46,3 +48,14 @@ def int_param(name: str, low: int, high: int, default: int | None = None) -> int
     if not text.isdigit() or not low <= int(text) <= high:
         raise ParameterError(f"{name}: give a whole number from {low} to {high}, got {text!r}")
     return int(text)
+
+
+def cards_param(name: str, count: int) -> tuple[Card, ...]:
+    """Exactly ``count`` cards, as :func:`~appliance.game.cards.parse_cards` reads them."""
+    try:
+        cards = parse_cards(request.args.get(name, ""))
+    except ValueError as err:
+        raise ParameterError(str(err)) from None
+    if len(cards) != count:
+        raise ParameterError(f"give {count} cards, got {len(cards)}")
+    return cards
