@@ -161,7 +161,7 @@ def deck_image(code: str, kind: str):
     rig = current_rig()
     image = rig.deck.image(code[:3], kind) if kind in IMAGES else None
     if image is None:
-        return jsonify({"error": f"no {kind[:20]!r} picture of card {code[:3]!r}"}), 404
+        raise Refused(404, f"no {kind[:20]!r} picture of card {code[:3]!r}")
     return Response(image, mimetype="image/png", headers={"Cache-Control": "no-store"})
 
 
