@@ -1,37 +1,29 @@
-"""The dashboard: the dealer's live table view and a small JSON API. It renders the table's state
-and holds no game logic: the round engine decides, the audit log records, this shows."""
+"""The dashboard put together: the site's guard, the one error handler, the services the routes read,
+and the blueprints of the table, the supervisor, the setup and the dealer's screen. It renders the
+table's state and holds no game logic: the round engine decides, the audit log records, this shows."""
 
 from __future__ import annotations
 
-import html
 import os
 import re
-from importlib import resources
 from pathlib import Path
 
-from flask import Flask, Response, abort, jsonify, request
+from flask import Flask, Response, abort, request
 
 from ..audit.history_index import Index
 from ..audit.log import AuditLog
-from ..game.cards import format_cards
-from ..game.house_ways import decide
 from ..game.rules import HouseRules
-from ..game.setting import SPLITS, SetHand
 from ..table.dealer import DealerLoop
 from ..table.live import LiveTable
 from ..table.table import Table
-from . import dealer_routes, setup_routes, supervisor_routes
+from . import dealer_routes, setup_routes, supervisor_routes, table_routes
 from .access import answer_errors_as_json
-from .query_params import cards_param
 from .request_body import BODY_LIMIT
 from .screen_pairing import ScreenPairings
 from .setup_rig import SetupRig
 from .site_guard import Site, security_headers
 from .services import Services, install
 from .supervisor_sessions import SessionStore
-
-VENDORED = {"uPlot.iife.min.js": "text/javascript", "uPlot.min.css": "text/css"}
-
 
 INSECURE_BANNER = ('<div id="insecure-http" role="alert" style="background:#b00020;color:#fff;padding:.4em 1em;'
                    'font:bold 1rem sans-serif">Not secure: this dashboard is served over plain HTTP on the floor '
@@ -79,89 +71,15 @@ def create_app(live: LiveTable, rules: HouseRules, table: Table | None = None, s
                       SESSION_COOKIE_SECURE=site.tls)
     guard_site(app, site)
     answer_errors_as_json(app)
-    ev = rules.evaluator()
-    static = resources.files("appliance.web").joinpath("static")
-    page = static.joinpath("table.html").read_text(encoding="utf-8")
-    # The house's misdeal reasons (Capitol rule 29) offered as the misdeal form's choices.
-    supervisor_page = static.joinpath("supervisor.html").read_text(encoding="utf-8").replace(
-        '<datalist id="misdeal-reasons"></datalist>', '<datalist id="misdeal-reasons">' + "".join(
-            f'<option value="{html.escape(r)}">' for r in rules.misdeal_reasons) + "</datalist>")
-    hint_page = static.joinpath("hint.html").read_text(encoding="utf-8")
     pairings = None
     if dealer is not None:
         pairings = ScreenPairings((screens_file, dealer.table.audit.store_file) if screens_file else None)
     sessions = SessionStore(session_minutes * 60)
     install(app, Services(live, rules, sessions, table, index, audit, dealer, pairings, setup))
+    app.register_blueprint(table_routes.bp)
     app.register_blueprint(supervisor_routes.bp)
     if setup is not None and table is not None:
         app.register_blueprint(setup_routes.bp)
     if dealer is not None:
         app.register_blueprint(dealer_routes.bp)
-
-    @app.get("/")
-    def table_view():
-        return Response(page, mimetype="text/html")
-
-    @app.get("/hint")
-    def hint_view():
-        return Response(hint_page, mimetype="text/html")
-
-    @app.get("/supervisor")
-    def supervisor_view():
-        return Response(supervisor_page, mimetype="text/html")
-
-    @app.get("/vendor/uplot/<name>")
-    def vendor(name: str):
-        """The charting library, served by the appliance itself (the table has no internet)."""
-        if name not in VENDORED:
-            abort(404)
-        response = Response(static.joinpath("vendor", "uplot", name).read_bytes(), mimetype=VENDORED[name])
-        response.headers["Cache-Control"] = "public, max-age=86400"
-        return response
-
-    @app.get("/healthz")
-    def healthz():
-        """The watchdog's probe: an answer shows the web server still takes requests."""
-        return Response("ok\n", mimetype="text/plain")
-
-    @app.get("/api/state")
-    def state():
-        """The live state. The front answers GET /api/state itself with the same bytes (fed to it by
-        :mod:`.front_process`); this route answers what reaches Flask (HEAD, the tests' client)."""
-        return Response(live.state_json(), mimetype="application/json")
-
-    @app.get("/api/rounds")
-    def rounds():
-        return jsonify([{"round": r["round"], "phase": r["phase"], "totals": r.get("totals")} for r in live.history])
-
-    @app.get("/api/rounds/<round_id>")
-    def one_round(round_id: str):
-        for r in live.history:
-            if r["round"] == round_id:
-                return jsonify(r)
-        abort(404)
-
-    @app.get("/api/hint")
-    def hint():
-        """How the house way sets seven cards, and each of the 21 splits with why it is not chosen."""
-        cards = cards_param("cards", 7)
-        front, back, fv, bv, rule = decide(cards, rules.way, ev)
-        chosen = sorted(front)
-        splits = []
-        for back_pos, front_pos in SPLITS:
-            f = [cards[i] for i in front_pos]
-            setting = SetHand.of(f, [cards[i] for i in back_pos], ev)
-            splits.append({"front": format_cards(f), "back": format_cards(setting.back),
-                           "front_value": ev.name(setting.front_value), "back_value": ev.name(setting.back_value),
-                           "house_way": sorted(f) == chosen, "foul": setting.foul})
-        return jsonify({"front": format_cards(sorted(front, reverse=True)), "back": format_cards(sorted(back, reverse=True)),
-                        "front_value": ev.name(fv), "back_value": ev.name(bv), "rule": rule, "splits": splits})
-
-
-    @app.get("/api/devices")
-    def devices():
-        """Each device's status and its recent faults: public, as the dealer's status lamp reads it
-        too, and it shows no money and changes nothing."""
-        return jsonify(live.device_status())
-
     return app
