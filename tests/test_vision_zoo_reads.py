@@ -1,6 +1,6 @@
 """Zoo decks the reader was not built beside (seeds 4000-4009, measured once the reader was at a
 stand, where these were wrong or missing): the joker of a spread found by its whole corner where
-the spread placed it off or passed it by (``vision.spread_joker``), a suit cut off a court's frame
+the spread placed it off or passed it by (``vision.spread_gaps``), a suit cut off a court's frame
 named only where the card's whole corner agrees, and a card like a face the deck refused as another
 card's not named. Real OpenCV on the zoo's drawn faces."""
 
@@ -14,12 +14,13 @@ from test_vision_zoo_learning import LAYOUT, bench_frame, learned_from_artwork
 from appliance.vision.calibrate import calibrate
 from appliance.vision.card_faces import CARD_H_MM, CARD_W_MM
 from appliance.vision.reader import read_zone
-from appliance.vision.spread_joker import joker_about
+from appliance.vision.spread_gaps import joker_about
 
 pytestmark = pytest.mark.slow
 JOKER_ACROSS = 1003  # the word JOKER across the corner, in colour; courts framed under the index
 SUIT_ON_FRAME = 4001  # a club's stem standing on a court's frame, seen like a spade at the camera's blur
 J_ON_SUIT = 4008  # the J's hook on the suit below it: the Js's and Jh's faces refused as the Jd's
+COURT_ON_FRAME = 4005  # courts' indices standing on their pictures' frames, the top card's edge shadowed
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +31,11 @@ def jokers(tmp_path_factory):
 @pytest.fixture(scope="module")
 def framed(tmp_path_factory):
     return learned_from_artwork(SUIT_ON_FRAME, tmp_path_factory.mktemp("framed"))
+
+
+@pytest.fixture(scope="module")
+def courts_on_frames(tmp_path_factory):
+    return learned_from_artwork(COURT_ON_FRAME, tmp_path_factory.mktemp("courts-on-frames"))
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +101,14 @@ def test_a_card_like_a_face_refused_as_another_cards_is_not_named_as_a_third(hoo
     assert [read.card for read in reads] == [None if card == "Js" else card for card in truth]
     js = reads[truth.index("Js")]
     assert js.reason.startswith("unreadable: the index reads Jc but looks more like Js") and "face was refused" in js.reason
+
+
+def test_a_card_passed_by_between_two_is_put_in_its_gap_and_a_card_read_twice_is_one(courts_on_frames):
+    """A spread of five: the Kc's index, standing on its picture's frame, was not taken for one, and
+    the top card (8c), found by its own outline too, was read twice: five reads, paired in order the
+    Kc was counted as the 5c. An evenly spread hand leaves a gap of two steps where a card was passed
+    by: a card is put there and read as any place is; two reads of one card are one."""
+    design, deck = courts_on_frames
+    rendered = bench_frame(design, 3)
+    reads = read_zone(rendered.image, LAYOUT.zone("seat2.back"), deck, calibrate(rendered.image, LAYOUT))
+    assert [read.card for read in reads] == rendered.truth["seat2.back"]

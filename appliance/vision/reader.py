@@ -31,7 +31,7 @@ from .index import index_glyphs
 from .layout import Layout, Zone
 from .photo import CardOutline, find_cards, image_aspect
 from .spread import SpreadCard, spread_corners, spread_pieces, spread_px_per_mm
-from .spread_joker import joker_about, with_missed_joker
+from .spread_gaps import joker_about, with_gaps_filled, with_missed_joker
 from .whole_corner import JOKER
 
 ZONE_PX_PER_MM = 3.0  # the zone image the audit log keeps
@@ -519,7 +519,8 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
                                   None, mm(quad.mean(axis=0))))
             continue
-        spread = with_missed_joker(frame, spread, deck, frame_to_zone)
+        spread = with_gaps_filled(frame, with_missed_joker(frame, spread, deck, frame_to_zone), deck, frame_to_zone,
+                                  seen_px)
         reads += [CardRead(*read, mm(card.centre)) for card, read in zip(spread, _read_spread(frame, spread, deck, t, seen_px))]
     near = (deck.index.box_mm[2] - deck.index.box_mm[0]) / 2
     return sorted(once_each(reads, near), key=lambda r: r.center_mm[0])  # left to right on the layout
@@ -592,7 +593,7 @@ def _joker_placed_off(frame: np.ndarray, spread: list[SpreadCard],
                       reads: list[tuple[str | None, float, str | None, float | None]],
                       deck: Deck) -> list[tuple[str | None, float, str | None, float | None]]:
     """The ``reads`` of a spread with the one card left unread near whose place the joker's corner
-    is found (``spread_joker.joker_about``: the spread placed it off, by ink that is no index) named
+    is found (``spread_gaps.joker_about``: the spread placed it off, by ink that is no index) named
     the joker; as they were where the spread names a joker already, or the joker is found near more
     than one unread card (a deck holds one)."""
     if any(code == JOKER for code, *_ in reads):
