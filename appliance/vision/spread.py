@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -446,120 +447,201 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     if not at_end:
         candidates = [[ink_mid], *candidates]
     trusted = at_end and candidates[0][0] not in faint  # the spread's first card, whatever its index shows
-    tops = [(top + b[0] / m, b[2] / m, b[3] / m) for b in boxes]  # each piece of ink's top, left and right (mm)
+    strip = _Strip(frame, mm_to_zone, mm_to_frame, edge, top, boxes, deck, seen_px)
+    return _Edge(len(paired), _walk(strip, _Places(candidates, alternatives, others_of, faint, trusted, step)))
 
-    def placed(middle: float) -> tuple[np.ndarray, np.ndarray, tuple[Glyph, Glyph] | None]:
-        """Where the card whose index has its middle at ``middle`` lies, its corner, and the symbols there."""
-        card_to_mm = _card_frame(edge, tops, middle, ink_mid, index)
-        corner = _cut(frame, mm_to_frame @ card_to_mm, (*index.box_mm[:3], index.box_mm[3] + PLACED_SLACK_MM))
-        return card_to_mm, corner, index_glyphs(corner, index, seen_px)
 
-    def card(card_to_mm: np.ndarray, corner: np.ndarray, glyphs: tuple[Glyph, Glyph] | None) -> SpreadCard:
-        centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), mm_to_zone @ card_to_mm)
-        outline = cv2.perspectiveTransform(CARD_MM[None], mm_to_frame @ card_to_mm)[0]
-        return SpreadCard([corner], [glyphs], centre[0, 0], outline)
+@dataclass
+class _Strip:
+    """The band of a spread where every card's top-left index lies, cut from ``frame`` from ``top``
+    (mm across the spread from the edge of index corners): its plane (mm along and across the
+    spread from that edge) mapped into the zone by ``mm_to_zone`` and into the frame by
+    ``mm_to_frame``, its cards' edge as seen (see :func:`_edge_rows`), and its pieces of ink that
+    may be an index's symbols (``boxes``, as :func:`ink_symbols` finds them), each corner read as a
+    card seen at ``seen_px`` px/mm shows it."""
 
-    def most_after(n: int, before: float) -> int:
-        """The most cards the places from candidate ``n`` on may still find past the one at
-        ``before``: one a candidate, each a step past the one before (the most such places the
-        candidates hold is found by taking each as early as it may lie)."""
-        count = 0
-        for middle in sorted(middle for tries in candidates[n:] for middle in tries):
-            if middle - before >= step:
-                count, before = count + 1, middle
-        return min(count, len(candidates) - n)
+    frame: np.ndarray
+    mm_to_zone: np.ndarray
+    mm_to_frame: np.ndarray
+    edge: np.ndarray
+    top: float
+    boxes: list[tuple]
+    deck: Deck
+    seen_px: float
 
-    def places() -> Iterator[tuple[SpreadCard | None, int]]:
-        middles: list[float] = []
-        if trusted:
-            # The spread's first card is taken whatever its corner shows: at the first place along the
-            # spread's end, unless its corner matches the deck poorly and another place there shows an
-            # index matching it better: on a deck printing its suit beside its rank, any (the rank, a
-            # piece of a suit's size, pairs with a printed border's piece beside it as a suit with its
-            # rank, and places the corner millimetres off); on any deck, a wide column's centre.
-            ends = [middle for tries in candidates for middle in tries if x0 <= middle <= x1 + 3]
-            middle, place = ends[0], placed(ends[0])
-            others = ends[1:] if index.suit_beside else [end for end in ends[1:] if end in alternatives]
-            if others and (likeness := _likeness(place[2], deck, seen_px)) < FIRST_CARD_MATCH:
-                best = likeness if deck.shows_index(place[2]) else -np.inf
-                for other in others:
-                    other_place = placed(other)
-                    other_likeness = _likeness(other_place[2], deck, seen_px)
-                    if deck.shows_index(other_place[2]) and other_likeness > best \
-                            and (other not in alternatives or other_likeness >= FIRST_CARD_MATCH):
-                        middle, place, best = other, other_place, other_likeness
-            middles.append(middle)
-            yield card(*place), most_after(0, middle)
-        taken: set[int] = set()  # candidates whose index was taken for an earlier one's (see below)
-        for n, tries in enumerate(candidates):
-            before = middles[-1] if middles else -np.inf
-            found, best, at = first_index(own(n), before, bool(middles)) if n not in taken else (None, -np.inf, None)
-            # Two places nearer than a step are not two cards' indices: where the next candidate lies
-            # that near and this place matches the deck poorly, the one matching it better is the
-            # index (a piece of a pip beside an index, paired with ink above it as a suit with its
-            # rank, shows a corner of a pip and half the index). The next candidate's place that
-            # shows an index may lie a step or more on (a place tried after its first): that is the
-            # next card's index, no rival of this one.
-            later = n + 1
-            while found is not None and later < len(candidates) and candidates[later][0] - at < step:
-                if best == UNWEIGHED:
-                    best = _likeness(found.glyphs[0], deck, seen_px)
-                if best >= FIRST_CARD_MATCH:
-                    break
-                rival, likeness, rival_at = first_index(own(later), before, bool(middles))
-                if rival is not None and likeness == UNWEIGHED:
-                    likeness = _likeness(rival.glyphs[0], deck, seen_px)
-                if rival is not None and likeness > best and rival_at - at < step:
-                    found, best, at = rival, likeness, rival_at
-                    taken.add(later)
-                later += 1
-            if found is not None:
-                middles.append(at)
-            if not middles and tries[0] not in faint:  # no index at the spread's end
-                return
-            yield found, most_after(n + 1, middles[-1] if middles else -np.inf)
+    @property
+    def index(self) -> IndexGeometry:
+        return self.deck.index
 
-    def own(n: int) -> list[float]:
-        """Candidate ``n``'s places that may be its own index: a wide column's right part or centre
-        lying a step or more past the next candidate's first place is a later card's index (a column
-        joining several indices, its right end the last one's), and taken from this candidate it would
-        pass over the cards between."""
-        bound = candidates[n + 1][0] + step if n + 1 < len(candidates) else np.inf
-        return [middle for middle in candidates[n] if middle < bound]
+    @property
+    def ink_mid(self) -> float:
+        """The middle of an index's ink on a face: a column of ink is cut out around its own middle."""
+        return (self.index.symbols_mm[0] + self.index.symbols_mm[2]) / 2
 
-    def first_index(tries: list[float], before: float, after_one: bool) -> tuple[SpreadCard | None, float, float | None]:
-        """The card whose index shows at the first of a candidate's places a step past ``before``, how
-        closely it matches the deck (UNWEIGHED where that was not asked), and its middle; ``after_one``
-        where a card was found before it (the spread's first place is an index wherever one shows:
-        the edge is walked no further without one)."""
-        found, best, at = None, -np.inf, None
-        for middle in tries:
-            if middle - before < step or found is not None and middle not in alternatives:
-                continue
-            place = placed(middle)
-            if not deck.shows_index(place[2]):
-                continue
-            # The first place that shows an index; but where a wide column's left part matches the
-            # deck poorly, its right part or its centre is taken where either matches it better,
-            # and closely (no other place of the candidate competes with them). Past the first card,
-            # symbols cut out of ink they touched (``Glyph.parted``) are an index only where the rank
-            # or the suit matches the deck closely: a big pip cut in two shows a rank and a suit of the
-            # deck's sizes too, and neither half is a symbol's shape (a heart's: Q 0.48, a suit 0.68),
-            # where a court's suit cut off the picture it touches leaves the rank whole (a J 0.97
-            # beside a club 0.79), and a rank cut off the suit it touches leaves the suit whole (a 7
-            # 0.27 over a heart 0.97: the card's other corner named it).
-            if after_one and place[2][0].parted and _either(place[2], deck, seen_px) < FIRST_CARD_MATCH:
-                continue
-            weighed = middle in others_of or middle in alternatives
-            likeness = _likeness(place[2], deck, seen_px) if weighed else UNWEIGHED
-            if likeness <= best or middle in alternatives and likeness < FIRST_CARD_MATCH:
-                continue
-            found, best, at = card(*place), likeness, middle
-            if likeness >= FIRST_CARD_MATCH:
-                break
-        return found, best, at
+    @cached_property
+    def tops(self) -> list[tuple[float, float, float]]:
+        """Each piece of ink's top, left and right (mm)."""
+        m = CANON_PX_PER_MM
+        return [(self.top + b[0] / m, b[2] / m, b[3] / m) for b in self.boxes]
 
-    return _Edge(len(paired), places())
+
+@dataclass
+class _Places:
+    """The places along a strip where a card's index may lie (mm along it, an index's middle): the
+    candidates in order along it, each one card's places in the order they are tried; the places
+    taken only where they match the deck closely (``alternatives``); a wide column's left part's
+    other places (``others_of``: its right part and its centre); the columns holding too little ink
+    for a rank and a suit (``faint``); whether the first candidate is the spread's first card,
+    whatever its index shows (``trusted``); and the ``step``: cards closer than this would cover each
+    other's index."""
+
+    candidates: list[list[float]]
+    alternatives: set[float]
+    others_of: dict[float, list[float]]
+    faint: set[float]
+    trusted: bool
+    step: float
+
+
+def _placed(strip: _Strip, middle: float) -> tuple[np.ndarray, np.ndarray, tuple[Glyph, Glyph] | None]:
+    """Where the card whose index has its middle at ``middle`` lies, its corner, and the symbols there."""
+    index = strip.index
+    card_to_mm = _card_frame(strip.edge, strip.tops, middle, strip.ink_mid, index)
+    corner = _cut(strip.frame, strip.mm_to_frame @ card_to_mm, (*index.box_mm[:3], index.box_mm[3] + PLACED_SLACK_MM))
+    return card_to_mm, corner, index_glyphs(corner, index, strip.seen_px)
+
+
+def _card(strip: _Strip, card_to_mm: np.ndarray, corner: np.ndarray, glyphs: tuple[Glyph, Glyph] | None) -> SpreadCard:
+    centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), strip.mm_to_zone @ card_to_mm)
+    outline = cv2.perspectiveTransform(CARD_MM[None], strip.mm_to_frame @ card_to_mm)[0]
+    return SpreadCard([corner], [glyphs], centre[0, 0], outline)
+
+
+def _most_after(places: _Places, n: int, before: float) -> int:
+    """The most cards the places from candidate ``n`` on may still find past the one at
+    ``before``: one a candidate, each a step past the one before (the most such places the
+    candidates hold is found by taking each as early as it may lie)."""
+    count = 0
+    for middle in sorted(middle for tries in places.candidates[n:] for middle in tries):
+        if middle - before >= places.step:
+            count, before = count + 1, middle
+    return min(count, len(places.candidates) - n)
+
+
+def _walk(strip: _Strip, places: _Places) -> Iterator[tuple[SpreadCard | None, int]]:
+    """The cards found along the strip, a candidate at a time, each with at most how many more
+    cards the candidates after it may find (see :class:`_Edge`)."""
+    middles: list[float] = []
+    if places.trusted:
+        first, middle = _first_card(strip, places)
+        middles.append(middle)
+        yield first, _most_after(places, 0, middle)
+    taken: set[int] = set()  # candidates whose index was taken for an earlier one's (see _against_rivals)
+    for n, tries in enumerate(places.candidates):
+        before = middles[-1] if middles else -np.inf
+        found, best, at = _first_index(strip, places, _own(places, n), before, bool(middles)) if n not in taken \
+            else (None, -np.inf, None)
+        found, at = _against_rivals(strip, places, n, (found, best, at), before, bool(middles), taken)
+        if found is not None:
+            middles.append(at)
+        if not middles and tries[0] not in places.faint:  # no index at the spread's end
+            return
+        yield found, _most_after(places, n + 1, middles[-1] if middles else -np.inf)
+
+
+def _first_card(strip: _Strip, places: _Places) -> tuple[SpreadCard, float]:
+    """The spread's first card and its index's middle."""
+    deck, seen_px, x0, x1 = strip.deck, strip.seen_px, strip.index.box_mm[0], strip.index.box_mm[2]
+    # The spread's first card is taken whatever its corner shows: at the first place along the
+    # spread's end, unless its corner matches the deck poorly and another place there shows an
+    # index matching it better: on a deck printing its suit beside its rank, any (the rank, a
+    # piece of a suit's size, pairs with a printed border's piece beside it as a suit with its
+    # rank, and places the corner millimetres off); on any deck, a wide column's centre.
+    ends = [middle for tries in places.candidates for middle in tries if x0 <= middle <= x1 + 3]
+    middle, place = ends[0], _placed(strip, ends[0])
+    others = ends[1:] if strip.index.suit_beside else [end for end in ends[1:] if end in places.alternatives]
+    if others and (likeness := _likeness(place[2], deck, seen_px)) < FIRST_CARD_MATCH:
+        best = likeness if deck.shows_index(place[2]) else -np.inf
+        for other in others:
+            other_place = _placed(strip, other)
+            other_likeness = _likeness(other_place[2], deck, seen_px)
+            if deck.shows_index(other_place[2]) and other_likeness > best \
+                    and (other not in places.alternatives or other_likeness >= FIRST_CARD_MATCH):
+                middle, place, best = other, other_place, other_likeness
+    return _card(strip, *place), middle
+
+
+def _against_rivals(strip: _Strip, places: _Places, n: int, first: tuple[SpreadCard | None, float, float | None],
+                    before: float, after_one: bool, taken: set[int]) -> tuple[SpreadCard | None, float | None]:
+    """Candidate ``n``'s card and its index's middle: the ``first`` index found at its places (see
+    :func:`_first_index`), or a later candidate's lying nearer than a step that matches the deck
+    better (that candidate is then added to ``taken``)."""
+    found, best, at = first
+    # Two places nearer than a step are not two cards' indices: where the next candidate lies
+    # that near and this place matches the deck poorly, the one matching it better is the
+    # index (a piece of a pip beside an index, paired with ink above it as a suit with its
+    # rank, shows a corner of a pip and half the index). The next candidate's place that
+    # shows an index may lie a step or more on (a place tried after its first): that is the
+    # next card's index, no rival of this one.
+    later = n + 1
+    while found is not None and later < len(places.candidates) and places.candidates[later][0] - at < places.step:
+        if best == UNWEIGHED:
+            best = _likeness(found.glyphs[0], strip.deck, strip.seen_px)
+        if best >= FIRST_CARD_MATCH:
+            break
+        rival, likeness, rival_at = _first_index(strip, places, _own(places, later), before, after_one)
+        if rival is not None and likeness == UNWEIGHED:
+            likeness = _likeness(rival.glyphs[0], strip.deck, strip.seen_px)
+        if rival is not None and likeness > best and rival_at - at < places.step:
+            found, best, at = rival, likeness, rival_at
+            taken.add(later)
+        later += 1
+    return found, at
+
+
+def _own(places: _Places, n: int) -> list[float]:
+    """Candidate ``n``'s places that may be its own index: a wide column's right part or centre
+    lying a step or more past the next candidate's first place is a later card's index (a column
+    joining several indices, its right end the last one's), and taken from this candidate it would
+    pass over the cards between."""
+    candidates = places.candidates
+    bound = candidates[n + 1][0] + places.step if n + 1 < len(candidates) else np.inf
+    return [middle for middle in candidates[n] if middle < bound]
+
+
+def _first_index(strip: _Strip, places: _Places, tries: list[float], before: float,
+                 after_one: bool) -> tuple[SpreadCard | None, float, float | None]:
+    """The card whose index shows at the first of a candidate's places a step past ``before``, how
+    closely it matches the deck (UNWEIGHED where that was not asked), and its middle; ``after_one``
+    where a card was found before it (the spread's first place is an index wherever one shows:
+    the edge is walked no further without one)."""
+    deck, seen_px, alternatives = strip.deck, strip.seen_px, places.alternatives
+    found, best, at = None, -np.inf, None
+    for middle in tries:
+        if middle - before < places.step or found is not None and middle not in alternatives:
+            continue
+        place = _placed(strip, middle)
+        if not deck.shows_index(place[2]):
+            continue
+        # The first place that shows an index; but where a wide column's left part matches the
+        # deck poorly, its right part or its centre is taken where either matches it better,
+        # and closely (no other place of the candidate competes with them). Past the first card,
+        # symbols cut out of ink they touched (``Glyph.parted``) are an index only where the rank
+        # or the suit matches the deck closely: a big pip cut in two shows a rank and a suit of the
+        # deck's sizes too, and neither half is a symbol's shape (a heart's: Q 0.48, a suit 0.68),
+        # where a court's suit cut off the picture it touches leaves the rank whole (a J 0.97
+        # beside a club 0.79), and a rank cut off the suit it touches leaves the suit whole (a 7
+        # 0.27 over a heart 0.97: the card's other corner named it).
+        if after_one and place[2][0].parted and _either(place[2], deck, seen_px) < FIRST_CARD_MATCH:
+            continue
+        weighed = middle in places.others_of or middle in alternatives
+        likeness = _likeness(place[2], deck, seen_px) if weighed else UNWEIGHED
+        if likeness <= best or middle in alternatives and likeness < FIRST_CARD_MATCH:
+            continue
+        found, best, at = _card(strip, *place), likeness, middle
+        if likeness >= FIRST_CARD_MATCH:
+            break
+    return found, best, at
 
 
 def _likeness(glyphs: tuple[Glyph, Glyph] | None, deck: Deck, px_per_mm: float) -> float:
