@@ -338,117 +338,20 @@ def _columns(frame, corners_zone, zone_to_frame, length, height, deck: Deck, see
     the spread where every card's top-left index lies, cut from the frame and split into columns of
     ink, each corner then cut on its own card (see :func:`_card_frame`) and its symbols found as a
     card seen at ``seen_px`` px/mm shows them: found as the edge is walked (see :class:`_Edge`)."""
-    m = CANON_PX_PER_MM
     index = deck.index
     rect_mm = np.array([[0, 0], [length, 0], [length, height], [0, height]], np.float32)
     mm_to_zone = cv2.getPerspectiveTransform(rect_mm, corners_zone.astype(np.float32))
     mm_to_frame = zone_to_frame @ mm_to_zone
-    x0, y0, x1, y1 = index.box_mm
-    # the middle of an index's ink on a face: a column of ink is cut out around its own middle
-    ink_left, ink_right = index.symbols_mm[0], index.symbols_mm[2]
-    ink_mid = (ink_left + ink_right) / 2
-    step = x1 - x0  # cards closer than this would cover each other's index
     edge = _edge_rows(_cut(frame, mm_to_frame, (0, -EDGE_SEARCH_MM, length, EDGE_SEARCH_MM)))
     # from above the highest a card's edge may lie: its rank's top is found however it lies
-    top = y0 - EDGE_SEARCH_MM
-    found = ink_symbols(_own_depth(_without_cloth(_own_paper(_cut(frame, mm_to_frame, (0, top, length, y1))), edge, top)))
+    top = index.box_mm[1] - EDGE_SEARCH_MM
+    found = ink_symbols(_own_depth(_without_cloth(_own_paper(_cut(frame, mm_to_frame, (0, top, length, index.box_mm[3]))), edge, top)))
     if found is None:
         return _Edge(0, iter(()))
-    grey, labels, stats, boxes = found
-    columns: list[list[float]] = []  # left, right, ink area
-    # What reaches the strip's far edge belongs to the cards' middles (a centre pip, a court's
-    # picture), not an index; but a court's index touching its picture (a suit on the picture's
-    # frame, a J's tail) reaches it too, and lies where no other ink tells its place: the part of
-    # such ink above the rank's foot (where the spread's outline puts it) stands for a column of its
-    # own (its place is tried as any column's is: it is an index only where one shows there).
-    # (Such ink may be a picture's frame with the index on it, which as a whole is too hollow to
-    # pass for a symbol: ``ink_symbols`` leaves it out of ``boxes``, as it leaves out a printed line.)
-    foot = round((index.rank_mm[3] - top) * m)
-    boxes = [b for b in boxes if b[1] < grey.shape[0]]
-    pieces = [(left, right, float(stats[label, cv2.CC_STAT_AREA])) for _, _, left, right, label in boxes]
-    for label in np.unique(labels[-1])[1:].tolist():  # (0 is the paper)
-        left, width = int(stats[label, cv2.CC_STAT_LEFT]), int(stats[label, cv2.CC_STAT_WIDTH])
-        above = labels[:foot, left:left + width] == label
-        across, down = np.flatnonzero(above.any(axis=0)), np.flatnonzero(above.any(axis=1))
-        # (not a printed line running down past the foot, nor a speck: no symbol is that thin or small;
-        # nor what the strip's start cuts, as ``ink_symbols`` leaves it out)
-        if left and across.size and min(across.size, down.size) > LINE_MM[1] * m and np.count_nonzero(above) >= SPECK_MM2 * m * m:
-            pieces.append((left + int(across[0]), left + int(across[-1]) + 1, float(np.count_nonzero(above))))
-    for left, right, area in sorted(pieces):
-        if columns and left <= columns[-1][1] + m:
-            columns[-1][1] = max(columns[-1][1], right)
-            columns[-1][2] += area
-        else:
-            columns.append([left, right, area])
-    # the index is the ink lined up as the deck lines its symbols up (``Deck.lining``: their middle, or
-    # their left or right edge); a column wider than an index is the index joined by what is printed
-    # beside it (a pip, a court's picture), and the index is its left part (its left edge where the
-    # deck's symbols start); or joined by the card under it seen past its edge, and the index is its
-    # right part; or one rank printed wider than the rest (a joker's "JK"), lined up as the others are
-    column, suit_line = deck.lining
-    starts = column.at_mm if column.share == 0 else ink_left
-    ends = column.at_mm if column.share == 1 else ink_right
-    wide = (ink_right - ink_left + 2) * m
-    # Every card lies within the spread, its index within the deck's index box: ink further along
-    # than the last card's index is the top card's face (a corner of its printed border, a pip),
-    # and pairs there (a pip under a court's frame) stand for no index.
-    last = length - CARD_W_MM + x1 + 3
-    middle_of, others_of = {}, {}  # a wide column's left part: its right part and its centre (short of `last`)
-    for left, right, area in columns:
-        if area < FAINT_COLUMN_INK_MM2 * m * m:
-            continue
-        lined = column.origin(left / m, right / m) + ink_mid
-        if right - left <= wide:
-            middle_of[lined] = area / (m * m)
-        else:
-            middle = left / m - starts + ink_mid
-            middle_of[middle] = area / (m * m)
-            others_of[middle] = [other for other in (right / m - ends + ink_mid, lined) if other <= last]
-    faint = {middle for middle, area in middle_of.items() if area < MIN_COLUMN_INK_MM2}
-    columned = [middle for middle in middle_of if middle <= last]
-    # ... but pips beside each index can join a card's index to the next card's in one column: an
-    # index is also where a piece of a suit's size lies as far from a piece of ink (its rank) as
-    # the deck prints its suit from its rank, and its middle is then told by the suit. A column's
-    # middle nearer it than an index's width is the same index's, less closely placed: tried where
-    # the pair shows no index (a court's big pip paired with the frame line above it).
-    paired = [middle for middle in _paired(boxes, top, index, suit_line, ink_mid, seen_px) if middle <= last]
-    candidates = sorted([[p, *(c for c in columned if abs(c - p) < step)] for p in paired]
-                        + [[c] for c in columned if all(abs(c - p) >= step for p in paired)])
-    candidates = [[*tries, *(a for c in tries if c in others_of for a in others_of[c])] for tries in candidates]
-    # (a place that is also a column's own left part, or where a suit pairs with its rank, is tried as
-    # such in its own right: a deck lining its index up at its left edge puts a wide column's centre
-    # lined up there, and that place, were it held an alternative, would need to match the deck
-    # closely where any other index needs only to show one)
-    alternatives = {a for others in others_of.values() for a in others} - set(middle_of) - set(paired)
-    # An index whose rank and suit pair with nothing (the two joined at the camera's blur, or its
-    # suit joined to a line running past the strip) inside a column wider than an index (joined to
-    # the next index by a printed border's line, a pip, a court's frame) has no place of its own:
-    # the column gives its left and right ends only. A piece of ink of a rank's size whose top lies
-    # where its card's edge puts a rank's top is tried there too, as an alternative (it must match
-    # the deck closely): of each candidate whose first place lies nearer it than a step (that place
-    # may be a pip's piece paired with ink above it), or a candidate of its own.
-    ranked = [middle for middle in _rank_tops(boxes, columns, edge, top, index, column, ink_mid, wide) if middle <= last]
-    for middle in ranked:
-        near = [tries for tries in candidates if abs(tries[0] - middle) < step]
-        for tries in near:
-            tries.append(middle)
-        if not near:
-            candidates.append([middle])
-    candidates.sort()
-    alternatives |= set(ranked) - set(middle_of) - set(paired)
-    # Index corners start at the spread's end (symbols side by side, an index seen from another
-    # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
-    # more in that part (pips, a court's picture): further ink is an index only where a rank and a
-    # suit lie where the deck prints them, no nearer the index before it than an index's width
-    # (the next card would cover it). Where the strip's one cut shows no ink at the spread's end (an
-    # index printed pale, a faded red beside black ones), the first corner is looked at there on
-    # its own, and is an index only where it shows one.
-    at_end = bool(candidates) and x0 <= candidates[0][0] <= x1 + 3
-    if not at_end:
-        candidates = [[ink_mid], *candidates]
-    trusted = at_end and candidates[0][0] not in faint  # the spread's first card, whatever its index shows
+    boxes, pieces = _index_pieces(*found, top, index)
     strip = _Strip(frame, mm_to_zone, mm_to_frame, edge, top, boxes, deck, seen_px)
-    return _Edge(len(paired), _walk(strip, _Places(candidates, alternatives, others_of, faint, trusted, step)))
+    places, paired = _candidate_places(strip, _ink_columns(pieces), length)
+    return _Edge(paired, _walk(strip, places))
 
 
 @dataclass
@@ -478,6 +381,11 @@ class _Strip:
         """The middle of an index's ink on a face: a column of ink is cut out around its own middle."""
         return (self.index.symbols_mm[0] + self.index.symbols_mm[2]) / 2
 
+    @property
+    def wide(self) -> float:
+        """A column of ink wider than this (px) is wider than an index."""
+        return (self.index.symbols_mm[2] - self.index.symbols_mm[0] + 2) * CANON_PX_PER_MM
+
     @cached_property
     def tops(self) -> list[tuple[float, float, float]]:
         """Each piece of ink's top, left and right (mm)."""
@@ -490,8 +398,8 @@ class _Places:
     """The places along a strip where a card's index may lie (mm along it, an index's middle): the
     candidates in order along it, each one card's places in the order they are tried; the places
     taken only where they match the deck closely (``alternatives``); a wide column's left part's
-    other places (``others_of``: its right part and its centre); the columns holding too little ink
-    for a rank and a suit (``faint``); whether the first candidate is the spread's first card,
+    other places (``others_of``: its right part and its centre); the places of columns holding less
+    ink than a rank and a suit (``faint``); whether the first candidate is the spread's first card,
     whatever its index shows (``trusted``); and the ``step``: cards closer than this would cover each
     other's index."""
 
@@ -503,6 +411,158 @@ class _Places:
     step: float
 
 
+def _index_pieces(grey: np.ndarray, labels: np.ndarray, stats: np.ndarray, boxes: list[tuple], top: float,
+                  index: IndexGeometry) -> tuple[list[tuple], list[tuple]]:
+    """The strip's symbols short of its far edge (``boxes`` as :func:`ink_symbols` finds them in the
+    strip cut from ``top``), and its pieces of ink that may be an index's (left, right, ink area: px)."""
+    m = CANON_PX_PER_MM
+    # What reaches the strip's far edge belongs to the cards' middles (a centre pip, a court's
+    # picture), not an index; but a court's index touching its picture (a suit on the picture's
+    # frame, a J's tail) reaches it too, and lies where no other ink tells its place: the part of
+    # such ink above the rank's foot (where the spread's outline puts it) stands for a column of its
+    # own (its place is tried as any column's is: it is an index only where one shows there).
+    # (Such ink may be a picture's frame with the index on it, which as a whole is too hollow to
+    # pass for a symbol: ``ink_symbols`` leaves it out of ``boxes``, as it leaves out a printed line.)
+    foot = round((index.rank_mm[3] - top) * m)
+    boxes = [b for b in boxes if b[1] < grey.shape[0]]
+    pieces = [(left, right, float(stats[label, cv2.CC_STAT_AREA])) for _, _, left, right, label in boxes]
+    for label in np.unique(labels[-1])[1:].tolist():  # (0 is the paper)
+        left, width = int(stats[label, cv2.CC_STAT_LEFT]), int(stats[label, cv2.CC_STAT_WIDTH])
+        above = labels[:foot, left:left + width] == label
+        across, down = np.flatnonzero(above.any(axis=0)), np.flatnonzero(above.any(axis=1))
+        # (not a printed line running down past the foot, nor a speck: no symbol is that thin or small;
+        # nor what the strip's start cuts, as ``ink_symbols`` leaves it out)
+        if left and across.size and min(across.size, down.size) > LINE_MM[1] * m and np.count_nonzero(above) >= SPECK_MM2 * m * m:
+            pieces.append((left + int(across[0]), left + int(across[-1]) + 1, float(np.count_nonzero(above))))
+    return boxes, pieces
+
+
+def _ink_columns(pieces: list[tuple]) -> list[list[float]]:
+    """The strip's columns of ink (left, right, ink area: px): its pieces of ink, those overlapping
+    or no more than a millimetre apart joined in one."""
+    m = CANON_PX_PER_MM
+    columns: list[list[float]] = []  # left, right, ink area
+    for left, right, area in sorted(pieces):
+        if columns and left <= columns[-1][1] + m:
+            columns[-1][1] = max(columns[-1][1], right)
+            columns[-1][2] += area
+        else:
+            columns.append([left, right, area])
+    return columns
+
+
+def _candidate_places(strip: _Strip, columns: list[list[float]], length: float) -> tuple[_Places, int]:
+    """The places along a strip ``length`` mm long where a card's index may lie (see :class:`_Places`),
+    found from its columns of ink; and how many of them hold a rank and a suit lying as the deck
+    prints them."""
+    x1 = strip.index.box_mm[2]
+    step = x1 - strip.index.box_mm[0]  # cards closer than this would cover each other's index
+    # Every card lies within the spread, its index within the deck's index box: ink further along
+    # than the last card's index is the top card's face (a corner of its printed border, a pip),
+    # and pairs there (a pip under a court's frame) stand for no index.
+    last = length - CARD_W_MM + x1 + 3
+    middle_of, others_of = _column_middles(strip, columns, last)
+    faint = {middle for middle, area in middle_of.items() if area < MIN_COLUMN_INK_MM2}
+    columned = [middle for middle in middle_of if middle <= last]
+    paired, candidates = _paired_places(strip, columned, others_of, step, last)
+    # (a place that is also a column's own left part, or where a suit pairs with its rank, is tried as
+    # such in its own right: a deck lining its index up at its left edge puts a wide column's centre
+    # lined up there, and that place, were it held an alternative, would need to match the deck
+    # closely where any other index needs only to show one)
+    alternatives = {a for others in others_of.values() for a in others} - set(middle_of) - set(paired)
+    ranked = _rank_places(strip, columns, candidates, step, last)
+    alternatives |= set(ranked) - set(middle_of) - set(paired)
+    candidates, trusted = _from_spread_end(strip, candidates, faint)
+    return _Places(candidates, alternatives, others_of, faint, trusted, step), len(paired)
+
+
+def _column_middles(strip: _Strip, columns: list[list[float]],
+                    last: float) -> tuple[dict[float, float], dict[float, list[float]]]:
+    """Where each column of ink (but a faint one) puts its index's middle (mm along the strip), with
+    its ink area (mm²); and each wide column's left part's other places (short of ``last``)."""
+    m = CANON_PX_PER_MM
+    ink_left, ink_right, ink_mid = strip.index.symbols_mm[0], strip.index.symbols_mm[2], strip.ink_mid
+    # the index is the ink lined up as the deck lines its symbols up (``Deck.lining``: their middle, or
+    # their left or right edge); a column wider than an index is the index joined by what is printed
+    # beside it (a pip, a court's picture), and the index is its left part (its left edge where the
+    # deck's symbols start); or joined by the card under it seen past its edge, and the index is its
+    # right part; or one rank printed wider than the rest (a joker's "JK"), lined up as the others are
+    column = strip.deck.lining[0]
+    starts = column.at_mm if column.share == 0 else ink_left
+    ends = column.at_mm if column.share == 1 else ink_right
+    middle_of, others_of = {}, {}  # a wide column's left part: its right part and its centre (short of `last`)
+    for left, right, area in columns:
+        if area < FAINT_COLUMN_INK_MM2 * m * m:
+            continue
+        lined = column.origin(left / m, right / m) + ink_mid
+        if right - left <= strip.wide:
+            middle_of[lined] = area / (m * m)
+        else:
+            middle = left / m - starts + ink_mid
+            middle_of[middle] = area / (m * m)
+            others_of[middle] = [other for other in (right / m - ends + ink_mid, lined) if other <= last]
+    return middle_of, others_of
+
+
+def _paired_places(strip: _Strip, columned: list[float], others_of: dict[float, list[float]], step: float,
+                   last: float) -> tuple[list[float], list[list[float]]]:
+    """The places where a suit pairs with its rank (short of ``last``), and the candidates they and
+    the columns' middles (``columned``) make, each its places in the order they are tried."""
+    # ... but pips beside each index can join a card's index to the next card's in one column: an
+    # index is also where a piece of a suit's size lies as far from a piece of ink (its rank) as
+    # the deck prints its suit from its rank, and its middle is then told by the suit. A column's
+    # middle nearer it than an index's width is the same index's, less closely placed: tried where
+    # the pair shows no index (a court's big pip paired with the frame line above it).
+    suit_line = strip.deck.lining[1]
+    paired = [middle for middle in _paired(strip.boxes, strip.top, strip.index, suit_line, strip.ink_mid, strip.seen_px)
+              if middle <= last]
+    candidates = sorted([[p, *(c for c in columned if abs(c - p) < step)] for p in paired]
+                        + [[c] for c in columned if all(abs(c - p) >= step for p in paired)])
+    return paired, [[*tries, *(a for c in tries if c in others_of for a in others_of[c])] for tries in candidates]
+
+
+def _rank_places(strip: _Strip, columns: list[list[float]], candidates: list[list[float]], step: float,
+                 last: float) -> list[float]:
+    """The places where a rank's top lies where its card's edge puts it (short of ``last``), each
+    added to ``candidates`` (in place, sorted again)."""
+    # An index whose rank and suit pair with nothing (the two joined at the camera's blur, or its
+    # suit joined to a line running past the strip) inside a column wider than an index (joined to
+    # the next index by a printed border's line, a pip, a court's frame) has no place of its own:
+    # the column gives its left and right ends only. A piece of ink of a rank's size whose top lies
+    # where its card's edge puts a rank's top is tried there too, as an alternative (it must match
+    # the deck closely): of each candidate whose first place lies nearer it than a step (that place
+    # may be a pip's piece paired with ink above it), or a candidate of its own.
+    ranked = [middle for middle in _rank_tops(strip.boxes, columns, strip.edge, strip.top, strip.index,
+                                              strip.deck.lining[0], strip.ink_mid, strip.wide) if middle <= last]
+    for middle in ranked:
+        near = [tries for tries in candidates if abs(tries[0] - middle) < step]
+        for tries in near:
+            tries.append(middle)
+        if not near:
+            candidates.append([middle])
+    candidates.sort()
+    return ranked
+
+
+def _from_spread_end(strip: _Strip, candidates: list[list[float]],
+                     faint: set[float]) -> tuple[list[list[float]], bool]:
+    """The candidates, starting at the spread's end; and whether the first is the spread's first card,
+    whatever its index shows."""
+    x0, _, x1, _ = strip.index.box_mm
+    # Index corners start at the spread's end (symbols side by side, an index seen from another
+    # edge, leave the first ink elsewhere) and lie a card's visible part apart. Real designs print
+    # more in that part (pips, a court's picture): further ink is an index only where a rank and a
+    # suit lie where the deck prints them, no nearer the index before it than an index's width
+    # (the next card would cover it). Where the strip's one cut shows no ink at the spread's end (an
+    # index printed pale, a faded red beside black ones), the first corner is looked at there on
+    # its own, and is an index only where it shows one.
+    at_end = bool(candidates) and x0 <= candidates[0][0] <= x1 + 3
+    if not at_end:
+        candidates = [[strip.ink_mid], *candidates]
+    trusted = at_end and candidates[0][0] not in faint  # the spread's first card, whatever its index shows
+    return candidates, trusted
+
+
 def _placed(strip: _Strip, middle: float) -> tuple[np.ndarray, np.ndarray, tuple[Glyph, Glyph] | None]:
     """Where the card whose index has its middle at ``middle`` lies, its corner, and the symbols there."""
     index = strip.index
@@ -512,6 +572,7 @@ def _placed(strip: _Strip, middle: float) -> tuple[np.ndarray, np.ndarray, tuple
 
 
 def _card(strip: _Strip, card_to_mm: np.ndarray, corner: np.ndarray, glyphs: tuple[Glyph, Glyph] | None) -> SpreadCard:
+    """The card placed by ``card_to_mm`` (see :func:`_card_frame`), its corner and the symbols there."""
     centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), strip.mm_to_zone @ card_to_mm)
     outline = cv2.perspectiveTransform(CARD_MM[None], strip.mm_to_frame @ card_to_mm)[0]
     return SpreadCard([corner], [glyphs], centre[0, 0], outline)
