@@ -27,6 +27,7 @@ from .repeats import Repeats
 from .round import Events
 
 ITERATIONS = 200_000
+PIN_LIMIT = 8  # digits of a PIN at most: the table's checks here, and the longest the dashboard reads
 ID_LOGGED = 64  # characters of a refused id that are logged: an id is a badge number, not a document
 # Where a PIN typed is the table's own screen (the kiosk on the box, or a call in the process): the floor on an
 # id's failures in all does not apply there, so that guesses from the network never lock out the table itself.
@@ -39,8 +40,8 @@ class PinError(ValueError):
 
 
 def hash_pin(pin: str, iterations: int = ITERATIONS) -> str:
-    if not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= 8):  # 0-9: isdigit alone takes "١" and "²"
-        raise PinError("a supervisor PIN is 4 to 8 digits")
+    if not (pin.isascii() and pin.isdigit() and 4 <= len(pin) <= PIN_LIMIT):  # 0-9: isdigit alone takes "١" and "²"
+        raise PinError(f"a supervisor PIN is 4 to {PIN_LIMIT} digits")
     salt = os.urandom(16)
     digest = hashlib.pbkdf2_hmac("sha256", pin.encode(), salt, iterations)
     return f"pbkdf2_sha256${iterations}${salt.hex()}${digest.hex()}"
@@ -48,8 +49,8 @@ def hash_pin(pin: str, iterations: int = ITERATIONS) -> str:
 
 def new_pin(pin: str) -> str:
     """The stored hash of a new supervisor's PIN (or a changed one): 6 to 8 digits."""
-    if not (pin.isascii() and pin.isdigit() and 6 <= len(pin) <= 8):
-        raise PinError("a new supervisor PIN is 6 to 8 digits")
+    if not (pin.isascii() and pin.isdigit() and 6 <= len(pin) <= PIN_LIMIT):
+        raise PinError(f"a new supervisor PIN is 6 to {PIN_LIMIT} digits")
     return hash_pin(pin)
 
 

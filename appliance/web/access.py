@@ -23,7 +23,7 @@ from ..audit.log import RecordingStopped
 from ..game.rules import HouseRulesError
 from ..table.dealer import SupervisorPinNeeded
 from ..table.round import RoundStateError
-from ..table.supervisor import PinError
+from ..table.supervisor import PIN_LIMIT, PinError
 from ..vision.calibrate import CalibrationError
 from ..vision.capture import CaptureError
 from ..vision.deck import DeckError
@@ -36,7 +36,6 @@ from .supervisor_sessions import SupervisorSession
 
 log = logging.getLogger(__name__)
 
-PIN_LIMIT = 8  # digits of a PIN at most
 OWN_SCREEN = "dealer (screen)"  # the appliance's own screen, as the log names it
 
 #: A refusal's status, and the fields beside ``error`` that the page acts on.

@@ -15,7 +15,8 @@ from flask import Blueprint, Response, g, jsonify, request
 
 from ..table.dealer import DealerInputError, DealerLoop
 from ..table.round import Events
-from .access import PAIRING, PIN_LIMIT, answering, paired_screen, screen_action, screen_token
+from ..table.supervisor import PIN_LIMIT
+from .access import PAIRING, answering, paired_screen, screen_action, screen_token
 from .request_body import ID_LIMIT, BodyError, cards, json_object, text, whole
 from .screen_pairing import SCREEN_COOKIE
 from .services import services
