@@ -52,7 +52,8 @@ REFUSALS: Mapping[type[Exception], int] = {PermissionError: 401, BadRequest: 400
 
 
 def status_of(err: Exception) -> int:
-    """
+    """The status a refusal is answered with.
+
     >>> status_of(WrongToken("T1")), status_of(StatsError("by: 'seat'")), status_of(Refused(403, "no"))
     (401, 400, 403)
     """
