@@ -53,7 +53,9 @@ def played(data, rounds=3) -> None:
 @pytest.mark.slow
 def test_a_disk_full_at_start_up_starts_held_and_goes_on_once_there_is_room(tmp_path):
     """The old start stopped with exit 2 ("No space left on device", or the index's "disk is full")."""
-    with tmpfs(tmp_path / "disk", "8m") as mounted:
+    # (room for rounds at first: below the 20 MB a new round needs, the table refuses to open one,
+    # and a simulated dealer asked for three rounds waits for them as long as the table is held)
+    with tmpfs(tmp_path / "disk", "64m") as mounted:
         if not mounted:
             pytest.skip("mounting a tmpfs is not permitted here (needs root)")
         data = tmp_path / "disk" / "data"
@@ -62,7 +64,7 @@ def test_a_disk_full_at_start_up_starts_held_and_goes_on_once_there_is_room(tmp_
         (data / "index.sqlite").unlink()  # the index must be built again: SQLite cannot write either
         before = {p.name: p.read_bytes() for p in (data / "audit").glob("*.jsonl")}
         filler = fill(tmp_path / "disk")
-        with simulated_run(data) as run:  # (an 8 MB disk is below the 20 MB a new round needs: no round is played)
+        with simulated_run(data) as run:  # (a full disk is below the 20 MB a new round needs: no round is played)
             dealer = until(run, lambda d: d.get("held"))
             assert dealer["held"].startswith(FULL) and dealer["recording"]["stopped"].startswith(FULL)
             time.sleep(2)  # the simulated dealer is at the table: nothing is recorded, the run goes on
