@@ -86,11 +86,7 @@ def with_gaps_filled(frame: np.ndarray, cards: list[SpreadCard], deck: Deck, fra
     to_frame, placed, step = _spread_steps(cards)
     room = [a + (b - a) * k / n for a, b in zip(placed, placed[1:]) if b - a >= GAP_STEPS * step
             for n in [max(2, round((b - a) / step))] for k in range(1, n)]
-    added = []
-    for x in room:
-        corner = flatten(frame, _outline_at(to_frame, x), deck.index.box_mm, ordered=True)
-        added.append(_card_at(frame, to_frame, x, deck, frame_to_zone, index_glyphs(corner, deck.index, seen_px),
-                              cards[0].told_apart))
+    added = [_card_at(frame, to_frame, x, deck, frame_to_zone, seen_px, cards[0].told_apart) for x in room]
     return sorted([*cards, *added], key=lambda card: _along(to_frame, card.outline[0])) if added else cards
 
 
@@ -108,10 +104,12 @@ def _outline_at(to_frame: np.ndarray, x: float) -> np.ndarray:
 
 
 def _card_at(frame: np.ndarray, to_frame: np.ndarray, x: float, deck: Deck, frame_to_zone: np.ndarray,
-             glyphs, told_apart: bool) -> SpreadCard:
-    """A card put ``x`` mm along the first card's top edge, its corner cut there."""
+             seen_px: float | None, told_apart: bool) -> SpreadCard:
+    """A card put ``x`` mm along the first card's top edge, its corner cut there and its symbols
+    found in it as a card seen at ``seen_px`` shows them (None: none looked for, a joker's)."""
     outline = _outline_at(to_frame, x)
     corner = flatten(frame, outline, deck.index.box_mm, ordered=True)
+    glyphs = None if seen_px is None else index_glyphs(corner, deck.index, seen_px)
     to_zone = frame_to_zone @ cv2.getPerspectiveTransform(CARD_MM.astype(np.float32), outline.astype(np.float32))
     centre = cv2.perspectiveTransform(np.array([[[CARD_W_MM / 2, CARD_H_MM / 2]]]), to_zone)[0, 0]
     return SpreadCard([corner], [glyphs], centre, outline, told_apart)

@@ -9,6 +9,7 @@ is none of the 52, where its corner is clearly the joker's.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import cv2
@@ -102,38 +103,31 @@ class KeptCorners:
     def joker_named(self, corners: list[np.ndarray]) -> tuple[float, str, float] | None:
         """(likeness, runner-up, its likeness) where the card's corners are clearly the joker's
         (JOKER_FLOOR, JOKER_RATIO); None otherwise, or where the deck keeps no joker's corner."""
-        if self.joker is None:
-            return None
-        joker = self.scores(corners, {JOKER})[JOKER]
-        if joker < JOKER_FLOOR:  # (most corners: the others need not be compared)
-            return None
-        scores = self.scores(corners)
-        del scores[JOKER]
-        runner_up = max(scores, key=scores.__getitem__)
-        if joker >= JOKER_FLOOR and 1 - joker <= JOKER_RATIO * (1 - scores[runner_up]):
-            return joker, runner_up, scores[runner_up]
-        return None
-
+        seen = [coarse(c) for c in corners]
+        return self._clearly_joker(lambda kept: max(likeness(s, kept) for s in seen))
 
     def joker_within(self, region: np.ndarray) -> tuple[float, str, float] | None:
         """``joker_named`` for a card whose corner's place is known only roughly: ``region`` (at
         CANON_PX_PER_MM) is cut round where it should lie, larger than a corner, and each kept
         corner is compared at its best place in it."""
-        if self.joker is None:
-            return None
         seen = coarse(region)
         if seen.std() == 0:
             return None
+        return self._clearly_joker(
+            lambda kept: float(cv2.matchTemplate(seen, kept, cv2.TM_CCOEFF_NORMED).max()) if kept.std() > 0 else 0.0)
 
-        def best(code: str) -> float:
-            return float(cv2.matchTemplate(seen, self._coarse[code], cv2.TM_CCOEFF_NORMED).max())
-
-        joker = best(JOKER)
-        if joker < JOKER_FLOOR:  # (most places: the other corners need not be compared)
+    def _clearly_joker(self, like: Callable[[np.ndarray], float]) -> tuple[float, str, float] | None:
+        """(likeness, runner-up, its likeness) where a corner is clearly the joker's, ``like`` giving a
+        kept corner's likeness to it: the joker's at least JOKER_FLOOR, and its distance at most
+        JOKER_RATIO of every other kept corner's; None otherwise, or where no joker's corner is kept."""
+        if self.joker is None:
             return None
-        scores = {code: best(code) for code, kept in self._coarse.items() if code != JOKER and kept.std() > 0}
+        joker = like(self._coarse[JOKER])
+        if joker < JOKER_FLOOR:  # (most corners: the others need not be compared)
+            return None
+        scores = {code: like(kept) for code, kept in self._coarse.items() if code != JOKER}
         runner_up = max(scores, key=scores.__getitem__)
-        if joker >= JOKER_FLOOR and 1 - joker <= JOKER_RATIO * (1 - scores[runner_up]):
+        if 1 - joker <= JOKER_RATIO * (1 - scores[runner_up]):
             return joker, runner_up, scores[runner_up]
         return None
 
