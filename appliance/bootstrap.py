@@ -35,6 +35,7 @@ from .floor.commands import may_make_key, shipping
 from .game.rules import HouseRules
 from .heartbeats import Probe, http_probe
 from .service import notify, start_watchdog
+from .setup.rig import SetupRig, chosen_house, taught_deck
 from .station import Station
 from .table.live import LiveTable
 from .table.recording import IndexFeed, index_reason
@@ -44,7 +45,6 @@ from .table.table import Table
 from .web.app import create_app
 from .web.front import TlsFiles
 from .web.serving import Dashboard, serve_dashboard
-from .web.setup_rig import SetupRig, chosen_house, taught_deck
 from .web.site_guard import check_bind
 
 if TYPE_CHECKING:  # the shipper's own module, and the PostgreSQL client under it, only with a floor

@@ -20,12 +20,12 @@ from appliance.audit.log import AuditLog
 from appliance.config import load_devices, load_house, read_toml, shipped_config_dir
 from appliance.devices.serial_device import DeviceKind
 from appliance.devices.simulator import DeviceSimulator
+from appliance.setup.rig import SetupRig
 from appliance.station import Station
 from appliance.table.live import LiveTable
 from appliance.table.supervisor import hash_pin
 from appliance.table.table import Table
 from appliance.web.app import create_app
-from appliance.web.setup_rig import SetupRig
 
 KEY = b"s" * 64
 RULES = load_house("general")

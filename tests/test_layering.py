@@ -30,6 +30,9 @@ LEVELS = {
     "station": 5,  # one table put together from its parts (table, devices, vision, audit, configuration)
     "arguments": 5,  # the command lines' argument checks (the appliance's and the floor's)
     "service": 5,  # systemd's notifications and watchdog
+    # the technician's setup: the camera check, the deck taught card by card, the rig it reaches (table,
+    # devices, vision, configuration); the dashboard only routes to it
+    "setup": 5,
     "web": 6,  # the dashboard: renders the table, forwards people's actions
     # the floor service: the audit format, never the round engine; it serves through the dashboard's
     # own door pieces (its front, connection caps, sessions and site guard), so it sits above the web

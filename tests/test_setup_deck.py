@@ -7,9 +7,9 @@ import time
 import numpy as np
 import pytest
 
+from appliance.setup.deck_teaching import ORDER, DeckTeaching
 from appliance.vision.deck import Deck, DeckError
 from appliance.vision.render import DESIGNS, card_face
-from appliance.web.setup_deck import ORDER, DeckTeaching
 
 
 def photo(code: str) -> np.ndarray:

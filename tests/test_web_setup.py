@@ -14,11 +14,11 @@ from started_run import StartedRun
 
 from appliance.audit.log import records
 from appliance.config import shipped_config_dir
+from appliance.setup.camera_check import check_frame
 from appliance.table.round import Events
 from appliance.vision.calibrate import detect_markers
 from appliance.vision.layout import load_layout
 from appliance.vision.render import DESIGNS, Scene, render_table
-from appliance.web.setup_camera import check_frame
 
 LAYOUT = load_layout(shipped_config_dir() / "layout.toml")
 

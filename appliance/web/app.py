@@ -13,6 +13,7 @@ from flask import Flask, Response, abort, request
 from ..audit.history_index import Index
 from ..audit.log import AuditLog
 from ..game.rules import HouseRules
+from ..setup.rig import SetupRig
 from ..table.dealer import DealerLoop
 from ..table.live import LiveTable
 from ..table.table import Table
@@ -20,7 +21,6 @@ from . import dealer_routes, setup_routes, supervisor_routes, table_routes
 from .access import answer_errors_as_json
 from .request_body import BODY_LIMIT
 from .screen_pairing import ScreenPairings
-from .setup_rig import SetupRig
 from .site_guard import Site, security_headers
 from .services import Services, install
 from .supervisor_sessions import SessionStore

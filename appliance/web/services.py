@@ -11,11 +11,11 @@ from flask import Flask, current_app
 from ..audit.history_index import Index
 from ..audit.log import AuditLog
 from ..game.rules import HouseRules
+from ..setup.rig import SetupRig
 from ..table.dealer import DealerLoop
 from ..table.live import LiveTable
 from ..table.table import Table
 from .screen_pairing import ScreenPairings
-from .setup_rig import SetupRig
 from .supervisor_sessions import SessionStore
 
 KEY = "appliance"

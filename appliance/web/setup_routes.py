@@ -16,15 +16,15 @@ from importlib import resources
 from flask import Blueprint, Response, g, jsonify, request
 
 from ..game.cards import Card, CardError
+from ..setup.camera_check import check_frame
+from ..setup.deck_teaching import IMAGES, card_name
+from ..setup.rig import SetupRig, chosen_house
 from ..table.round import Events, Phase
 from ..vision.calibrate import CalibrationError, calibrate
 from ..vision.capture import CaptureError, photo_in_teach_zone
 from ..vision.reader import read_zone
 from .access import SETUP, Refused, answering, check_token, open_session, pin
 from .request_body import ID_LIMIT, BodyError, json_object, text
-from .setup_camera import check_frame
-from .setup_deck import IMAGES, card_name
-from .setup_rig import SetupRig, chosen_house
 from .services import services
 
 PAGE = resources.files("appliance.web").joinpath("static", "setup.html").read_text(encoding="utf-8")

@@ -25,7 +25,7 @@ from ..devices.serial_device import StartSeatDevice
 from ..game.rules import HouseRules
 from ..table.dealer import DealerLoop
 from ..table.round import Events
-from .setup_deck import DeckTeaching
+from .deck_teaching import DeckTeaching
 
 HOUSE_FILE = "house.json"
 DECK_FOLDER = "deck"
