@@ -47,7 +47,7 @@ def check_frame(frame: np.ndarray, layout: Layout, min_markers: int = 4, max_err
     except CalibrationError as err:
         say.append(f"The table cannot be measured: {err}. Uncover the markers or turn the camera until they "
                    "are all in the picture.")
-    ok = homography is not None and error <= max_error_px
+    ok = error is not None and error <= max_error_px  # the fit gives its homography and error together
     if error is not None and error > max_error_px:
         say.append(f"The markers disagree by {error:.1f} px (at most {max_error_px:g} px): one has moved, or is not "
                    "where config/layout.toml puts it. Put it back at its place.")

@@ -173,7 +173,10 @@ class DeckTeaching:
             self.learned = deck
 
     def _verdict(self, code: str, deck: Deck) -> TaughtCard:
-        photo = cv2.imread(str(self.faces / f"{code}.png"), cv2.IMREAD_COLOR)
+        path = self.faces / f"{code}.png"
+        photo = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if photo is None:  # learn read it a moment ago: a photo spoiled since is the whole deck's problem
+            raise OSError(f"{path}: not an image OpenCV can read")
         why = deck.refused.get(f"{code}.png")
         try:
             face = face_from_photo(photo)  # as learn saw it

@@ -14,6 +14,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +26,8 @@ from ..devices.serial_device import StartSeatDevice
 from ..game.rules import HouseRules
 from ..table.dealer import DealerLoop
 from ..table.round import Events
+from ..table.table import Table
+from ..vision.index import IndexGeometry
 from .deck_teaching import DeckTeaching
 
 HOUSE_FILE = "house.json"
@@ -96,10 +99,11 @@ class SetupRig:
     data: Path
     config_dir: Path | None
     house_in_use: str
-    request_start: object  # () -> bool: asks the start-seat device for a value
+    request_start: Callable[[], bool]  # asks the start-seat device for a value
     device: DeviceWatch
     serial: StartSeatDevice | None = None
-    lay: object = None  # the simulation's hand laying cards before the rendered camera
+    # the simulation's hand laying cards before the rendered camera
+    lay: Callable[[dict[str, list[str]]], None] | None = None
     deck: DeckTeaching = field(init=False)
     begun_by: str | None = None
     checks: dict = field(default_factory=dict)  # what the setup saw work, for its closing record
@@ -115,7 +119,7 @@ class SetupRig:
                    DeviceWatch(station.start_source_name), station.start_device, station.lay)
 
     @property
-    def table(self):
+    def table(self) -> Table:
         return self.loop.table
 
     @property
@@ -127,7 +131,7 @@ class SetupRig:
     def layout(self):
         return getattr(self.loop.eye, "layout", None)
 
-    def geometry_in_use(self):
+    def geometry_in_use(self) -> IndexGeometry | None:
         deck = getattr(self.loop.eye, "deck", None)
         return None if deck is None else deck.index
 
