@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from ..devices.gpio import Flashing
+from ..devices.gpio import BUTTONS, Flashing
 from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker
 from ..game.banking import history_needed, passed_over
@@ -48,7 +48,6 @@ from .table import Table
 
 log = logging.getLogger(__name__)
 
-BUTTONS = ("next", "confirm", "supervisor")
 HAND = 7
 NOT_CONNECTED = "the start-seat device is not connected: reconnect it, or a supervisor enters the value"
 
