@@ -458,8 +458,8 @@ def test_the_bank_offered_round_the_table_from_the_rails_buttons(tmp_path):
         assert loop.prompt()["bank"]["walk"]["asked"] == 6 and rail.ready_flashes() == 6
         rail.press("confirm")  # seat 6 takes it: its wager is its bank, seat 4's bank goes back on its seat
         assert loop.step is Step.IDLE and loop.message == "" and rail.ready_flashes() == 0
-        assert loop.banker == 6 and loop.banker_wager == Decimal("25")
-        assert [(b["seat"], b["wager"]) for b in loop.bets] == [(1, "25"), (2, "25"), (3, "25"), (4, "500"),
+        assert loop.wagers.banker == 6 and loop.wagers.banker_wager == Decimal("25")
+        assert [(b["seat"], b["wager"]) for b in loop.wagers.bets] == [(1, "25"), (2, "25"), (3, "25"), (4, "500"),
                                                                 (5, "25"), (7, "25")]
         table.banker, table.seats = 6, [1, 2, 3, 4, 5, 7]
         table.play_round()  # NEXT on the rail opens it
@@ -494,7 +494,7 @@ def test_every_seat_passing_the_bank_at_a_house_with_no_house_bank(tmp_path):
         for seat in range(1, 8):
             assert loop.prompt()["bank"]["walk"]["asked"] == seat
             rail.press("next")
-        assert loop.step is Step.IDLE and loop.banker == 4 and rail.ready_flashes() == 0
+        assert loop.step is Step.IDLE and loop.wagers.banker == 4 and rail.ready_flashes() == 0
         assert loop.message == ("no seat in play took the bank, and Capitol Casino has no house bank (banking.mode): "
                                 "offer the bank again (CONFIRM) or choose the banker on the screen")
     finally:
@@ -518,8 +518,8 @@ def test_the_house_keeps_the_bank_when_every_player_declines(tmp_path):
         table.wager_everyone()
         table.play_round()
         rail.press("confirm")
-        assert loop.step is Step.IDLE and loop.message == "" and loop.banker == "dealer"
-        assert [(b["seat"], b["wager"]) for b in loop.bets] == [(n, "500" if n == 3 else "25") for n in range(1, 7)]
+        assert loop.step is Step.IDLE and loop.message == "" and loop.wagers.banker == "dealer"
+        assert [(b["seat"], b["wager"]) for b in loop.wagers.bets] == [(n, "500" if n == 3 else "25") for n in range(1, 7)]
         table.banker, table.seats = "dealer", list(range(1, 7))
         table.play_round()
         rail.press("confirm")
@@ -528,7 +528,7 @@ def test_the_house_keeps_the_bank_when_every_player_declines(tmp_path):
             asked.append(loop.prompt()["bank"]["walk"]["asked"])
             rail.press("next")
         # the offer moves on from the last Player/Dealer (seat 3): he is asked last, not first again
-        assert asked == [4, 5, 6, 1, 2, 3] and loop.banker == "dealer" and loop.message == ""
+        assert asked == [4, 5, 6, 1, 2, 3] and loop.wagers.banker == "dealer" and loop.message == ""
     finally:
         table.close()
     log = records(tmp_path / "log")
@@ -556,7 +556,7 @@ def test_a_seat_with_a_bonus_bet_is_refused_the_bank_until_the_wagers_change(tmp
             "to ride on): change the wagers on the screen")
         assert loop.step is Step.BANK and loop.prompt()["bank"]["walk"]["asked"] == 1
         loop.set_bets([b for b in bets if b["seat"] != 2], 2, "300", who="dealer (screen)")
-        assert loop.step is Step.IDLE and loop.banker == 2
+        assert loop.step is Step.IDLE and loop.wagers.banker == 2
     finally:
         table.close()
     assert bank_steps(tmp_path / "log")[-1] == (Events.BANK_OFFER_ENDED, "dealer (screen)", 2, [])
@@ -721,7 +721,7 @@ def test_the_bank_offer_moves_on_round_the_table_under_the_general_rules(tmp_pat
             assert [o["seat"] for o in loop.prompt()["bank"]["offers"]] == [4, 5, 6, 1, 2, 3]
             while loop.prompt()["bank"]["walk"]["asked"] != 3:
                 loop.press("next")
-            assert loop.press("confirm") == "" and loop.banker == 3  # seat 3, asked last, takes it again
+            assert loop.press("confirm") == "" and loop.wagers.banker == 3  # seat 3, asked last, takes it again
     finally:
         table.close()
 
@@ -817,13 +817,13 @@ def test_the_simulated_dealer_passes_on_a_bank_offered_by_a_late_confirm(tmp_pat
     d = Dealer(tmp_path / "log")
     d.loop.set_bets([{"seat": 2, "wager": "25"}, {"seat": 5, "wager": "25"}])
     d.loop.press("confirm")  # the late CONFIRM
-    assert d.loop.step is Step.BANK and d.loop.walk.asked == 2
+    assert d.loop.step is Step.BANK and d.loop.wagers.walk.asked == 2
     dealer = SimulatedDealer(d.loop, lambda button: d.loop.press(button, "dealer (simulated)"), lambda laid: None)
     for _ in range(5):
         if d.loop.step is not Step.BANK:
             break
         dealer.act()
-    assert d.loop.step is Step.IDLE and d.loop.walk is None
+    assert d.loop.step is Step.IDLE and d.loop.wagers.walk is None
     steps = [(r["event"], r["data"].get("seat")) for r in records(tmp_path / "log")
              if r["event"] in (Events.BANK_OFFERED, Events.BANK_PASSED)]
     assert steps == [(Events.BANK_OFFERED, 2), (Events.BANK_PASSED, 2), (Events.BANK_OFFERED, 5),

@@ -247,18 +247,18 @@ def test_the_bank_offered_from_the_rail_on_the_stations_own_panel(tmp_path, synt
         try:
             station.loop.set_bets([{"seat": 2, "wager": "25"}, {"seat": 3, "wager": "40"}])
             press("confirm")
-            assert station.loop.step is Step.BANK and station.loop.walk.asked == 2
+            assert station.loop.step is Step.BANK and station.loop.wagers.walk.asked == 2
             levels = []
             for _ in range(150):  # 3 s of the lamp, as the dealer sees it
                 levels.append(station.panel.lamp_is_on("ready"))
                 time.sleep(0.02)
             assert sum(1 for a, b in zip(levels, levels[1:]) if b and not a) >= 2  # flashing, not steady
             press("next")
-            assert station.loop.walk.asked == 3
+            assert station.loop.wagers.walk.asked == 3
             press("confirm")
             wait_for(lambda: station.loop.step is Step.IDLE, 10)
-            assert station.loop.banker == 3 and station.loop.banker_wager == Decimal("40")
-            assert station.loop.bets == [{"seat": 2, "wager": "25"}]
+            assert station.loop.wagers.banker == 3 and station.loop.wagers.banker_wager == Decimal("40")
+            assert station.loop.wagers.bets == [{"seat": 2, "wager": "25"}]
             time.sleep(0.2)
             assert station.panel.lamp_is_on("ready")  # steady again: NEXT opens the round
         finally:

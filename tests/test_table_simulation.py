@@ -136,7 +136,7 @@ def test_a_move_for_a_step_that_passed_while_the_dealer_laid_the_cards_is_refuse
     # or typed in for the players' step
     assert [r["event"] for r in records(loop.table.audit.folder)[before:]][-1:] == [Events.BANKER_CARDS]
     assert {r["event"] for r in records(loop.table.audit.folder)[before:-1]} <= {Events.READ_CONFIRMED}
-    assert loop.zones == {}
+    assert loop.reads.zones == {}
     for _ in range(60):  # the next look plays the players' step, and the round settles
         dealer.act()
         if dealer.played.is_set():

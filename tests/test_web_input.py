@@ -65,7 +65,7 @@ def test_a_boolean_is_not_a_seat_and_the_round_does_not_wedge(dealer):
     post = screen(dealer.app.test_client())
     assert refused(post("/api/dealer/bets", {"bets": [{"seat": True, "wager": "25"}]}), 409, "True is not a seat")
     assert refused(post("/api/dealer/bets", {"bets": [{"seat": 2, "wager": "25"}], "banker": True}), 409, "banker")
-    assert dealer.loop.bets == [] and dealer.loop.step is Step.IDLE
+    assert dealer.loop.wagers.bets == [] and dealer.loop.step is Step.IDLE
     play_a_round(dealer, post)
 
 
@@ -75,7 +75,7 @@ def test_an_amount_is_a_decimal_string_within_the_table_limits(dealer, wager):
     post = screen(dealer.app.test_client())
     response = post("/api/dealer/bets", {"bets": [{"seat": 2, "wager": wager}]})
     assert refused(response, 409, "wager")
-    assert dealer.loop.bets == []
+    assert dealer.loop.wagers.bets == []
 
 
 def test_the_screen_reads_amounts_by_the_rules_appliance_settle_reads_them(dealer, tmp_path):
@@ -84,7 +84,7 @@ def test_the_screen_reads_amounts_by_the_rules_appliance_settle_reads_them(deale
     from appliance.game.money import MoneyError, money
     post = screen(dealer.app.test_client())
     assert post("/api/dealer/bets", {"bets": [{"seat": 2, "wager": 25}]}).status_code == 200
-    assert dealer.loop.bets == [{"seat": 2, "wager": "25.00"}] and money(25) == money("25.00")
+    assert dealer.loop.wagers.bets == [{"seat": 2, "wager": "25.00"}] and money(25) == money("25.00")
     for wager in ("1e30", "25.001", " 25", "-25"):
         with pytest.raises(MoneyError) as err:
             money(wager, "seat 2 wager")

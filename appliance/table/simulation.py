@@ -32,7 +32,9 @@ from ..records.round_state import RoundState
 from ..devices.protocol import DiceResult, RngResult
 from ..devices.start_source import HealthTracker, HealthWarning
 from ..devices.worker import Worker
-from .dealer import DealerInputError, DealerLoop, Step
+from .dealer import DealerLoop
+from .dealer_errors import DealerInputError
+from .dealer_step import Step
 from .eye import CameraEye, TableTop
 from .recording import IndexFeed, SpaceLimits, catch_up
 from ..vision.layout import BANKER_SET_ZONES

@@ -21,7 +21,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..audit.log import RecordingStopped
 from ..game.rules import HouseRulesError
-from ..table.dealer import SupervisorPinNeeded
+from ..table.dealer_errors import SupervisorPinNeeded
 from ..table.round import RoundStateError
 from ..table.supervisor import PIN_LIMIT, PinError
 from ..vision.calibrate import CalibrationError

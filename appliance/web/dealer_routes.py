@@ -13,7 +13,8 @@ from importlib import resources
 
 from flask import Blueprint, Response, g, jsonify, request
 
-from ..table.dealer import DealerInputError, DealerLoop
+from ..table.dealer import DealerLoop
+from ..table.dealer_errors import DealerInputError
 from ..table.round import Events
 from ..table.supervisor import PIN_LIMIT
 from .access import PAIRING, answering, paired_screen, screen_action, screen_token
