@@ -357,7 +357,12 @@ def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
         here = [i for i in here if i not in _line_remnants(labels, stats, lines, here)]
         pieces = [i for i in here if stats[i, cv2.CC_STAT_AREA] >= 0.6 * m * m]
         if pieces:
-            main = max(pieces, key=lambda i: stats[i, cv2.CC_STAT_AREA])
+            # the symbol is the piece with the most ink where the deck prints it: a double border
+            # line seen blurred is a band too thick for a line, and the frame it draws round the
+            # index holds more ink than a 9 in it, but most of that ink lies outside the rank's region
+            window = labels[max(0, round(y0)):max(0, round(y1)), max(0, round(x0)):max(0, round(x1))]
+            held = np.bincount(window.ravel(), minlength=len(stats))
+            main = max(pieces, key=lambda i: (held[i], stats[i, cv2.CC_STAT_AREA]))
             here = [i for i in here if i == main or _within(stats[i], x1 - x0, y1 - y0)]
             broken = _broken_off(labels, stats, main, here)
             pieces = [i for i in here if i in broken or i in pieces
@@ -622,11 +627,13 @@ def _off_the_frame(grey: np.ndarray, geometry: IndexGeometry) -> np.ndarray | No
     the suit's ink runs into it: the ink joined to what lies in the suit's region, its printed lines
     with it (``card_faces.frame_lines`` cuts them off the symbols, but the pieces of the frame they leave,
     its corner, the stub of a line too short to be found as one, stay joined to the suit), from the
-    first line across beyond the suit's middle (a row below a suit printed under the rank, a column
-    beside one printed beside it) where that ink runs unbroken from inside the suit's window to
-    beyond where the suit may be moved (REGISTER_MM past the window): the frame's edge. A line a
-    symbol touches from beside (a border running down the card) never runs across the window so.
-    None where there is no such line."""
+    first line across beyond the suit's middle where that ink runs unbroken from inside the suit's
+    window to beyond where the suit may be moved (REGISTER_MM past the window): the frame's edge. The
+    picture is looked for first the way the suit runs (a row below a suit printed under the rank, a
+    column beside one printed beside it), then across it: a deck printing the suit beside the rank
+    may print its picture under both (a K and its diamond stood on the picture's top edge, 0 mm
+    below them). A line a symbol touches from beside (a border running down the card) never runs
+    across the window so. None where there is no such line."""
     found = dark_ink(grey)
     if found is None:
         return None
@@ -635,9 +642,20 @@ def _off_the_frame(grey: np.ndarray, geometry: IndexGeometry) -> np.ndarray | No
     rx0, ry0, rx1, ry1 = (max(0, round(v)) for v in _region_px(geometry.suit_mm, geometry))
     touched = np.unique(labels[ry0:ry1, rx0:rx1])
     joined = np.isin(labels, touched[touched > 0])
+    for beside in (geometry.suit_beside, not geometry.suit_beside):
+        drop = _frame_beyond(joined, geometry, beside)
+        if drop is not None:
+            framed = grey.copy()
+            framed[drop] = paper_shade(grey)
+            return framed
+    return None
+
+
+def _frame_beyond(joined: np.ndarray, geometry: IndexGeometry, beside: bool) -> np.ndarray | None:
+    """Of the ink ``joined`` to the suit, the picture's frame beyond the suit's middle (and its
+    blurred edge) as ``_off_the_frame`` finds it, looking along columns (``beside``) or rows."""
     x0, y0, x1, y1 = _window(geometry.suit_mm, geometry)
     reach = round(REGISTER_MM * CANON_PX_PER_MM)
-    beside = geometry.suit_beside
     along = joined.T if beside else joined  # lines across the way the suit runs towards the picture
     low, high = (max(0, y0), y1) if beside else (max(0, x0), x1)
     start = max(0, ((x0 + x1) if beside else (y0 + y1)) // 2)
@@ -648,10 +666,7 @@ def _off_the_frame(grey: np.ndarray, geometry: IndexGeometry) -> np.ndarray | No
         return None
     drop = np.zeros_like(along)
     drop[edge:] = along[edge:]
-    drop = cv2.dilate((drop.T if beside else drop).view(np.uint8), np.ones((3, 3), np.uint8)).view(bool)  # and its blurred edge
-    framed = grey.copy()
-    framed[drop] = paper_shade(grey)
-    return framed
+    return cv2.dilate((drop.T if beside else drop).view(np.uint8), np.ones((3, 3), np.uint8)).view(bool)
 
 
 def _runs_across(line: np.ndarray, low: int, high: int, reach: int) -> bool:

@@ -192,6 +192,8 @@ def spread_corners(frame: np.ndarray, quad: np.ndarray, zone_to_frame: np.ndarra
                 best, far = (best + 2) % 4, edges[best]
             else:
                 told_apart = False  # no card of the spread is named
+    elif deck.index.four_corners and not _first_not_top_right(edges[best].cards, deck, px_per_mm, name):
+        told_apart = False
     cards = edges[best].cards
     if far is not None:
         _pair_far_corners(cards, far.cards[:enough], np.roll(order_quad(quad), (best + 2) % 4, axis=0), px_per_mm, deck)
@@ -279,6 +281,25 @@ def _top_right_step(deck: Deck) -> float:
     maker prints it as far from its edge as the top-left's)."""
     symbols = deck.index.symbols_mm
     return CARD_W_MM - symbols[0] - symbols[2]
+
+
+def _first_not_top_right(cards: list[SpreadCard], deck: Deck, px_per_mm: float, name: Namer | None) -> bool:
+    """The first corner along the edge is a card's own, not the top card's top-right index: no
+    corner lies a card's top-right step from it (within half an index's width, zone pixels at
+    ``px_per_mm``); or the two clearly name two cards; or a corner between them clearly names a card
+    (were the first the top card's top-right index, what lies between would be its picture). Else
+    the places do not tell: ink in a court's picture lay a step from each, five places evenly
+    spaced, and each card took its neighbour's name (a 7c read as the 6c at both its corners, 0.98)."""
+    step = _top_right_step(deck) * px_per_mm
+    near = (deck.index.box_mm[2] - deck.index.box_mm[0]) / 2 * px_per_mm
+    apart = [abs(float(np.linalg.norm(card.centre - cards[0].centre)) - step) for card in cards]
+    there = next((n for n in range(1, len(cards)) if apart[n] <= near), None)
+    if there is None:
+        return True
+    if name is None:
+        return False
+    return _two_cards((name(cards[0].glyphs[0]), name(cards[there].glyphs[0]))) \
+        or any(name(card.glyphs[0]) is not None for card in cards[1:there])
 
 
 def _first_step(cards: list[SpreadCard]) -> float:
