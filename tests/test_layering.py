@@ -165,3 +165,25 @@ def test_every_known_exception_is_still_there():
 def test_imports_inside_functions_count():
     # the command line imports the audit log only inside its commands
     assert "appliance.audit.log" in GRAPH["appliance.cli"]
+
+
+def names_imported(name: str, source: str) -> set[str]:
+    """The names module ``name`` imports from the module ``source`` (relative imports resolved)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else [])) if node.level else node.module
+            if module == source:
+                found |= {alias.name for alias in node.names}
+    return found
+
+
+def test_only_the_simulation_sets_hands_by_the_unchecked_house_way():
+    """``house_ways.decide`` is the simulations' fast path (no checks): the round, the hints and the
+    command line set hands through the checked ``house_way_split`` (issue 39)."""
+    users = {name for name in MODULES if "decide" in names_imported(name, "appliance.game.house_ways")}
+    assert users == {"appliance.simulate"}
+    assert "house_way_split" in names_imported("appliance.game.settlement", "appliance.game.house_ways")

@@ -20,7 +20,7 @@ from decimal import Decimal
 from .banking import BankRound, bank_refusal
 from .cards import Card, check_unique, format_cards
 from .fortune import best_paying
-from .house_ways import decide as house_way_decide
+from .house_ways import house_way_split
 from .money import ZERO, round_to
 from .rules import BankerSetting, BankingMode, CommissionKind, FoulPenalty, HouseRules
 from .setting import SetHand
@@ -324,7 +324,7 @@ def _side(player: int, banker: int) -> Side:
 
 
 def _house_way(cards: Sequence[int], rules: HouseRules, ev: Evaluator, reset_from: SetHand | None = None) -> Played:
-    front, back, _, _, rule = house_way_decide(cards, rules.way, ev)
+    front, back, _, _, rule = house_way_split(cards, rules.way, ev)
     return Played(SetHand.of(front, back, ev), rule, reset_from)
 
 
@@ -377,7 +377,7 @@ def house_way_difference(banker: Position, front: Sequence[Card], back: Sequence
         return None  # a wrong number of cards is refused (or fouled) where cards are counted
     ev = rules.evaluator()
     laid = SetHand.of(front, back, ev)
-    way_front, way_back, _, _, rule = house_way_decide((*laid.front, *laid.back), rules.way, ev)
+    way_front, way_back, _, _, rule = house_way_split((*laid.front, *laid.back), rules.way, ev)
     way = SetHand.of(way_front, way_back, ev)
     if (laid.front_value, laid.back_value) == (way.front_value, way.back_value):
         return None

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..audit.log import AuditLog, tail
 from ..game.cards import format_cards, parse_cards
-from ..game.house_ways import decide
+from ..game.house_ways import house_way_split
 from ..game.money import fmt
 from ..game.rules import FoulPenalty, HouseRules, WrongCount
 from ..game.setting import SetHand
@@ -413,7 +413,7 @@ class TableRound:
 
 def _house_way_setting(hand, rules: HouseRules) -> dict:
     """Seven cards set by the house's way, shown high to low as a dealer lays them, with the rule."""
-    f, b, _, _, rule = decide(hand, rules.way, rules.evaluator())
+    f, b, _, _, rule = house_way_split(hand, rules.way, rules.evaluator())
     return {"front": format_cards(sorted(f, reverse=True)), "back": format_cards(sorted(b, reverse=True)),
             "rule": rule}
 

@@ -22,7 +22,7 @@ from ..audit.history_index import Index
 from ..audit.log import AuditLog, RecordingStopped
 from ..config import read_house
 from ..game.cards import format_cards, parse_cards
-from ..game.house_ways import decide
+from ..game.house_ways import house_way_split
 from ..game.rules import BankerSetting, BankingMode, HouseRules, StartMethod
 from ..game.settlement import house_way_difference
 from ..game.banking import BankRound, bank_offers
@@ -98,7 +98,7 @@ def players_set(hands: dict, seats: list[int], rules: HouseRules, ev) -> dict[st
 
 def house_way_laid(hand: list[str], place: str, rules: HouseRules, ev) -> dict[str, list[str]]:
     """Seven cards set by the house way, as laid in ``place``'s front and back zones (``seat3``, ``banker``)."""
-    front, back, _, _, _ = decide(parse_cards(hand), rules.way, ev)
+    front, back, _, _, _ = house_way_split(parse_cards(hand), rules.way, ev)
     return {f"{place}.front": format_cards(sorted(front, reverse=True)),
             f"{place}.back": format_cards(sorted(back, reverse=True))}
 

@@ -10,7 +10,7 @@ from importlib import resources
 from flask import Blueprint, Response, abort, jsonify
 
 from ..game.cards import format_cards
-from ..game.house_ways import decide
+from ..game.house_ways import house_way_split
 from ..game.setting import SPLITS, SetHand
 from .query_params import cards_param
 from .services import services
@@ -86,7 +86,7 @@ def hint():
     """How the house way sets seven cards, and each of the 21 splits with why it is not chosen."""
     rules = services().rules
     ev, cards = rules.evaluator(), cards_param("cards", 7)
-    front, back, fv, bv, rule = decide(cards, rules.way, ev)
+    front, back, fv, bv, rule = house_way_split(cards, rules.way, ev)
     chosen = sorted(front)
     splits = []
     for back_pos, front_pos in SPLITS:

@@ -113,15 +113,34 @@ def _decide(cards: tuple[int, ...], way: HouseWay, ev: Evaluator) -> tuple[tuple
     return d.front, d.back, fv, bv, d.rule
 
 
-def set_by_house_way(cards: Sequence[int | str], way: HouseWay, ev: Evaluator) -> HouseWaySetting:
-    """Set seven cards by the named house way, or by a chart; the result is never fouled."""
+def house_way_split(cards: Sequence[int | str], way: HouseWay,
+                    ev: Evaluator) -> tuple[tuple[int, int], tuple[int, ...], int, int, str]:
+    """``decide``, checked: the way is known, and the hand is seven cards, none twice. The round, the
+    hints and ``set_by_house_way`` set hands through it; only simulations take ``decide`` unchecked.
+
+    >>> from appliance.game.values import evaluator, JokerRule, WheelRule
+    >>> ev = evaluator(JokerRule.BUG, WheelRule.SECOND_HIGHEST)
+    >>> front, back, _, _, rule = house_way_split(["Ah", "Kd", "9c", "9s", "5h", "5d", "2c"], "trump-plaza", ev)
+    >>> format_cards(front), format_cards(back)
+    (['Ah', 'Kd'], ['2c', '5d', '5h', '9c', '9s'])
+    >>> house_way_split(["Ah", "Ah", "9c", "9s", "5h", "5d", "2c"], "trump-plaza", ev)
+    Traceback (most recent call last):
+    ...
+    appliance.game.cards.DuplicateCardError: card Ah appears twice in the hand
+    """
     if not isinstance(way, Chart) and way not in HOUSE_WAYS:
         raise UnknownHouseWayError(f"unknown house way {way!r}: expected one of {', '.join(HOUSE_WAYS)}")
     hand = tuple(card(c) for c in cards)
     if len(hand) != 7:
         raise HandSizeError(f"the house way sets exactly 7 cards, got {len(hand)}")
     check_unique(hand, " in the hand")
-    front, back, fv, bv, rule = decide(hand, way, ev)
+    return decide(hand, way, ev)
+
+
+def set_by_house_way(cards: Sequence[int | str], way: HouseWay, ev: Evaluator) -> HouseWaySetting:
+    """Set seven cards by the named house way, or by a chart; the result is never fouled."""
+    hand = tuple(card(c) for c in cards)
+    front, back, fv, bv, rule = house_way_split(hand, way, ev)
     # Shown high to low (the joker first), as a dealer lays the cards out.
     high, low = sorted(front, reverse=True)
     shown_front = (card(high), card(low))
