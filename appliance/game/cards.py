@@ -31,6 +31,7 @@ RANK_NAMES = {
     9: "nine", 10: "ten", 11: "jack", 12: "queen", 13: "king", 14: "ace",
 }
 RANK_PLURALS = {rank: (name + "es" if name == "six" else name + "s") for rank, name in RANK_NAMES.items()}
+SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 
 _RANK_ALIASES = {"10": "T"}
 _JOKER_ALIASES = {"jk", "joker", "jkr", "jo", "xx"}
@@ -87,6 +88,17 @@ class Card(int):
     def suit(self) -> str | None:
         """``'c'``, ``'d'``, ``'h'`` or ``'s'``, or ``None`` for the joker."""
         return None if self == JOKER_INDEX else SUIT_CHARS[self & 3]
+
+    @property
+    def name(self) -> str:
+        """The card as a person says it.
+
+        >>> Card.parse("Th").name, Card.parse("Jk").name
+        ('ten of hearts', 'joker')
+        """
+        if self.rank is None or self.suit is None:
+            return "joker"
+        return f"{RANK_NAMES[self.rank]} of {SUIT_NAMES[self.suit]}"
 
     def __str__(self) -> str:
         if self == JOKER_INDEX:

@@ -27,9 +27,6 @@ from ..vision.index import IndexGeometry, index_glyphs, index_patch
 
 #: the order the cards are asked for: as a new deck comes out of its box, then the joker
 ORDER = [f"{r}{s}" for s in "shdc" for r in "AKQJT98765432"] + ["Jk"]
-RANKS = {"A": "ace", "K": "king", "Q": "queen", "J": "jack", "T": "ten", "9": "nine", "8": "eight", "7": "seven",
-         "6": "six", "5": "five", "4": "four", "3": "three", "2": "two"}
-SUITS = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
 IMAGES = ("face", "rank", "suit", "refused")
 
 
@@ -39,7 +36,7 @@ def card_name(code: str) -> str:
     >>> card_name("Th"), card_name("Jk")
     ('ten of hearts', 'joker')
     """
-    return "joker" if code == "Jk" else f"{RANKS[code[0]]} of {SUITS[code[1]]}"
+    return Card.parse(code).name
 
 
 @dataclass
@@ -76,7 +73,8 @@ class DeckTeaching:
     def to_json(self) -> dict:
         with self._lock:
             missing = [c for c in ORDER[:-1] if c not in self.cards]
-            return {"cards": [self.cards[c].to_json(c) for c in ORDER if c in self.cards], "next": self.next_card(),
+            return {"order": [{"card": c, "name": card_name(c)} for c in ORDER],
+                    "cards": [self.cards[c].to_json(c) for c in ORDER if c in self.cards], "next": self.next_card(),
                     "missing": len(missing), "learned": self.learned is not None, "problem": self.problem,
                     "advice": self.learned.photo_advice if self.learned is not None else None,
                     "learning": self.learning,

@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..game.cards import CARDS, Card, CardError
+from ..game.cards import CARDS, RANK_CHARS, RANK_PLURALS, SUIT_NAMES, Card, CardError
 from .card_faces import (CANON_PX_PER_MM, CANON_SIZE, CARD_H_MM, CARD_W_MM, RANK_SIZE, SUIT_SIZE, Glyph, flatten,
                     ink_symbols, quad_px_per_mm, shifted)
 from .deck_match import POOR_MATCH, own_poor_match
@@ -668,9 +668,9 @@ def _untaught(files: dict[str, Path], refusals: dict[str, str], ranks: dict, sui
         if code in refusals:
             out[code] = f"its face was refused: {refusals[code]}"
         elif rank_key(code) not in ranks:
-            out[code] = f"no face of the {RANK_NAMES[rank_key(code)]} was learned"
+            out[code] = f"no face of the {_named(0, rank_key(code))} was learned"
         elif suit_key(code) not in suits:
-            out[code] = f"no face of the {SUIT_NAMES[suit_key(code)]} was learned"
+            out[code] = f"no face of the {_named(1, suit_key(code))} was learned"
     return out
 
 
@@ -730,9 +730,16 @@ def _drop_stray_views(glyphs: dict[str, list[tuple[Glyph, Glyph] | None]]) -> No
             glyphs[code][view] = None
 
 
-RANK_NAMES = dict(zip("23456789TJQKA", ("twos", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
-                                          "tens", "jacks", "queens", "kings", "aces")), JK="jokers")
-SUIT_NAMES = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades", "*": "jokers"}
+def _named(part: int, key: str) -> str:
+    """A template key as a technician reads it, in the plural: a rank's (``"K"``: kings) or a suit's
+    (``"h"``: hearts); the joker's (``"JK"``, ``"*"``) are the jokers.
+
+    >>> _named(0, "6"), _named(1, "h"), _named(1, "*")
+    ('sixes', 'hearts', 'jokers')
+    """
+    if key in ("JK", "*"):
+        return "jokers"
+    return RANK_PLURALS[RANK_CHARS.index(key) + 2] if part == 0 else SUIT_NAMES[key]
 
 
 def _misfit_reason(code: str, part: int, rival: str, rival_score: float, own: float) -> str:
@@ -741,11 +748,11 @@ def _misfit_reason(code: str, part: int, rival: str, rival_score: float, own: fl
     >>> _misfit_reason("Jh", 1, "s", 0.97, 0.5)
     'it looks like another card, Js: its suit matches the spades (0.97), not the hearts (0.50); is the photo filed under the right name?'
     """
-    what, names = ("rank", RANK_NAMES) if part == 0 else ("suit", SUIT_NAMES)
+    what = "rank" if part == 0 else "suit"
     other = _other_card(code, part, rival)
     card = "" if other is None else f", {other}"
-    return (f"it looks like another card{card}: its {what} matches the {names[rival]} ({rival_score:.2f}), "
-            f"not the {names[rank_key(code) if part == 0 else suit_key(code)]} ({own:.2f}); "
+    return (f"it looks like another card{card}: its {what} matches the {_named(part, rival)} ({rival_score:.2f}), "
+            f"not the {_named(part, rank_key(code) if part == 0 else suit_key(code))} ({own:.2f}); "
             f"is the photo filed under the right name?")
 
 
