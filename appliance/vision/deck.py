@@ -502,7 +502,7 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     refused = {files[code].name: why for code, why in found.items() if isinstance(why, str)}
     flat = {code: face for code, (face, _) in _found(found).items()}
     try:
-        geometry = locate_index(maps := index_maps(flat))
+        geometry = locate_index(maps := index_maps(flat), lambda: index_maps(flat, bold=True))
     except IndexNotFound as err:
         where = ""
         if pictures is not None and flat:

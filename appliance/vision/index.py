@@ -12,6 +12,8 @@ those two regions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dataclasses import dataclass, replace
 from functools import cached_property
 
@@ -129,11 +131,15 @@ class IndexGeometry:
                    four_corners=four_corners)
 
 
-def _ink_map(face: np.ndarray) -> np.ndarray:
+def _ink_map(face: np.ndarray, bold: bool = False) -> np.ndarray:
     """Ink (0 paper .. 1 ink) of the face's top-left quarter at MAP_PX_PER_MM, in the darkest
-    channel (red and black ink alike), scaled between the paper and the darkest ink of that face."""
+    channel (red and black ink alike), scaled between the paper and the darkest ink of that face;
+    ``bold``, each stroke first widened by a map pixel (see ``index_maps``)."""
     m = CANON_PX_PER_MM
     quarter = face[:round(SEARCH_MM[1] * m), :round(SEARCH_MM[0] * m)].min(axis=2).astype(np.float32)
+    if bold:
+        width = round(m / MAP_PX_PER_MM) + 1
+        quarter = cv2.erode(quarter, np.ones((width, width), np.uint8))
     size = (round(SEARCH_MM[0] * MAP_PX_PER_MM), round(SEARCH_MM[1] * MAP_PX_PER_MM))
     grey = cv2.resize(quarter, size, interpolation=cv2.INTER_AREA)
     paper, dark = np.percentile(grey, 90), np.percentile(grey, 1)
@@ -160,19 +166,21 @@ class IndexMaps:
         return cv2.resize(image, None, fx=4, fy=4, interpolation=cv2.INTER_NEAREST)
 
 
-def index_maps(faces: dict[str, np.ndarray]) -> IndexMaps:
+def index_maps(faces: dict[str, np.ndarray], bold: bool = False) -> IndexMaps:
     """The suit and rank maps from upright faces of the 52 cards (keys such as "As"). A card whose
     face is missing (not found in its photo) counts for neither its rank nor its suit; a rank (suit)
-    with no face at all is left out."""
+    with no face at all is left out. ``bold``, each stroke is widened by a map pixel first: a rank
+    printed thin and small (a 4 mm narrow sans A, strokes 0.3 mm) is averaged away at the map's
+    resolution, and its suit is found with no rank beside it."""
     have = np.array([[r + s in faces for s in SUITS] for r in RANKS])
     if not have.any():
         raise IndexNotFound("no face of the 52 cards to learn from")
-    first = _ink_map(faces[next(r + s for r in RANKS for s in SUITS if r + s in faces)])
+    first = _ink_map(faces[next(r + s for r in RANKS for s in SUITS if r + s in faces)], bold)
     ink = np.zeros((len(RANKS), len(SUITS)) + first.shape, np.float32)  # rank, suit, y, x
     for i, r in enumerate(RANKS):
         for j, s in enumerate(SUITS):
             if have[i, j]:
-                ink[i, j] = _ink_map(faces[r + s])
+                ink[i, j] = _ink_map(faces[r + s], bold)
     suit_means, suit_vars = _moments(ink, have, axis=0)
     rank_means, rank_vars = _moments(ink, have, axis=1)
     suit = (suit_vars.mean(axis=0) < STEADY) & (suit_means.max(axis=0) > INKED)
@@ -234,23 +242,24 @@ def _gap(a, b) -> float:
     return float(np.hypot(dx, dy))
 
 
-def locate_index(maps: IndexMaps) -> IndexGeometry:
+def locate_index(maps: IndexMaps, bolder: Callable[[], IndexMaps] | None = None) -> IndexGeometry:
     """The index's rank and suit regions: the suit region nearest the corner (among those of a
     symbol's size: a centre pip printed on every card of a suit is farther), and the rank region
-    next to it, above or beside it."""
+    next to it, above or beside it; where ``maps`` show none, it is looked for in the ``bolder``
+    maps (``index_maps(..., bold=True)``: a rank printed thin and small)."""
     suits = [r for r in _regions(maps.suit, maps.between_suits) if all(SYMBOL_SIZE_MM[0] <= v <= SYMBOL_SIZE_MM[1]
                                                     for v in (r[2] - r[0], r[3] - r[1]))]
     suits = [r for r in suits if not any(o[4] >= PIECE_OF * r[4] and _gap(o, r) <= PIECE_GAP_MM for o in suits)]
     if not suits:
         raise IndexNotFound("no region whose ink is the same on every card of a suit: no index suit found")
     suit = min(suits, key=lambda r: np.hypot((r[0] + r[2]) / 2, (r[1] + r[3]) / 2))
-    size = max(suit[2] - suit[0], suit[3] - suit[1])
-    pieces = [r for r in _regions(maps.rank, maps.between_ranks) if r[1] < suit[3]
-              and all(SYMBOL_SIZE_MM[0] <= v <= SYMBOL_SIZE_MM[1] for v in (r[2] - r[0], r[3] - r[1]))]
-    ranks = [r for r in pieces if _gap(r, suit) <= RANK_GAP * size and _least_rank_ink(maps, r) >= EVERY_RANK_INK]
+    pieces, ranks = _ranks_beside(maps, suit)
+    if not ranks and bolder is not None:
+        pieces, ranks = _ranks_beside(bolder(), suit)
     if not ranks:
         raise IndexNotFound(f"no rank region next to the index suit at {_mm(suit)} (inked by every rank)")
     rank = min(ranks, key=lambda r: _gap(r, suit))
+    size = max(suit[2] - suit[0], suit[3] - suit[1])
     # A rank printed in pieces that do not overlap between ranks (the two digits of a "10", the
     # farther of them from a suit printed beside it); a corner pip beside the index is steady on the
     # cards of a rank too, but makes the index far wider than its suit.
@@ -261,6 +270,15 @@ def locate_index(maps: IndexMaps) -> IndexGeometry:
     rank = tuple(float(v) for v in rank[:4])
     suit = tuple(float(v) for v in suit[:4])
     return IndexGeometry(rank, suit, _grown(suit, maps.suit_ink, rank))
+
+
+def _ranks_beside(maps: IndexMaps, suit) -> tuple[list, list]:
+    """Of the rank ``maps``' regions of a symbol's size above the ``suit``'s foot, all of them, and
+    those next to the suit that every rank inks."""
+    size = max(suit[2] - suit[0], suit[3] - suit[1])
+    pieces = [r for r in _regions(maps.rank, maps.between_ranks) if r[1] < suit[3]
+              and all(SYMBOL_SIZE_MM[0] <= v <= SYMBOL_SIZE_MM[1] for v in (r[2] - r[0], r[3] - r[1]))]
+    return pieces, [r for r in pieces if _gap(r, suit) <= RANK_GAP * size and _least_rank_ink(maps, r) >= EVERY_RANK_INK]
 
 
 def _least_rank_ink(maps: IndexMaps, region) -> float:
