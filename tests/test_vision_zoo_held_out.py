@@ -17,6 +17,7 @@ FOUR_CORNERS = 5002  # an index in all four corners, courts whose picture lies b
 DOUBLE_BORDER = 5009  # a double border round an italic serif index, seen as one band too thick for a line
 ON_THE_PICTURE = 5000  # suit beside the rank, four corners, a court's picture printed under both
 THIN_AND_SMALL = 5008  # a 4.1 mm narrow sans rank, 0.6 mm from the card's top edge
+PICTURES_BETWEEN = 5007  # courts framed beside the index: columns of ink halfway between two indices
 
 
 def read_frame_of(seed: int, k: int, tmp_path_factory):
@@ -84,4 +85,15 @@ def test_a_rank_printed_thin_and_small_is_found_in_bolder_maps(tmp_path_factory)
     assert len(CARDS) - len(deck.refused) >= 45
     rendered = bench_frame(design, 0)
     result = read_frame(rendered.image, LAYOUT, deck, calibrate(rendered.image, LAYOUT))
+    assert named_wrongly(result.zones, rendered.truth) == []
+
+
+def test_a_spread_places_no_card_in_the_pictures_between_its_cards(tmp_path_factory):
+    """A hand of five turned round, its courts' pictures framed beside their indices: the spread placed
+    a card at every column of ink, nine places, four of them in the pictures and unread. The hand
+    seemed to hold nine cards, and the unread places' poor matches held the table as another deck's.
+    Where the places it names clearly are the zone's five, evenly spread, the others are dropped."""
+    _, rendered, result = read_frame_of(PICTURES_BETWEEN, 3, tmp_path_factory)
+    assert DECK_MISMATCH not in result.warnings
+    assert [read.card for read in result.zones["seat1.back"]] == rendered.truth["seat1.back"]
     assert named_wrongly(result.zones, rendered.truth) == []

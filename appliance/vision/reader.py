@@ -32,7 +32,7 @@ from .index import index_glyphs
 from .layout import Layout, Zone
 from .photo import CardOutline, find_cards, image_aspect
 from .spread import SpreadCard, spread_corners, spread_pieces, spread_px_per_mm
-from .spread_gaps import joker_about, with_gaps_filled, with_missed_joker
+from .spread_gaps import joker_about, with_gaps_filled, with_missed_joker, without_picture_places
 from .whole_corner import JOKER
 
 ZONE_PX_PER_MM = 3.0  # the zone image the audit log keeps
@@ -392,8 +392,8 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         return None, 0.0, f"unreadable: the {'two ' if len(looks) == 2 else ''}corners read {' and '.join(sorted(alone | {code} - {None}))}", match
     if code is None:
         told = _whole_corner(deck, corners) if corners else None
-        if told is not None:
-            return (*told, match)
+        if told is not None:  # (as where no symbols are found: a joker's symbols match nothing of the deck)
+            return (*told, None)
         return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(found) else " (one corner only)"), match
     untaught = deck.not_taught(code, corners) if corners is not None else None
     if untaught is not None:
@@ -521,12 +521,17 @@ def read_zone(frame: np.ndarray, zone: Zone, deck: Deck, calibration: Calibratio
     reads = [CardRead(*read, mm(quad.mean(axis=0))) for quad, read in zip(cards, read_cards(frame, frame_quads, deck, t))]
     for quad in spread_pieces(odd, FIND_PX_PER_MM):
         seen_px = spread_px_per_mm(quad, zone_to_frame)
-        spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM, deck,
-                                lambda glyphs, px=seen_px: _read_glyphs([glyphs], deck, t, px)[0])
+
+        def name(glyphs, px=seen_px) -> str | None:
+            return _read_glyphs([glyphs], deck, t, px)[0]
+
+        spread = spread_corners(frame, quad, zone_to_frame, FIND_PX_PER_MM, deck, name)
         if spread is None:
             reads.append(CardRead(None, 0.0, "unreadable: no whole card outline (overlapping, covered or torn)",
                                   None, mm(quad.mean(axis=0))))
             continue
+        expected = None if zone.expected_cards is None else zone.expected_cards - len(reads)
+        spread = without_picture_places(spread, expected, name)
         spread = with_gaps_filled(frame, with_missed_joker(frame, spread, deck, frame_to_zone), deck, frame_to_zone,
                                   seen_px)
         reads += [CardRead(*read, mm(card.centre)) for card, read in zip(spread, _read_spread(frame, spread, deck, t, seen_px))]

@@ -19,7 +19,7 @@ import numpy as np
 from .card_faces import CARD_H_MM, CARD_W_MM, flatten
 from .deck import Deck
 from .index import index_glyphs
-from .spread import CARD_MM, SpreadCard
+from .spread import CARD_MM, Namer, SpreadCard
 from .whole_corner import JOKER
 
 #: How far from where a spread places a card its corner may lie, as a share of the index box's
@@ -70,6 +70,24 @@ def with_missed_joker(frame: np.ndarray, cards: list[SpreadCard], deck: Deck,
         return cards
     joker = _card_at(frame, to_frame, seen[0], deck, frame_to_zone, None, cards[0].told_apart)
     return sorted([*cards, joker], key=lambda card: _along(to_frame, card.outline[0]))
+
+
+def without_picture_places(cards: list[SpreadCard], expected: int | None, name: Namer) -> list[SpreadCard]:
+    """The spread's ``cards`` without the places it took in the pictures between them, where the
+    cards its corners clearly ``name`` are the hand the zone holds (``expected``) and lie evenly
+    spread: a court's picture printed beside its index shows columns of ink halfway between two
+    cards' indices, and the spread placed a card at each (nine places for a hand of five, four of
+    them unread), so the hand seemed to hold nine, and the unread places' poor matches held the
+    table as another deck's. A hand with a card the spread could not name keeps every place (every
+    other card of it unread is as evenly placed)."""
+    if expected is None or len(cards) <= expected:
+        return cards
+    named = [card for card in cards if any(name(glyphs) is not None for glyphs in card.glyphs if glyphs is not None)]
+    if len(named) != expected or len(named) < 3:
+        return cards
+    _, placed, step = _spread_steps(named)
+    steps = np.diff(placed)
+    return named if abs(steps - step).max() <= MAX_STEP_SHARE * step else cards
 
 
 def with_gaps_filled(frame: np.ndarray, cards: list[SpreadCard], deck: Deck, frame_to_zone: np.ndarray,
