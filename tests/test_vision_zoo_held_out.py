@@ -18,6 +18,7 @@ DOUBLE_BORDER = 5009  # a double border round an italic serif index, seen as one
 ON_THE_PICTURE = 5000  # suit beside the rank, four corners, a court's picture printed under both
 THIN_AND_SMALL = 5008  # a 4.1 mm narrow sans rank, 0.6 mm from the card's top edge
 PICTURES_BETWEEN = 5007  # courts framed beside the index: columns of ink halfway between two indices
+PICTURE_TOP_TO_BOTTOM = 5001  # courts whose picture runs from the card's top edge to its bottom
 
 
 def read_frame_of(seed: int, k: int, tmp_path_factory):
@@ -97,3 +98,14 @@ def test_a_spread_places_no_card_in_the_pictures_between_its_cards(tmp_path_fact
     assert DECK_MISMATCH not in result.warnings
     assert [read.card for read in result.zones["seat1.back"]] == rendered.truth["seat1.back"]
     assert named_wrongly(result.zones, rendered.truth) == []
+
+
+def test_a_court_whose_picture_cuts_its_paper_in_two_is_found_whole(tmp_path_factory):
+    """A court's picture printed from the card's top edge to its bottom cuts its paper in two: a strip
+    holding the index and a strip beside it, neither a card's shape, so the court was two unread
+    shapes (a hand of five seemed to hold six or seven). Two pieces whose hull together is a card's are
+    one card, read as any."""
+    _, rendered, result = read_frame_of(PICTURE_TOP_TO_BOTTOM, 0, tmp_path_factory)
+    assert [read.card for read in result.zones["seat2.front"]] == rendered.truth["seat2.front"] == ["Kh", "Ks"]
+    assert named_wrongly(result.zones, rendered.truth) == []
+    assert cards_read(result, rendered) >= 46

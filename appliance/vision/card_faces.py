@@ -367,13 +367,35 @@ def card_quads(zone_image: np.ndarray, px_per_mm: float) -> tuple[list[np.ndarra
     paper = cv2.morphologyEx(paper, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
     card_area = CARD_W_MM * CARD_H_MM * px_per_mm ** 2
     cards, odd = [], []
-    for contour in _paper_shapes(paper, px_per_mm):
+    for contour in _pieces_joined(_paper_shapes(paper, px_per_mm), card_area):
         area = cv2.contourArea(cv2.convexHull(contour))
         if area < 0.25 * card_area:
             continue
         rect = cv2.minAreaRect(contour)
         (cards if _card_like(area, rect, card_area) else odd).append(cv2.boxPoints(rect))
     return cards, odd
+
+
+#: A piece of paper smaller than this share of a card is no piece of a card's paper cut by its picture.
+PIECE_SHARE = 0.05
+
+
+def _pieces_joined(shapes: list[np.ndarray], card_area: float) -> list[np.ndarray]:
+    """The paper ``shapes``, two pieces that are not a card each made one where together their hull
+    is a card's (``_card_like``): a court's picture printed from the card's top edge to its bottom
+    cuts its paper in two, a strip holding the index and a strip beside it, and neither alone was
+    taken for a card (its indices were never read). Two cards' pieces lie further apart than a card."""
+    def like(contour: np.ndarray) -> bool:
+        return _card_like(cv2.contourArea(cv2.convexHull(contour)), cv2.minAreaRect(contour), card_area)
+
+    pieces = [c for c in shapes if not like(c) and cv2.contourArea(cv2.convexHull(c)) >= PIECE_SHARE * card_area]
+    joined, used = [], set()
+    for a in range(len(pieces)):
+        for b in range(a + 1, len(pieces)):
+            if a not in used and b not in used and like(both := np.vstack([pieces[a], pieces[b]])):
+                joined.append(both)
+                used |= {a, b}
+    return [c for c in shapes if not any(c is pieces[n] for n in used)] + joined
 
 
 def _card_like(area: float, rect, card_area: float) -> bool:
