@@ -16,7 +16,7 @@ import math
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import cv2
@@ -652,7 +652,7 @@ def read_frame(frame: np.ndarray, layout: Layout, deck: Deck, calibration: Calib
         if reads and expected and len(reads) != expected:
             result.warnings.append(f"{zone.name}: {len(reads)} cards where {expected} are expected")
     match = DeckMatch.of((r.match for reads in result.zones.values() for r in reads), deck.poor_match)
-    result.zones = _each_card_once({name: [match.vouch(r) for r in reads] for name, reads in result.zones.items()})
+    result.zones = {name: [match.vouch(r) for r in reads] for name, reads in result.zones.items()}
     if match.verdict is Verdict.OTHER:
         result.warnings.append(DECK_MISMATCH)
     if calibration.stale:
@@ -660,26 +660,6 @@ def read_frame(frame: np.ndarray, layout: Layout, deck: Deck, calibration: Calib
     result.elapsed_ms = (time.perf_counter() - start) * 1000
     return result
 
-
-
-def _each_card_once(zones: dict[str, list[CardRead]]) -> dict[str, list[CardRead]]:
-    """The zones' reads, a card named in two places named in neither: a deck holds each card once,
-    so one of the two is wrong, and which is not told.
-
-    >>> a, b = CardRead("8c", 0.97, None, 0.97, (10.0, 5.0)), CardRead("5c", 0.97, None, 0.97, (90.0, 5.0))
-    >>> zones = _each_card_once({"banker": [a, b], "seat1.back": [replace(a, center_mm=(300.0, 5.0))]})
-    >>> [r.card for r in zones["banker"]], zones["seat1.back"][0].reason
-    ([None, '5c'], 'unreadable: 8c is read in two places, banker and seat1.back')
-    """
-    places: dict[str, list[str]] = {}
-    for name, reads in zones.items():
-        for read in reads:
-            if read.card is not None:
-                places.setdefault(read.card, []).append(name)
-    twice = {card: where for card, where in places.items() if len(where) > 1}
-    return {name: [replace(r, card=None, confidence=0.0,
-                           reason=f"unreadable: {r.card} is read in two places, {' and '.join(twice[r.card])}")
-                   if r.card in twice else r for r in reads] for name, reads in zones.items()}
 
 
 # --- cards in a photo, without a layout -------------------------------------------------------
