@@ -146,7 +146,7 @@ def test_the_dealer_loop_holds_the_table_for_a_deck_not_taught(tmp_path, decks):
     d.loop.press("next")
     d.loop.start_value("rng", RngResult(1, 3))
     banker, _ = d.loop.eye.look(["banker"])["banker"]
-    assert len(banker) == 7 and all(r["card"] in (None, card) for r, card in zip(banker, hands["banker"]))
+    assert len(banker) == 7 and all(r.card in (None, card) for r, card in zip(banker, hands["banker"]))
     d.loop.tick()
     assert d.loop.step is Step.BANKER
     d.loop.enter_hand("banker", hands["banker"])

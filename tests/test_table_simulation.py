@@ -11,7 +11,7 @@ from appliance.audit.log import AuditLog, records
 from appliance.config import load_house, read_toml
 from appliance.devices.protocol import RngResult
 from appliance.table.dealer import DealerInputError, DealerLoop, Step
-from appliance.table.eye import TableTop
+from appliance.table.eye import SeenCard, TableTop
 from appliance.table.round import Events
 from appliance.table.simulation import SimulatedDealer
 from appliance.table.table import Table
@@ -28,7 +28,7 @@ class Glare(TableTop):
         self.unreadable = unreadable
 
     def look(self, zones):
-        return {zone: ([{"card": None, "reason": "unreadable"} if self.unreadable(c) else {"card": c, "confidence": 1.0}
+        return {zone: ([SeenCard(None, reason="unreadable") if self.unreadable(c) else SeenCard(c, 1.0)
                         for c in self.laid.get(zone, [])], lambda: None) for zone in zones}
 
 

@@ -247,7 +247,7 @@ class DealerLoop:
             return False
         with self.table.lock:
             self.looks += 1
-            if self.table.held is None and any(DECK_MISMATCH in (r.get("reason") or "")
+            if self.table.held is None and any(DECK_MISMATCH in (r.reason or "")
                                                for reads, _ in looked.values() for r in reads):
                 self.table.hold(DECK_MISMATCH, "reader")  # the technician teaches the deck in play
             changed = self.reads.take(looked, set(self.wanted_zones()))

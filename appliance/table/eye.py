@@ -1,7 +1,7 @@
 """What the round loop sees of the layout: one seam, a camera-backed eye and a simulated one.
 
 ``look(zones)`` returns, for one moment, each zone's cards left to right as the reader gives
-them (``{"card": code or None, ...}``) and a way to get the zone image the audit log keeps,
+them (:class:`SeenCard`) and a way to get the zone image the audit log keeps,
 or ``None`` when there is no frame to look at. The loop does not know which eye it has.
 When the cards on the table do not look like the taught deck, the camera's eye names none of
 them and gives each the reason ``DECK_MISMATCH``.
@@ -10,9 +10,34 @@ them and gives each the reason ``DECK_MISMATCH``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
-Look = dict[str, tuple[list[dict], Callable[[], bytes | None]]]
+
+@dataclass(frozen=True)
+class SeenCard:
+    """One card in a zone as the table takes it from its eye: named, with the reader's confidence, or
+    not named, and why (unreadable, or named by a person). The reader's own evidence (its deck match,
+    where the card lies) stays behind the eye: the round needs none of it, and a simulated eye or a
+    dealer's entry has none to give.
+
+    >>> SeenCard("As", 0.98765).to_json(), SeenCard(None, reason="unreadable").to_json()
+    ({'card': 'As', 'confidence': 0.988}, {'card': None, 'reason': 'unreadable'})
+    """
+
+    card: str | None
+    confidence: float = 0.0
+    reason: str | None = None  # why not named; for a card named, how it was told where its index alone did not
+
+    def to_json(self) -> dict:
+        """As the audit log records a read and the dealer's screen shows it."""
+        if self.card is None:
+            return {"card": None, "reason": self.reason}
+        told = {"reason": self.reason} if self.reason else {}
+        return {"card": self.card, "confidence": round(self.confidence, 3)} | told
+
+
+Look = dict[str, tuple[list[SeenCard], Callable[[], bytes | None]]]
 
 
 class Eye(Protocol):
@@ -30,7 +55,7 @@ class TableTop:
         self.laid = {zone: list(cards) for zone, cards in zones.items()}
 
     def look(self, zones: list[str]) -> Look:
-        return {zone: ([{"card": c, "confidence": 1.0} if c else {"card": None, "reason": "unreadable"}
+        return {zone: ([SeenCard(c, 1.0) if c else SeenCard(None, reason="unreadable")
                         for c in self.laid.get(zone, [])], lambda: None) for zone in zones}
 
 
@@ -81,5 +106,5 @@ class CameraEye:
                 ok, png = cv2.imencode(".png", zone_image(frame, zone, calibration)[0])
                 return png.tobytes()
 
-            looked[name] = ([match.vouch(r).to_json() for r in cards], image)
+            looked[name] = ([SeenCard(r.card, r.confidence, r.reason) for r in map(match.vouch, cards)], image)
         return looked

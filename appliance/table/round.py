@@ -32,6 +32,7 @@ from ..game.start_seat import Position, StartMethodError, StartSeatError, first_
 from ..records.events import Events
 from ..records.fold import derive, fold_round
 from ..records.round_state import ASIDES, TRANSITIONS, Phase, RoundState
+from .eye import SeenCard
 from .listeners import tell
 
 
@@ -162,7 +163,7 @@ class TableRound:
                                          "first_hand": first}, who)
         return first
 
-    def banker_cards(self, cards: list[str], read: list[dict] | None = None, images: Sequence[str] = (),
+    def banker_cards(self, cards: list[str], read: Sequence[SeenCard] | None = None, images: Sequence[str] = (),
                      who: str = "reader", front: list[str] | None = None, back: list[str] | None = None,
                      set_checked: bool = False, named: Sequence[Named] = ()) -> dict:
         """The banker's seven cards. Set by the house way (the setting and its rule are recorded), or,
@@ -187,7 +188,7 @@ class TableRound:
         else:
             setting = {**_house_way_setting(hand, self.rules), "set_by": "house-way", "set_checked": set_checked}
         self.confirm_named(named)
-        self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": read,
+        self._record(Events.BANKER_CARDS, {"cards": format_cards(hand), **setting, "read": _as_recorded(read),
                                            "images": list(images)}, who)
         return setting
 
@@ -222,14 +223,15 @@ class TableRound:
             raise HeldForSupervisor(f"round {self.round_id}: {flag}: held for the supervisor")
         return house_way_difference(self.banker, parse_cards(front), parse_cards(back), self.rules)
 
-    def banker_set(self, front: list[str], back: list[str], read: list[dict] | None = None, images: Sequence[str] = (),
-                   who: str = "reader", named: Sequence[Named] = ()) -> HouseWayDifference | None:
+    def banker_set(self, front: list[str], back: list[str], read: Sequence[SeenCard] | None = None,
+                   images: Sequence[str] = (), who: str = "reader",
+                   named: Sequence[Named] = ()) -> HouseWayDifference | None:
         """The house dealer's setting of the banker's hand as the camera read it. The house way's is
         recorded and settled (after a hold, as the reset); any other holds the round for the dealer to
         reset (both settings recorded) and is returned."""
         differs = self.setting_difference(front, back)
         setting = {"front": format_cards(parse_cards(front)), "back": format_cards(parse_cards(back)),
-                   "house_way": self.house_way_setting(), "read": read, "images": list(images)}
+                   "house_way": self.house_way_setting(), "read": _as_recorded(read), "images": list(images)}
         held = self.state.banker.held
         held_again = self.phase is Phase.SET_HELD and held is not None and (held.front, held.back) == (
             setting["front"], setting["back"])
@@ -262,7 +264,7 @@ class TableRound:
         self._record(Events.BANKER_SET, {**held, "house_way": self.house_way_setting(), "set_by": "dealer",
                                          "reason": reason.strip()}, who)
 
-    def seat_cards(self, seat: int, front: list[str], back: list[str], read: list[dict] | None = None,
+    def seat_cards(self, seat: int, front: list[str], back: list[str], read: Sequence[SeenCard] | None = None,
                    images: Sequence[str] = (), who: str = "reader", named: Sequence[Named] = (),
                    house_way: dict | None = None) -> None:
         """A seat's hand as laid. ``house_way``: why the house way sets it instead (``{"why": "one pile", "words"}``
@@ -290,7 +292,7 @@ class TableRound:
         else:
             data = {"seat": seat, "front": format_cards(parse_cards(front, unique=False)),
                     "back": format_cards(parse_cards(back, unique=False))}
-        self._record(Events.SEAT_CARDS, {**data, "read": read, "images": list(images), **miscount}, who)
+        self._record(Events.SEAT_CARDS, {**data, "read": _as_recorded(read), "images": list(images), **miscount}, who)
 
     def miscount(self, seat: int, count: int) -> dict:
         """A seat's hand of other than seven cards: where the house's document makes it a foul
@@ -416,6 +418,11 @@ def _house_way_setting(hand, rules: HouseRules) -> dict:
     f, b, _, _, rule = house_way_split(hand, rules.way, rules.evaluator())
     return {"front": format_cards(sorted(f, reverse=True)), "back": format_cards(sorted(b, reverse=True)),
             "rule": rule}
+
+
+def _as_recorded(read: Sequence[SeenCard] | None) -> list[dict] | None:
+    """A hand's reads as its record keeps them: the audit log holds JSON, the round is handed the eye's values."""
+    return None if read is None else [card.to_json() for card in read]
 
 
 def _wager_json(wager: dict) -> dict:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from ..game.cards import Card
 from .dealer_errors import DealerInputError
-from .eye import Look
+from .eye import Look, SeenCard
 from .round import Named, RoundStateError
 from .stable import StableRead
 
@@ -21,13 +21,13 @@ class ZoneRead:
     """One zone's stable read and the cards the dealer named in it."""
 
     stable: StableRead
-    reads: list[dict] | None = None  # the accepted (stable) read, left to right
+    reads: list[SeenCard] | None = None  # the accepted (stable) read, left to right
     image: Callable[[], bytes | None] = lambda: None
     picked: dict[int, tuple[str, str]] = field(default_factory=dict)  # position -> (card, who named it)
     entered: bool = False  # typed in by the dealer: the camera does not overwrite it before CONFIRM
 
     def cards(self) -> list[str | None]:
-        return [self.picked[i][0] if i in self.picked else r["card"] for i, r in enumerate(self.reads or [])]
+        return [self.picked[i][0] if i in self.picked else r.card for i, r in enumerate(self.reads or [])]
 
     def laid(self) -> list[str]:
         """The cards of a zone read or named in full (as :meth:`ZoneReads.complete` requires before any is recorded)."""
@@ -37,7 +37,8 @@ class ZoneRead:
         return cards
 
     def to_json(self) -> dict:
-        return {"reads": self.reads, "cards": self.cards(), "picked": {str(k): v[0] for k, v in self.picked.items()},
+        return {"reads": [r.to_json() for r in self.reads or []], "cards": self.cards(),
+                "picked": {str(k): v[0] for k, v in self.picked.items()},
                 "unreadable": [i for i, c in enumerate(self.cards()) if c is None]}
 
 
@@ -101,7 +102,7 @@ class ZoneReads:
                     zone.reads, zone.picked = None, {}
                     changed = True
                 continue
-            if zone.reads is None or [r["card"] for r in steady] != [r["card"] for r in zone.reads]:
+            if zone.reads is None or [r.card for r in steady] != [r.card for r in zone.reads]:
                 zone.reads, zone.picked = steady, {}
                 changed = True
             zone.image = image  # the latest frame of the steady read is what the log keeps
@@ -117,23 +118,23 @@ class ZoneReads:
             raise DealerInputError(f"{spoken(zone)}: the read changed since the screen showed it: name the card again")
         if not 0 <= position < len(read.reads):
             raise DealerInputError(f"{spoken(zone)}: no card {position + 1} (it has {len(read.reads)})")
-        if read.reads[position]["card"] is not None:
-            raise DealerInputError(f"{spoken(zone)}: the camera read {read.reads[position]['card']} as card "
+        if (seen := read.reads[position].card) is not None:
+            raise DealerInputError(f"{spoken(zone)}: the camera read {seen} as card "
                                    f"{position + 1}; only an unreadable card is named (enter the zone by hand)")
         read.picked[position] = (str(Card.parse(card)), who)
 
     def enter(self, zone: str, named: list[str], who: str) -> None:
         """A whole zone typed in by the dealer: every card is the dealer's, and the camera leaves it be."""
         self.zones[zone] = ZoneRead(StableRead(self.stable_frames),
-                                    [{"card": None, "reason": f"entered by {who}"} for _ in named],
+                                    [SeenCard(None, reason=f"entered by {who}") for _ in named],
                                     picked={i: (c, who) for i, c in enumerate(named)}, entered=True)
 
     def camera_read(self, zone: str) -> list[str | None] | None:
         """What the camera reads steadily in ``zone``, if it reads at least one card there."""
         read = self.zones.get(zone)
-        if read is None or read.entered or read.reads is None or all(r["card"] is None for r in read.reads):
+        if read is None or read.entered or read.reads is None or all(r.card is None for r in read.reads):
             return None
-        return [r["card"] for r in read.reads]
+        return [r.card for r in read.reads]
 
     def complete(self, name: str, count: int | None = None) -> ZoneRead:
         """A zone read steadily, every card read or named (and ``count`` of them, if given)."""
@@ -172,7 +173,7 @@ def named(*zones: tuple[str, ZoneRead]) -> list[Named]:
             for name, zone in zones for position, (card, who) in sorted(zone.picked.items())]
 
 
-def reads_of(front: ZoneRead, back: ZoneRead) -> list[dict]:
+def reads_of(front: ZoneRead, back: ZoneRead) -> list[SeenCard]:
     """A hand's reads, front then back, as recorded."""
     return [*(front.reads or []), *(back.reads or [])]
 
