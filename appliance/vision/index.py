@@ -378,15 +378,21 @@ def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
             # the symbol is the piece with the most ink where the deck prints it: a double border
             # line seen blurred is a band too thick for a line, and the frame it draws round the
             # index holds more ink than a 9 in it, but most of that ink lies outside the rank's region
-            window = labels[max(0, round(y0)):max(0, round(y1)), max(0, round(x0)):max(0, round(x1))]
-            held = np.bincount(window.ravel(), minlength=len(stats))
-            main = max(pieces, key=lambda i: (held[i], stats[i, cv2.CC_STAT_AREA]))
+            main = pieces[0] if len(pieces) == 1 else _most_held(labels, stats, pieces, (x0, y0, x1, y1))
             here = [i for i in here if i == main or _within(stats[i], x1 - x0, y1 - y0)]
             broken = _broken_off(labels, stats, main, here)
             pieces = [i for i in here if i in broken or i in pieces
                       and stats[i, cv2.CC_STAT_AREA] >= 0.15 * stats[main, cv2.CC_STAT_AREA]]  # not specks beside a symbol
         parts.append((labels, stats, pieces))
     return grey, parts
+
+
+def _most_held(labels: np.ndarray, stats: np.ndarray, pieces: list[int], region_px) -> int:
+    """Of the ``pieces``, the one with the most ink in the region (x0, y0, x1, y1 pixels), the
+    larger of two that hold as much."""
+    x0, y0, x1, y1 = (max(0, round(v)) for v in region_px)
+    held = np.bincount(labels[y0:y1, x0:x1].ravel(), minlength=len(stats))
+    return max(pieces, key=lambda i: (held[i], stats[i, cv2.CC_STAT_AREA]))
 
 
 def _within(piece: np.ndarray, width: float, height: float) -> bool:
