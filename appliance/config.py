@@ -64,7 +64,9 @@ def read_house(path: Path) -> dict:
     mapping is then the whole of the house's rules, as recorded with every round and replayed."""
     data = read_toml(path)
     house = data.get("house")
-    way = house.get("house_way") if isinstance(house, dict) else None
+    if not isinstance(house, dict):
+        return data  # (what is wrong with it is said where the rules are read from it)
+    way = house.get("house_way")
     if isinstance(way, str) and way.endswith(".toml") and "house_way_chart" not in house:
         try:
             chart = read_chart(Path(path).parent / way)

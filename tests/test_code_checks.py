@@ -29,7 +29,7 @@ def test_ruff_finds_nothing():
 
 @source_tree
 @pytest.mark.slow  # about 15 seconds: checked afresh, and no cache written into the tree
-def test_mypy_finds_nothing_in_game_records_table_and_bootstrap():
-    done = run("mypy", "--no-incremental", "--cache-dir", "/dev/null", "appliance/game", "appliance/records", "appliance/table",
-               "appliance/bootstrap.py")
+def test_mypy_finds_nothing_in_the_packages_it_checks():
+    """The files pyproject.toml's [tool.mypy] lists: one list, so a package brought clean is held clean."""
+    done = run("mypy", "--no-incremental", "--cache-dir", "/dev/null")
     assert done.returncode == 0, f"mypy failed:\n{done.stdout}{done.stderr}"
