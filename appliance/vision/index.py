@@ -13,7 +13,6 @@ those two regions.
 from __future__ import annotations
 
 from collections.abc import Callable
-
 from dataclasses import dataclass, replace
 from functools import cached_property
 

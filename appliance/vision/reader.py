@@ -346,7 +346,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
             found, looks, decision = found_again, looks_again, second_decision
             match = _matched(looks) if judged else None
         elif second_decision is not None and second_decision.code == decision.code is not None and judged:
-            match = max(_matched(looks), _matched(looks_again))
+            match = max(match, _matched(looks_again))
     # two corners that each alone name a card and disagree refuse it, however the weighing would
     # settle it (under the looser test, a corner alone names a wrong suit now and then)
     alone = {_decide([look], deck, t).code for look in looks} - {None} if len(looks) > 1 else set()
