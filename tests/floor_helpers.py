@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psycopg
 
-from appliance.audit.log import AuditLog
+from appliance.audit.log import AuditLog, line_hash
 from appliance.config import load_house
 from appliance.floor.database import Database
 from appliance.floor.enroll import Credentials, enroll, table_key
@@ -87,6 +87,22 @@ def floor_lines(dsn: str, table: str) -> list[str]:
 
 def log_lines(audit_dir: Path) -> list[str]:
     return [line for path in sorted(audit_dir.glob("*.jsonl")) for line in path.read_text().splitlines()]
+
+
+def kept_by_an_old_floor(dsn: str, version: int, table: str, audit_dir: Path, day: str | None = None) -> None:
+    """The database of a floor whose schema is at ``version``, holding a table's log as that floor stored
+    it: each line with its round, booked to ``day`` (else the day it was signed with), and its rounds'
+    figures as the SQL view of that version counted them (migrations 002 to 008 kept one)."""
+    migrate(dsn, through=version)
+    lines = log_lines(audit_dir)
+    with psycopg.connect(dsn) as conn:
+        conn.execute("INSERT INTO floor_tables (table_id, token_sha256) VALUES (%s, %s)", (table, "0" * 64))
+        conn.cursor().executemany(
+            "INSERT INTO floor_records (table_id, seq, ts, gaming_day, event, who, round, hash, line) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            [(table, r["seq"], r["ts"], day or r["gaming_day"], r["event"], r["who"], r["data"].get("round"),
+              line_hash(line.encode()), line) for line, r in zip(lines, map(json.loads, lines))])
+        conn.execute("INSERT INTO floor_rounds SELECT * FROM floor_round_figures")
 
 
 def ship(audit_dir: Path, url: str, credentials: Credentials, batch: int = 500) -> Shipped:

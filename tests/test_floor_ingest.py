@@ -22,7 +22,8 @@ from appliance.floor.enroll import Credentials, table_key
 from appliance.floor.floor_serving import serve_floor
 from appliance.floor.shipper import FloorRefused, Shipper
 from appliance.table.simulation import play_rounds
-from floor_helpers import enrolled, ship, floor_lines, floor_service, log_lines, migrated, seen, seen_json, table_log, users
+from floor_helpers import (enrolled, floor_lines, floor_service, kept_by_an_old_floor, log_lines, migrated, seen,
+                           seen_json, ship, table_log, users)
 
 get = seen_json  # the pit's JSON, as a logged-in user of the role that sees it
 
@@ -339,23 +340,20 @@ def test_a_record_without_a_signed_gaming_day_is_refused(floor, tmp_path):
     assert "gaming day" in answer["refused"]["problem"]
 
 
-def test_days_booked_before_by_the_day_sent_are_booked_again_by_the_signed_day(floor, tmp_path):
+def test_days_booked_before_by_the_day_sent_are_booked_again_by_the_signed_day(postgres, tmp_path):
     from appliance.floor.migrate import migrate
 
-    dsn, url = floor
-    credentials = enrolled(dsn, "T1", tmp_path)
+    dsn = postgres.create_database("floor_booked_by_day_sent")
+    credentials = enrolled(migrated(postgres.create_database("floor_enrolling")), "T1", tmp_path)
     audit_dir = table_log(tmp_path, credentials, rounds=2)
-    ship(audit_dir, url, credentials)
+    kept_by_an_old_floor(dsn, 4, "T1", audit_dir, day="2020-01-01")  # as the old floor booked a batch sent so
     signed_day = json.loads(log_lines(audit_dir)[-1])["gaming_day"]
-    with psycopg.connect(dsn) as conn:  # as the old floor booked a batch sent with another day
-        conn.execute("UPDATE floor_records SET gaming_day = '2020-01-01'")
-        conn.execute("UPDATE floor_rounds SET gaming_day = '2020-01-01'")
-        conn.execute("DELETE FROM floor_migrations WHERE version = 5")
-    assert migrate(dsn).applied == [5]
+    assert migrate(dsn).applied[0] == 5
     with psycopg.connect(dsn) as conn:
         days = {str(d) for (d,) in conn.execute("SELECT gaming_day FROM floor_records UNION "
                                                 "SELECT gaming_day FROM floor_rounds")}
-    assert days == {signed_day}
+        rounds = conn.execute("SELECT count(*) FROM floor_rounds").fetchone()[0]
+    assert days == {signed_day} and rounds == 2
 
 
 class CountedDatabase(Database):

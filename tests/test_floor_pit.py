@@ -14,7 +14,7 @@ import pytest
 
 from appliance.audit.log import load_key
 from appliance.audit.replay import export_csv
-from floor_helpers import enrolled, floor_service, migrated, seen, ship, table_log, users
+from floor_helpers import enrolled, floor_service, kept_by_an_old_floor, migrated, seen, ship, table_log, users
 
 fetch = seen  # as a logged-in user of the role that sees it (recall: surveillance; reports: accounting)
 
@@ -126,7 +126,7 @@ def test_a_foul_or_unreadable_rate_out_of_line_is_an_alert(floor_dsn, tmp_path):
     assert "fouled hands in" in found["T1", "foul-rate"] and "(100.0%), the rest of the floor 0.0%" in found["T1", "foul-rate"]
 
 
-def test_unreadable_cards_where_the_house_dealer_sets_the_bankers_hand_are_counted(floor_dsn, tmp_path):
+def test_unreadable_cards_where_the_house_dealer_sets_the_bankers_hand_are_counted(postgres, floor_dsn, tmp_path):
     """A card the camera could not read in banker.front or banker.back (the house dealer's setting, laid once
     against the house way, held, and reset) is an unreadable card like one in the banker's or a seat's zone:
     the floor counts every such read the table logged."""
@@ -171,14 +171,67 @@ def test_unreadable_cards_where_the_house_dealer_sets_the_bankers_hand_are_count
 
     from appliance.floor.migrate import migrate
 
-    def figures_kept():  # the rate is taken over the seven cards of each hand and each card read in the set zones
-        with psycopg.connect(floor_dsn) as conn:
+    def figures_kept(dsn):  # the rate is taken over the seven cards of each hand and each card read in the set zones
+        with psycopg.connect(dsn) as conn:
             return conn.execute("SELECT unreadable, cards FROM floor_rounds WHERE table_id = 'T4'").fetchall()
 
-    assert figures_kept() == [(3, 2 * 7 + 7 + 7)]
-    with psycopg.connect(floor_dsn) as conn:  # the round as the floor kept it before migration 004
-        conn.execute("UPDATE floor_rounds SET unreadable = 0")
-        conn.execute("ALTER TABLE floor_rounds DROP COLUMN cards")
-        conn.execute("DELETE FROM floor_migrations WHERE version = 4")
-    assert migrate(floor_dsn).applied == [4]
-    assert figures_kept() == [(3, 28)]  # counted again from its records
+    assert figures_kept(floor_dsn) == [(3, 2 * 7 + 7 + 7)]
+    old = postgres.create_database("floor_before_004")
+    kept_by_an_old_floor(old, 3, "T4", audit_dir)  # the round as the floor kept it before migration 004
+    with psycopg.connect(old) as conn:
+        assert conn.execute("SELECT unreadable FROM floor_rounds").fetchall() == [(0,)]
+    assert migrate(old).applied[0] == 4
+    assert figures_kept(old) == [(3, 28)]  # counted again from its records
+
+
+def test_the_floors_figures_are_the_tables_own_fold_a_correction_reopening_a_round_included(floor_dsn, tmp_path):
+    """Each round's row the pit and the report count is what the one fold of the table's log makes of the
+    round. The floor once counted in SQL the last settlement recorded: a round a supervisor's correction had
+    reopened, and the appliance stopped before it was settled again, still counted as settled, bank 25.00."""
+    from dealer_table import BANKER, SEAT2, Dealer
+
+    import psycopg
+
+    from appliance.audit.log import AuditLog, records
+    from appliance.devices.protocol import RngResult
+    from appliance.floor.enroll import table_key
+    from appliance.records.fold import fold_rounds
+    from appliance.records.round_figures import round_figures
+
+    users(migrated(floor_dsn))
+    credentials = enrolled(floor_dsn, "T1", tmp_path)
+    audit_dir = tmp_path / "T1"
+    d = Dealer(audit_dir, audit=AuditLog(audit_dir, table_key(tmp_path / "T1.key", credentials, audit_dir)))
+    as_laid = {"front": ["Ah", "Ad"], "back": ["Kh", "Ks", "Kc", "4d", "3c"]}  # seat 2's hand (read otherwise)
+    d.open_round()
+    d.look({"banker": BANKER})
+    assert d.loop.press("confirm") == ""
+    d.look(SEAT2)
+    assert d.loop.press("confirm") == ""
+    d.table.correct("t-1", "1042", "4821", "seat 2's hand was misread", 2, **as_laid)  # settled again
+    d.loop.press("next")
+    d.loop.start_value("rng", RngResult(2, 3))
+    d.look({"banker": BANKER})
+    assert d.loop.press("confirm") == ""
+    d.look(SEAT2)
+    assert d.loop.press("confirm") == ""
+    d.table.current.correct(2, "seat 2's hand was misread", "supervisor 1042", **as_laid)  # the power cut here
+    logged = records(audit_dir)
+    with floor_service(floor_dsn) as url:
+        ship(audit_dir, url, credentials)
+        day = logged[-1]["gaming_day"]
+        figures = json.loads(fetch(f"{url}/api/floor/stats?day={day}"))
+    with psycopg.connect(floor_dsn) as conn:
+        kept = conn.execute("SELECT round, gaming_day::text, dealer, settled, misdeal, voided, corrections, "
+                            "unreadable, wagers, commission, collection, banker_net, house_net, fouls, seats, cards "
+                            "FROM floor_rounds ORDER BY round").fetchall()
+    folded = fold_rounds(logged)
+    assert [row[0] for row in kept] == ["t-1", "t-2"]
+    for round_id, *row in kept:
+        f = round_figures(folded[round_id])
+        assert tuple(row) == (f.gaming_day, f.dealer, f.settled, f.misdeal, f.voided, f.corrections, f.unreadable,
+                              f.wagers, f.commission, f.collection, f.banker_net, f.house_net, f.fouls, f.seats,
+                              f.cards)
+    assert [(r[0], r[3], r[6], r[11]) for r in kept] == [("t-1", True, 1, Decimal("-25.00")),
+                                                         ("t-2", False, 1, Decimal("0.00"))]
+    assert [(f["table"], f["rounds"], f["banker_result"]) for f in figures] == [("T1", 1, "-25.00")]

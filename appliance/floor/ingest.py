@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import psycopg
 from psycopg.types.json import Jsonb
 
 from ..audit.log import AUDIT_GAP, GENESIS, SHIFT_SEALED, canonical, line_hash, signed_by
+from ..records.fold import fold_rounds, round_of
+from ..records.round_figures import RoundFigures, round_figures
 from .alerts import close_alert, raise_alert
 from .database import sent_together
 from .enroll import WrongToken
@@ -68,9 +70,12 @@ class _Head:
     hash: str
 
 
-ROUND_FIGURES = ", ".join(f"{c} = excluded.{c}" for c in (
-    "gaming_day", "dealer", "began", "settled", "misdeal", "voided", "corrections", "unreadable", "wagers",
-    "commission", "collection", "banker_net", "house_net", "fouls", "seats", "cards"))
+# A round's row of figures, as the one fold counts it (records.round_figures), kept as its records arrive so
+# that the pit and the day's report read one row per round instead of every record of the day.
+_FIGURES = [f.name for f in fields(RoundFigures)]
+KEEP_ROUND = (f"INSERT INTO floor_rounds (table_id, round, {', '.join(_FIGURES)}) "
+              f"VALUES ({', '.join(['%s'] * (len(_FIGURES) + 2))}) ON CONFLICT (table_id, round) DO UPDATE SET "
+              + ", ".join(f"{c} = excluded.{c}" for c in _FIGURES))
 
 
 def parse(line: bytes) -> dict | None:
@@ -170,6 +175,10 @@ LOCK_TABLE = ("UPDATE floor_tables t SET last_seen = now(), recording = %s, tabl
               "t.devices")
 HELD_HASHES = ("SELECT r.seq, r.hash FROM floor_records r JOIN floor_tables t USING (table_id) "
                "WHERE r.table_id = %s AND t.token_sha256 = %s AND r.seq = ANY(%s) AND r.seq <= t.head_seq")
+# The records the floor holds of the rounds the batch's records are steps of: their figures are folded again.
+HELD_ROUNDS = ("SELECT r.line FROM floor_records r JOIN floor_tables t USING (table_id) "
+               "WHERE r.table_id = %s AND t.token_sha256 = %s AND r.round = ANY(%s) AND r.seq <= t.head_seq "
+               "ORDER BY r.seq")
 
 
 def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: dict | None = None, *,
@@ -181,8 +190,10 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
     with sent_together(conn):
         locked = conn.execute(LOCK_TABLE, (recording, _says(says)[0], table, token_sha256))
         held = conn.execute(HELD_HASHES, (table, token_sha256, _asked_about(records, says)))
+        kept = conn.execute(HELD_ROUNDS, (table, token_sha256, _rounds_of(records)))
         row = locked.fetchone()
         stored = dict(held.fetchall())
+        earlier = [json.loads(line) for (line,) in kept.fetchall()]
         if row is None:
             raise WrongToken(table)
         head, key = _Head(row[0], row[1]), bytes(row[2])
@@ -193,7 +204,7 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
         elif recording:
             close_alert(conn, table, "recording-stopped")
         result = IngestResult(head.seq, head.hash, table_head=check_table_head(conn, table, head, says, stored))
-        rows, images = [], []
+        rows, taken, images = [], [], []
         for incoming, record in zip(batch, records):
             if record is None:
                 result.refused = _refuse(conn, table, incoming.line, Refusal(
@@ -227,6 +238,7 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
                             f"{incoming.sent_day} but is signed as of {day}: booked to {day}")
             rows.append((table, seq, record["ts"], day, record["event"], record["who"],
                          record["data"].get("round"), line_hash(incoming.line), incoming.line.decode("utf-8")))
+            taken.append(record)
             images += [d for d in record["data"].get("images", []) if isinstance(d, str)]
             if gap:
                 raise_alert(conn, table, "log-gap", f"table {table}'s log lost records {gap[0]} to {gap[1]} (found "
@@ -235,7 +247,7 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
             stored[seq] = head.hash  # the same record twice in one batch is one copy; another one is a rollback
             observe(state, record, table, conn)
         if rows:
-            _store(conn, table, rows, images, head, state)
+            _store(conn, table, rows, images, head, state, _figures(table, earlier, taken))
         if result.refused:  # refused from now (or since before) until a record of it is taken
             conn.execute("UPDATE floor_tables SET refused_since = coalesce(refused_since, now()) WHERE table_id = %s",
                          (table,))
@@ -246,19 +258,29 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
     return result
 
 
-def _store(conn, table: str, rows: list[tuple], images: list[str], head: _Head, state: Observed) -> None:
+def _rounds_of(records: list[dict | None]) -> list[str]:
+    """The rounds the records are steps of."""
+    return sorted({r for r in map(round_of, filter(None, records)) if isinstance(r, str)})
+
+
+def _figures(table: str, earlier: list[dict], taken: list[dict]) -> list[tuple]:
+    """The rows of figures of the rounds the records taken are steps of, each folded from all its records."""
+    touched = set(_rounds_of(taken))
+    return [(table, round_id, *round_figures(state).row())
+            for round_id, state in fold_rounds([*earlier, *taken]).items() if round_id in touched]
+
+
+def _store(conn, table: str, rows: list[tuple], images: list[str], head: _Head, state: Observed,
+           figures: list[tuple]) -> None:
     """The verified records, the images they cite that the floor lacks, their rounds' figures, the new head."""
     with conn.cursor() as cur:
         cur.executemany("INSERT INTO floor_records (table_id, seq, ts, gaming_day, event, who, round, hash, line) "
                         "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)", rows)
+        cur.executemany(KEEP_ROUND, figures)
     if images:
         conn.execute("INSERT INTO floor_images_wanted (table_id, sha256) SELECT %s, d FROM unnest(%s::text[]) d "
                      "WHERE NOT EXISTS (SELECT 1 FROM floor_images i WHERE i.sha256 = d) ON CONFLICT DO NOTHING",
                      (table, images))
-    # The figures of the rounds these records touched, again from all their records (migration 002).
-    conn.execute("INSERT INTO floor_rounds SELECT * FROM floor_round_figures WHERE table_id = %s AND round = ANY(%s) "
-                 "ON CONFLICT (table_id, round) DO UPDATE SET " + ROUND_FIGURES,
-                 (table, sorted({r[6] for r in rows if r[6] is not None})))
     conn.execute("UPDATE floor_tables SET head_seq = %s, head_hash = %s, records = records + %s, held = %s, "
                  "phase = %s, current_round = %s, last_settlement = %s, devices = %s, refused_since = NULL "
                  "WHERE table_id = %s",

@@ -42,12 +42,15 @@ def migrations() -> list[tuple[int, str, str]]:
     return sorted(found)
 
 
-def migrate(dsn: str) -> Migrated:
+def migrate(dsn: str, through: int | None = None) -> Migrated:
+    """Each migration not applied yet, in order (only those up to version ``through``, where given)."""
     with connect(dsn, autocommit=True) as conn:
         conn.execute("CREATE TABLE IF NOT EXISTS floor_migrations (version integer PRIMARY KEY, "
                      "name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())")
         applied = []
         for version, name, sql in migrations():
+            if through is not None and version > through:
+                break
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK,))
                 if conn.execute("SELECT 1 FROM floor_migrations WHERE version = %s", (version,)).fetchone():

@@ -152,6 +152,7 @@ class HeldSetting:
     back: list[str] | None
     house_way: dict | None
     differs: str | None
+    read: list | None
     images: list[str]
     stamp: Stamp
 
@@ -287,6 +288,7 @@ class RoundState:
 
     round: str
     phase: Phase = Phase.NEW
+    first: Stamp | None = None  # the round's first record folded (its opening, unless the log lacks it)
     house: str | None = None
     rules: dict | None = None  # the house file's content, recorded so a replay settles by the rules in force
     rules_sha256: str | None = None
@@ -330,7 +332,9 @@ class RoundState:
         step = _STEPS.get(event)
         if step is None:
             return self
-        step(self, record["data"], Stamp.of(record))
+        stamp = Stamp.of(record)
+        self.first = self.first or stamp
+        step(self, record["data"], stamp)
         self.phase = next_phase(self.phase, event)
         return self
 
@@ -357,7 +361,7 @@ class RoundState:
     def _set_held(self, data: dict, stamp: Stamp) -> None:
         b = self.banker
         b.held = HeldSetting(data.get("front"), data.get("back"), data.get("house_way"), data.get("differs"),
-                             data.get("images", []), stamp)
+                             data.get("read"), data.get("images", []), stamp)
         b.holds = [*b.holds, b.held]
         b.images = [*b.images, *data.get("images", [])]
 

@@ -1,0 +1,98 @@
+"""A round's figures as the floor's pit and day report count them: a projection of the one fold
+(:class:`~appliance.records.round_state.RoundState`), so that a round the pit counts is the round the
+table, the dispute view and the audit tools show, a supervisor's correction included.
+
+The amounts are the settlement's as recorded (the engine's own text, signed where it is a result): the
+projection reads the log, it does not check it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import astuple, dataclass
+from decimal import Decimal
+
+from .round_state import RoundState
+
+#: A misdeal is recorded as a void whose reason starts so; other voids are counted apart.
+MISDEAL = "misdeal:"
+ZERO = Decimal("0.00")
+
+
+@dataclass(frozen=True)
+class RoundFigures:
+    """One round's row of the floor's figures (the columns of ``floor_rounds``, in their order)."""
+
+    gaming_day: str | None  # of the settlement that stands, else of the round's first record
+    dealer: str  # who opened the round ("?": the log lacks the opening)
+    began: str | None
+    settled: bool
+    misdeal: bool
+    voided: bool
+    corrections: int
+    unreadable: int  # cards the camera could not read, in every zone read: the hands dealt and each setting
+    wagers: Decimal
+    commission: Decimal
+    collection: Decimal
+    banker_net: Decimal
+    house_net: Decimal
+    fouls: int
+    seats: int
+    cards: int  # the cards the unreadable ones are counted out of
+
+    def row(self) -> tuple:
+        return astuple(self)
+
+
+def round_figures(state: RoundState) -> RoundFigures:
+    """The figures of a folded round: the settlement that stands counts (none while a correction has
+    reopened it); each reading of a card counts, a setting held and laid again included.
+
+    >>> from appliance.records.events import Events
+    >>> state = RoundState("r-1")
+    >>> for n, (event, data) in enumerate([
+    ...         (Events.ROUND_OPENED, {"bets": [{"seat": 2, "wager": "20.00"}]}),
+    ...         (Events.SEAT_CARDS, {"seat": 2, "read": [{"card": "Ah"}, {"card": None}]}),
+    ...         (Events.ROUND_SETTLED, {"settlement": {"totals": {"commission": "0.95", "house_net": "-19.05"},
+    ...                                                "seats": [{"wager": "20.00", "result": "win"}]}})], 1):
+    ...     state = state.fold({"seq": n, "who": "ann", "gaming_day": "2026-12-07", "event": event,
+    ...                         "data": {"round": "r-1", **data}})
+    >>> f = round_figures(state)
+    >>> f.dealer, f.settled, f.unreadable, f.cards, f.wagers, f.house_net, f.banker_net
+    ('ann', True, 1, 14, Decimal('20.00'), Decimal('-19.05'), Decimal('0.00'))
+    """
+    s = state.settlement or {}
+    seats, totals = s.get("seats") or [], s.get("totals") or {}
+    day, began = state.settled or state.first, state.opened or state.first
+    reason = (state.void.reason or "") if state.void else None
+    return RoundFigures(
+        gaming_day=day.gaming_day if day else None,
+        dealer=(state.opened.who or "?") if state.opened else "?",
+        began=began.at if began else None,
+        settled=state.settlement is not None,
+        misdeal=reason is not None and reason.startswith(MISDEAL),
+        voided=reason is not None and not reason.startswith(MISDEAL),
+        corrections=len(state.corrections),
+        unreadable=sum(isinstance(r, dict) and "card" in r and r["card"] is None for read in _reads(state) for r in read),
+        wagers=sum((Decimal(seat.get("wager") or 0) for seat in seats), ZERO),
+        commission=Decimal(totals.get("commission") or ZERO),
+        collection=Decimal(totals.get("collection") or ZERO),
+        banker_net=Decimal(totals.get("banker_net") or ZERO),
+        house_net=Decimal(totals.get("house_net") or ZERO),
+        fouls=sum(seat.get("result") == "foul" for seat in seats),
+        seats=len(seats),
+        cards=(len(seats) + 1) * 7 + sum(len(read) for read in _set_reads(state)),
+    )
+
+
+def _set_reads(state: RoundState) -> list[list]:
+    """The readings of the zones where the house dealer sets the banker's hand: each held, and the one accepted."""
+    b = state.banker
+    reads = [*(held.read for held in b.holds), b.accepted.read if b.accepted else None]
+    return [read for read in reads if isinstance(read, list)]
+
+
+def _reads(state: RoundState) -> list[list]:
+    """Every reading of the round's cards: the banker's seven, each setting of them, each seat's hand."""
+    dealt = [state.banker.read.read if state.banker.read else None,
+             *(seat.read.read if seat.read else None for seat in state.seats.values())]
+    return [read for read in dealt if isinstance(read, list)] + _set_reads(state)
