@@ -1,8 +1,10 @@
 """A table with one settled round in which the reader got a card wrong (seat 2's 3h is really Ac),
 and a supervisor 1042 whose PIN is 4821: the starting point of the correction tests."""
 
+from decimal import Decimal
 from pathlib import Path
 
+from appliance.game.settlement import SeatWagers
 from appliance.audit.log import AuditLog
 from appliance.config import load_house, read_toml
 from appliance.table.supervisor import hash_pin
@@ -19,7 +21,7 @@ def settled_table(log: Path, key: bytes, listeners=(), manual_start: bool = Fals
     table = Table(RULES, read_toml(Path(RULES.source)), AuditLog(log, key), {SUPERVISOR: hash_pin(PIN)})
     table.listeners.extend(listeners)
     r = table.new_round("r1")
-    r.open("dealer", [{"seat": 2, "wager": "25"}])
+    r.open("dealer", [SeatWagers(2, Decimal("25"))])
     if manual_start:
         table.manual_start("r1", SUPERVISOR, PIN, 4)
     else:

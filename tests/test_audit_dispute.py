@@ -4,6 +4,9 @@ import json
 import subprocess
 import sys
 
+from decimal import Decimal
+
+from appliance.game.settlement import SeatWagers
 from appliance.audit.dispute import dispute, round_records
 from appliance.audit.history_index import Index
 from appliance.audit.log import AuditLog, day_files, records
@@ -46,7 +49,7 @@ def test_a_record_the_index_missed_is_still_shown(tmp_path):
     audit = AuditLog(tmp_path / "log", KEY)
     index = Index(tmp_path / "index.sqlite")
     TableRound("cut-1", load_house("general"), {"house": {}}, audit, [index.add]).open(
-        "dealer", [{"seat": 1, "wager": "20"}])
+        "dealer", [SeatWagers(1, Decimal("20"))])
     void_interrupted(audit)
     events = index.events_of("cut-1")
     view = dispute("cut-1", round_records(tmp_path / "log", "cut-1", [e["ts"] for e in events]),

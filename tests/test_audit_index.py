@@ -1,5 +1,7 @@
+from decimal import Decimal
 import pytest
 
+from appliance.game.settlement import SeatWagers
 from appliance.audit.history_index import Index, IndexEdited, index_key, open_checked
 from appliance.audit.log import AuditLog, records
 from appliance.config import load_house
@@ -34,7 +36,7 @@ def test_index_follows_the_live_log(tmp_path):
     audit = AuditLog(tmp_path / "log", KEY)
     rules = load_house("general")
     table = TableRound("live-1", rules, {"house": {}}, audit, [index.add])
-    table.open("dealer", [{"seat": 1, "wager": "20"}])
+    table.open("dealer", [SeatWagers(1, Decimal("20"))])
     assert index.recent(1)[0]["status"] == "open"
     void_interrupted(audit)
     index.rebuild(tmp_path / "log")
@@ -46,7 +48,7 @@ def test_search_by_round_time_and_status_newest_first(tmp_path):
 
     audit = AuditLog(tmp_path / "log", KEY)
     play_rounds(load_house("general"), audit, 6, seed=4)
-    TableRound("4-99", load_house("general"), {"house": {}}, audit).open("dealer", [{"seat": 1, "wager": "20"}])
+    TableRound("4-99", load_house("general"), {"house": {}}, audit).open("dealer", [SeatWagers(1, Decimal("20"))])
     void_interrupted(audit)
     index = Index(tmp_path / "index.sqlite")
     index.rebuild(tmp_path / "log")
@@ -76,7 +78,7 @@ def days_of_log(folder, days=3, per_day=40):
     now = [dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)]
     audit = AuditLog(folder, KEY, clock=lambda: now[0])
     for day in range(days):
-        TableRound(f"d{day}-1", load_house("general"), {"house": {}}, audit).open("dealer", [{"seat": 1, "wager": "20"}])
+        TableRound(f"d{day}-1", load_house("general"), {"house": {}}, audit).open("dealer", [SeatWagers(1, Decimal("20"))])
         for n in range(per_day):
             audit.append("DeviceStatus", {"device": "rng", "status": "online", "detail": f"{day}.{n}"})
         if day < days - 1:
@@ -127,7 +129,7 @@ def test_round_ids_go_on_from_the_index(tmp_path):
     index = Index(tmp_path / "index.sqlite")
     index.catch_up(tmp_path / "log")
     TableRound("d1-9", load_house("general"), {"house": {}}, audit, [index.add]).open(
-        "dealer", [{"seat": 1, "wager": "20"}])
+        "dealer", [SeatWagers(1, Decimal("20"))])
     ids = RoundIds(index.last_number, lambda: "d1")
     assert [ids(), ids()] == ["d1-10", "d1-11"]
     assert RoundIds(index.last_number, lambda: "d7", digits=4)() == "d7-0001"
@@ -176,7 +178,7 @@ def test_history_and_shift_go_by_the_gaming_day_not_the_utc_date(tmp_path):
     audit = AuditLog(tmp_path / "log", KEY, day=GamingDay("America/Los_Angeles", dt.time(6)), clock=lambda: next(times))
     index = Index(tmp_path / "index.sqlite")
     table = TableRound("day-1", load_house("general"), {"house": {}}, audit, [index.add])
-    table.open("dealer", [{"seat": 1, "wager": "20"}])
+    table.open("dealer", [SeatWagers(1, Decimal("20"))])
     assert [r["round"] for r in index.search(day="2026-12-01")] == ["day-1"]
     assert index.search(day="2026-12-02") == []
     assert index.search(round_id="day-1")[0]["gaming_day"] == "2026-12-01"
@@ -220,7 +222,7 @@ def test_the_banking_history_of_the_last_settled_rounds_of_the_house(tmp_path):
     assert index.bank_rounds("capitol", 2, excluding=("4-6",)) == capitol[-3:-1]
     assert all(r.banker == "dealer" for r in index.bank_rounds("general", 100))
     TableRound("open-1", load_house("capitol"), {"house": {}}, audit, [index.add]).open(
-        2, [{"seat": 1, "wager": "20"}], Decimal("100"))  # opened, never settled
+        2, [SeatWagers(1, Decimal("20"))], Decimal("100"))  # opened, never settled
     void_interrupted(audit)
     index.catch_up(tmp_path / "log")
     assert index.recent(1)[0]["status"] == "voided" and index.bank_rounds("capitol", 100) == capitol

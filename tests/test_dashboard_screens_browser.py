@@ -72,7 +72,7 @@ def test_a_second_screen_is_paired_with_the_code_shown_on_the_appliance(tmp_path
     paired = [r for r in log if r["event"] == Events.SCREEN_PAIRED]
     assert len(paired) == 1 and paired[0]["data"]["name"] == "side screen"
     assert paired[0]["data"]["address"] == screen and paired[0]["data"]["by"] == "dealer (screen)"
-    assert d.loop.wagers.bets == [{"seat": 2, "wager": "25"}]
+    assert d.loop.prompt()["bets"] == [{"seat": 2, "wager": "25"}]
 
 
 def test_a_dealer_override_of_a_camera_read_needs_the_supervisors_pin(tmp_path):

@@ -363,9 +363,9 @@ def test_backline_wagers_ride_on_a_seats_hand_in_the_live_round(tmp_path):
         loop = table.d.loop
         bets = [{"seat": n, "wager": "25"} for n in table.seats]
         bets[0]["backline"] = [{"wager": "40", "by": "Ann"}, {"wager": "10"}]
-        with pytest.raises(DealerInputError, match=r"seats\[0\].backline\[0\].wager: 5 is under the table minimum 10.00"):
+        with pytest.raises(DealerInputError, match=r"seats\[0\].backline\[0\].wager: 5.00 is under the table minimum 10.00"):
             loop.set_bets([{**bets[0], "backline": [{"wager": "5", "by": "Ann"}]}], 4, "500")
-        with pytest.raises(DealerInputError, match=r"seat 1 Ann: 1500 is over the table maximum 1000.00"):
+        with pytest.raises(DealerInputError, match=r"seat 1 Ann: 1500.00 is over the table maximum 1000.00"):
             loop.set_bets([{**bets[0], "backline": [{"wager": "1500", "by": "Ann"}]}], 4, "500")
         loop.set_bets(bets, 4, "100")  # the Player/Dealer's action: 100
         assert loop.prompt()["bets"][0]["backline"] == [{"wager": "40", "by": "Ann"}, {"wager": "10", "by": "backline 2"}]
@@ -459,8 +459,7 @@ def test_the_bank_offered_round_the_table_from_the_rails_buttons(tmp_path):
         rail.press("confirm")  # seat 6 takes it: its wager is its bank, seat 4's bank goes back on its seat
         assert loop.step is Step.IDLE and loop.message == "" and rail.ready_flashes() == 0
         assert loop.wagers.banker == 6 and loop.wagers.banker_wager == Decimal("25")
-        assert [(b["seat"], b["wager"]) for b in loop.wagers.bets] == [(1, "25"), (2, "25"), (3, "25"), (4, "500"),
-                                                                (5, "25"), (7, "25")]
+        assert [(b.seat, b.wager) for b in loop.wagers.bets] == [(1, 25), (2, 25), (3, 25), (4, 500), (5, 25), (7, 25)]
         table.banker, table.seats = 6, [1, 2, 3, 4, 5, 7]
         table.play_round()  # NEXT on the rail opens it
     finally:
@@ -519,7 +518,7 @@ def test_the_house_keeps_the_bank_when_every_player_declines(tmp_path):
         table.play_round()
         rail.press("confirm")
         assert loop.step is Step.IDLE and loop.message == "" and loop.wagers.banker == "dealer"
-        assert [(b["seat"], b["wager"]) for b in loop.wagers.bets] == [(n, "500" if n == 3 else "25") for n in range(1, 7)]
+        assert [(b.seat, b.wager) for b in loop.wagers.bets] == [(n, 500 if n == 3 else 25) for n in range(1, 7)]
         table.banker, table.seats = "dealer", list(range(1, 7))
         table.play_round()
         rail.press("confirm")
@@ -913,7 +912,7 @@ def test_the_choices_where_capitols_document_is_silent_at_the_table(tmp_path):
 
     d = Dealer(tmp_path / "log", rules=load_house("capitol"))
     d.loop.set_bets([{"seat": 1, "wager": "1000", "backline": [{"wager": "1000", "by": "Ann"}]}], 4, "100")
-    with pytest.raises(DealerInputError, match=r"seat 1 Ann: 1500 is over the table maximum 1000.00"):
+    with pytest.raises(DealerInputError, match=r"seat 1 Ann: 1500.00 is over the table maximum 1000.00"):
         d.loop.set_bets([{"seat": 1, "wager": "1000", "backline": [{"wager": "1500", "by": "Ann"}]}], 4, "100")
     d.loop.set_bets([{"seat": 1, "wager": "25"}, {"seat": 2, "wager": "25"}], 4, "25")  # action for one seat
     d.loop.press("next")

@@ -283,8 +283,8 @@ def test_the_wagers_dialog_with_every_betting_circle_fits_every_size(browser, tm
                 page.fill("#wagers [name=seat1-backline]", "20/5 15")
                 page.click("#wagers-save")
                 page.wait_for_function("!document.getElementById('wagers').open")
-                assert table.d.loop.wagers.bets[0]["backline"] == [{"wager": "20", "by": "backline 1", "fortune": "5"},
-                                                            {"wager": "15", "by": "backline 2"}]
+                assert table.d.loop.prompt()["bets"][0]["backline"] == [
+                    {"wager": "20", "by": "backline 1", "fortune": "5"}, {"wager": "15", "by": "backline 2"}]
             page.close()
     finally:
         table.close()

@@ -8,6 +8,9 @@ round, the engine said ``players``, the live view and the pit ``settled``."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
+from appliance.game.settlement import SeatWagers
 from appliance.audit.dispute import dispute
 from appliance.audit.history_index import Index
 from appliance.audit.log import AuditLog, records
@@ -61,7 +64,7 @@ class Projections:
 
 
 def dealt(table_round: TableRound) -> None:
-    table_round.open("dealer", [{"seat": 1, "wager": "20"}])
+    table_round.open("dealer", [SeatWagers(1, Decimal("20"))])
     table_round.start_seat("rng", 3)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import cv2
 import pytest
 
+from appliance.game.settlement import SeatWagers
 from appliance.audit.log import AuditLog, records, verify
 from appliance.audit.replay import replay
 from appliance.config import load_devices, load_house, read_toml, shipped_config_dir
@@ -142,7 +143,7 @@ def test_after_a_power_cut_the_table_waits_for_a_supervisor(tmp_path, synthetic_
     with DeviceSimulator(DeviceKind.RNG, seed=4) as rng:
         config = table_config(tmp_path, rng.path, tmp_path, synthetic_deck("modern"))
         table, _ = table_at(tmp_path / "log")
-        table.new_round("2026-01-01-0001").open("dealer", [{"seat": 2, "wager": "25"}])
+        table.new_round("2026-01-01-0001").open("dealer", [SeatWagers(2, Decimal("25"))])
         # the appliance restarts with the round open
         table, live = table_at(tmp_path / "log")
         station = Station(table, load_devices(config / "devices.toml"), simulate=False)
@@ -258,7 +259,7 @@ def test_the_bank_offered_from_the_rail_on_the_stations_own_panel(tmp_path, synt
             press("confirm")
             wait_for(lambda: station.loop.step is Step.IDLE, 10)
             assert station.loop.wagers.banker == 3 and station.loop.wagers.banker_wager == Decimal("40")
-            assert station.loop.wagers.bets == [{"seat": 2, "wager": "25"}]
+            assert station.loop.wagers.bets == [SeatWagers(2, Decimal("25"))]
             time.sleep(0.2)
             assert station.panel.lamp_is_on("ready")  # steady again: NEXT opens the round
         finally:

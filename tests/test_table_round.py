@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from appliance.game.settlement import SeatWagers
 from appliance.audit.log import AuditLog, load_key, records, verify
 from appliance.audit.replay import export_csv, replay, rounds_in
 from appliance.audit.writer_lock import LOCK_FILE
@@ -33,7 +34,7 @@ def new_round(tmp_path, listeners=()):
 def test_a_round_step_by_step(tmp_path):
     seen = []
     table, audit = new_round(tmp_path, [lambda record: seen.append(record)])
-    table.open("dealer", [{"seat": 2, "wager": "25"}, {"seat": 5, "wager": "40"}])
+    table.open("dealer", [SeatWagers(2, Decimal("25")), SeatWagers(5, Decimal("40"))])
     assert table.start_seat("rng", 3) == 5  # counted counter-clockwise here: 1 the dealer, 2 seat 6, 3 seat 5
     setting = table.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
     assert setting["rule"].startswith("Two pair") and setting["front"] == ["As", "Kd"]
@@ -51,7 +52,7 @@ def test_a_round_step_by_step(tmp_path):
 
 def test_inputs_out_of_order_are_refused_and_nothing_is_written(tmp_path):
     table, audit = new_round(tmp_path)
-    table.open("dealer", [{"seat": 2, "wager": "25"}])
+    table.open("dealer", [SeatWagers(2, Decimal("25"))])
     with pytest.raises(RoundStateError, match="BankerCards is not allowed while bets_open"):
         table.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
     with pytest.raises(RoundStateError, match="seat 4 has no wager"):
@@ -66,7 +67,7 @@ def test_the_record_is_on_disk_before_anyone_sees_it(tmp_path):
     on_disk = []
     table, audit = new_round(tmp_path, [lambda record: on_disk.append(
         any(r["seq"] == record["seq"] for r in records(tmp_path / "log")))])
-    table.open("dealer", [{"seat": 1, "wager": "10"}])
+    table.open("dealer", [SeatWagers(1, Decimal("10"))])
     table.start_seat("rng", 5)
     assert on_disk == [True, True]
 
@@ -212,7 +213,7 @@ def test_a_card_seen_twice_holds_the_round_for_the_supervisor(tmp_path):
     from appliance.table.round import HeldForSupervisor
 
     table, audit = new_round(tmp_path)
-    table.open("dealer", [{"seat": 2, "wager": "25"}])
+    table.open("dealer", [SeatWagers(2, Decimal("25"))])
     table.start_seat("rng", 4)
     table.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
     with pytest.raises(HeldForSupervisor, match="card Kd seen twice: banker and seat 2"):
@@ -261,7 +262,7 @@ def test_a_player_banker_sets_his_own_hand_and_capitol_stops_a_foul(tmp_path):
     rules = load_house("capitol")
     audit = AuditLog(tmp_path / "log", KEY)
     table = TableRound("c1", rules, read_toml(Path(rules.source)), audit)
-    table.open(4, [{"seat": 2, "wager": "40"}], banker_wager=Decimal("200"))
+    table.open(4, [SeatWagers(2, Decimal("40"))], banker_wager=Decimal("200"))
     table.start_seat("dice", 12, dice=[3, 4, 5])
     # The Player/Dealer lays aces in front of a pair of kings: fouled.
     with pytest.raises(FouledSettingRefused, match="front outranks back"):
@@ -275,6 +276,6 @@ def test_a_player_banker_sets_his_own_hand_and_capitol_stops_a_foul(tmp_path):
     assert replay(tmp_path / "log", KEY)["differences"] == []
     with pytest.raises(RoundStateError, match="not his seven cards"):
         other = TableRound("c2", rules, {}, audit)
-        other.open(4, [{"seat": 2, "wager": "40"}], banker_wager=Decimal("200"))
+        other.open(4, [SeatWagers(2, Decimal("40"))], banker_wager=Decimal("200"))
         other.start_seat("dice", 3, dice=[1, 1, 1])
         other.banker_cards(["As", "Ad", "Kc", "Ks", "9h", "4d", "3c"], front=["As", "2d"], back=["Kc", "Ks", "9h", "4d", "3c"])

@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 from settled_table import settled_table
 
+from appliance.game.settlement import SeatWagers
 from appliance.audit.log import AuditLog, records
 from appliance.audit.replay import replay
 from appliance.config import load_house, read_toml
@@ -51,7 +52,7 @@ def test_wrong_pins_are_refused_logged_and_rate_limited(tmp_path):
 
 def test_no_change_once_the_next_round_has_started(tmp_path):
     table, _ = played(tmp_path)
-    table.new_round("r2").open("dealer", [{"seat": 1, "wager": "10"}])
+    table.new_round("r2").open("dealer", [SeatWagers(1, Decimal("10"))])
     with pytest.raises(RoundStateError, match="round r1 can no longer be changed"):
         table.void("r1", "1042", "4821", "too late")
 
@@ -60,7 +61,7 @@ def test_misdeal(tmp_path):
     rules = load_house("general")
     table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {"7": hash_pin("123456")})
     r = table.new_round("m1")
-    r.open("dealer", [{"seat": 3, "wager": "10"}])
+    r.open("dealer", [SeatWagers(3, Decimal("10"))])
     with pytest.raises(RoundStateError, match="still open"):
         table.new_round("m2")
     table.misdeal("m1", "7", "123456", "Joker or ace boxed or exposed")
@@ -83,7 +84,7 @@ def test_a_misdeal_names_a_reason_the_house_lists(tmp_path):
     assert rules.misdeal_reasons == ("joker or ace boxed or exposed", "two or more cards boxed or exposed")
     table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {"7": hash_pin("123456")})
     r = table.new_round("m1")
-    r.open(1, [{"seat": 3, "wager": "10"}], banker_wager=Decimal("100"))
+    r.open(1, [SeatWagers(3, Decimal("10"))], banker_wager=Decimal("100"))
     with pytest.raises(MisdealReasonError, match="'a card fell' is not one of Capitol Casino's: joker or ace"):
         table.misdeal("m1", "7", "123456", "a card fell")
     table.misdeal("m1", "7", "123456", "Two or more cards boxed or exposed")
@@ -96,7 +97,7 @@ def test_a_correction_of_a_player_bankers_own_hand_changes_the_settlement(tmp_pa
     rules = load_house("capitol")
     table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {"1042": hash_pin("4821")})
     r = table.new_round("c1")
-    r.open(4, [{"seat": 2, "wager": "40"}], banker_wager=Decimal("200"))
+    r.open(4, [SeatWagers(2, Decimal("40"))], banker_wager=Decimal("200"))
     r.start_seat("dice", 12, dice=[3, 4, 5])
     r.banker_cards(["9h", "4d", "As", "Ad", "Kc", "Ks", "3c"], front=["9h", "4d"], back=["As", "Ad", "Kc", "Ks", "3c"])
     r.seat_cards(2, ["Qh", "Jh"], ["Ts", "Th", "Tc", "6d", "5c"])
@@ -114,7 +115,7 @@ def test_a_house_dealers_setting_that_is_not_the_house_way_is_held_for_the_deale
     rules = load_house("greektown")
     table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {})
     r = table.new_round("h1")
-    r.open("dealer", [{"seat": 1, "wager": "20"}])
+    r.open("dealer", [SeatWagers(1, Decimal("20"))])
     r.start_seat("rng", 2)
     cards = ["Qs", "7c", "Qd", "9h", "8c", "4h", "2s"]
     with pytest.raises(RoundStateError, match=r"setting \(front Qs 7c, back Qd 9h 8c 4h 2s\) is not the house way: "
@@ -135,7 +136,7 @@ def test_the_live_table_refuses_a_third_consecutive_bank_and_logs_it(tmp_path):
     table = Table(rules, read_toml(Path(rules.source)), AuditLog(tmp_path / "log", KEY), {})
     for n in (1, 2):
         r = table.new_round(f"b{n}")
-        r.open(4, [{"seat": 2, "wager": "40"}], banker_wager=Decimal("200"))
+        r.open(4, [SeatWagers(2, Decimal("40"))], banker_wager=Decimal("200"))
         r.start_seat("dice", 12, dice=[3, 4, 5])
         r.banker_cards(["9h", "4d", "As", "Ad", "Kc", "Ks", "3c"], front=["9h", "4d"], back=["As", "Ad", "Kc", "Ks", "3c"])
         r.seat_cards(2, ["Qh", "Jh"], ["Ts", "Th", "Tc", "6d", "5c"])

@@ -1,5 +1,6 @@
 """The dashboard served for real on loopback (the front and waitress), fed by the real round engine."""
 
+from decimal import Decimal
 import http.client
 import json
 import threading
@@ -11,6 +12,7 @@ import pytest
 
 from served import dashboard_serving
 
+from appliance.game.settlement import SeatWagers
 from appliance.audit.log import AuditLog
 from appliance.config import load_house, read_toml
 from appliance.table.live import LiveTable
@@ -43,7 +45,7 @@ def state_when(base, condition, timeout=5.0):
 
 def play(live, audit):
     table = TableRound("w1", RULES, read_toml(Path(RULES.source)), audit, [live])
-    table.open("dealer", [{"seat": 2, "wager": "25"}, {"seat": 5, "wager": "40"}])
+    table.open("dealer", [SeatWagers(2, Decimal("25")), SeatWagers(5, Decimal("40"))])
     table.start_seat("rng", 4)
     table.banker_cards(["As", "Kd", "9c", "9s", "5h", "5d", "2c"])
     table.seat_cards(2, ["Qh", "Jh"], ["Ts", "Th", "Tc", "4d", "4c"])

@@ -11,6 +11,7 @@ from served import dashboard_serving
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from appliance.game.settlement import SeatWagers
 from appliance.audit.history_index import Index
 from appliance.audit.log import records
 from appliance.table.dealer import Step
@@ -84,7 +85,7 @@ def test_the_screen_reads_amounts_by_the_rules_appliance_settle_reads_them(deale
     from appliance.game.money import MoneyError, money
     post = screen(dealer.app.test_client())
     assert post("/api/dealer/bets", {"bets": [{"seat": 2, "wager": 25}]}).status_code == 200
-    assert dealer.loop.wagers.bets == [{"seat": 2, "wager": "25.00"}] and money(25) == money("25.00")
+    assert dealer.loop.wagers.bets == [SeatWagers(2, money("25.00"))] and money(25) == money("25.00")
     for wager in ("1e30", "25.001", " 25", "-25"):
         with pytest.raises(MoneyError) as err:
             money(wager, "seat 2 wager")

@@ -2,6 +2,7 @@
 bad input answered 4xx naming the field, the start-seat RNG's values over a pseudo-terminal, the
 buttons and lamps on their pins, the camera's markers, and the house chosen kept for the next start."""
 
+from decimal import Decimal
 import base64
 import shutil
 import subprocess
@@ -12,6 +13,7 @@ import pytest
 from setup_table import Client, setup_table, wait_for
 from started_run import StartedRun
 
+from appliance.game.settlement import SeatWagers
 from appliance.audit.log import records
 from appliance.config import shipped_config_dir
 from appliance.setup.camera_check import check_frame
@@ -39,7 +41,7 @@ def test_the_setup_needs_a_supervisor_its_token_and_a_table_out_of_play(served):
     status, answer = client.call("/api/setup/lamp", {"lamp": "ready", "on": True})
     assert status == 409 and "begin the setup first" in answer["error"]
     table = served.station.table
-    table.new_round("2026-01-01-0001").open("dealer", [{"seat": 2, "wager": "25"}])
+    table.new_round("2026-01-01-0001").open("dealer", [SeatWagers(2, Decimal("25"))])
     status, answer = client.call("/api/setup/begin", {})
     assert status == 409 and answer["error"] == "round 2026-01-01-0001 is in play: settle or void it before the setup"
     table.void("2026-01-01-0001", "1042", "4821", "a test round")

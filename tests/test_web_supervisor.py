@@ -14,6 +14,7 @@ from dealer_table import BANKER, KEY, SEAT2, Dealer
 from settled_table import CORRECTION as BASE_CORRECTION
 from settled_table import PIN, RULES, SUPERVISOR, settled_table
 
+from appliance.game.settlement import SeatWagers
 from appliance.audit.history_index import Index
 from appliance.audit.log import AuditLog, records
 from appliance.audit.replay import export_csv, replay
@@ -238,7 +239,7 @@ def test_the_dispute_view_shows_corrections_and_voids_with_who_and_why(tmp_path)
                                     "at": correction["ts"], "who": "supervisor 1042"}]
     assert [r["event"] for r in view["records"]].count(Events.ROUND_SETTLED) == 2
     assert view["settlement"]["seats"][0]["front"] == "loss" and view["settled_by"] == "supervisor 1042"
-    table.new_round("r2").open("dealer", [{"seat": 3, "wager": "25"}])
+    table.new_round("r2").open("dealer", [SeatWagers(3, Decimal("25"))])
     client.post("/api/rounds/r2/misdeal", json={"pin": PIN, "reason": "two or more cards boxed or exposed"},
                 headers={"X-CSRF-Token": token})
     voided = client.get("/api/rounds/r2/dispute").get_json()

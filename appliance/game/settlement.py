@@ -21,7 +21,7 @@ from .banking import BankRound, bank_refusal
 from .cards import Card, check_unique, format_cards
 from .fortune import best_paying
 from .house_ways import house_way_split
-from .money import ZERO, round_to
+from .money import ZERO, fmt, round_to
 from .rules import BankerSetting, BankingMode, CommissionKind, FoulPenalty, HouseRules
 from .setting import SetHand
 from .start_seat import DEALER, Position, StartSeatError, action_order
@@ -75,6 +75,30 @@ class Wager:
     amount: Decimal
     by: str
     fortune: Decimal = ZERO
+
+
+def _staked(amount: Decimal, fortune: Decimal) -> dict:
+    """One betting circle's wager, and its Fortune bonus where there is one, as a round records it."""
+    return {"wager": fmt(amount), **({"bonus": {"fortune": fmt(fortune)}} if fortune else {})}
+
+
+@dataclass(frozen=True)
+class SeatWagers:
+    """A seat's wagers as a round opens, before any card is dealt: the seated player's, the Fortune bonus
+    beside it, and the wagers riding on the seat's hand. Recorded in the settlement's input form:
+
+    >>> SeatWagers(2, Decimal("25.00"), backline=(Wager(Decimal("10.00"), "Ann", Decimal("5.00")),)).to_json()
+    {'seat': 2, 'wager': '25.00', 'backline': [{'by': 'Ann', 'wager': '10.00', 'bonus': {'fortune': '5.00'}}]}
+    """
+
+    seat: int
+    wager: Decimal
+    fortune: Decimal = ZERO
+    backline: tuple[Wager, ...] = ()
+
+    def to_json(self) -> dict:
+        backline = [{"by": w.by, **_staked(w.amount, w.fortune)} for w in self.backline]
+        return {"seat": self.seat, **_staked(self.wager, self.fortune), **({"backline": backline} if backline else {})}
 
 
 @dataclass(frozen=True)
@@ -436,11 +460,9 @@ def _envy(wager: Wager, on_seat: int, hands7: dict[int, tuple[Card, ...]], rules
     return total
 
 
-def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
-                 bets: list[tuple[int, Decimal, Decimal | None, Sequence[Wager]]]) -> None:
-    """The round's positions and wagers (``bets``: seat, wager, Fortune wager or None, the wagers riding
-    on the seat's hand) against the house rules, before any card is dealt; a :class:`RoundError`
-    names the field."""
+def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None, bets: Sequence[SeatWagers]) -> None:
+    """The round's positions and wagers against the house rules, before any card is dealt; a
+    :class:`RoundError` names the field."""
     seats = rules.start.player_seats
     if banker_seat == DEALER:
         if rules.banking.mode is BankingMode.PLAYER:
@@ -460,8 +482,8 @@ def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
             raise RoundError(f"banker.wager: {banker_wager} is under the table minimum {rules.limits.minimum}: "
                              "the Player/Dealer wagers at least the table minimum")
     seen: set[int] = set()
-    for i, (seat, wager, fortune, backline) in enumerate(bets):
-        where = f"seats[{i}]"
+    for i, bet in enumerate(bets):
+        seat, where = bet.seat, f"seats[{i}]"
         if not 1 <= seat <= seats:
             raise RoundError(f"{where}.seat: {seat} is not a seat 1-{seats}")
         if seat in seen:
@@ -469,18 +491,18 @@ def check_wagers(rules: HouseRules, banker_seat, banker_wager: Decimal | None,
         if seat == banker_seat:
             raise RoundError(f"{where}.seat: seat {seat} is the banker's seat")
         seen.add(seat)
-        _check_amounts(where, wager, fortune, rules)
-        if backline and not rules.limits.backline:
+        _check_amounts(where, bet.wager, bet.fortune, rules)
+        if bet.backline and not rules.limits.backline:
             raise RoundError(f"{where}.backline: {rules.name} takes no wager on a seat besides the seated "
                              "player's (limits.backline)")
-        for j, other in enumerate(backline):
+        for j, other in enumerate(bet.backline):
             _check_amounts(f"{where}.backline[{j}]", other.amount, other.fortune, rules)
     if rules.limits.banker_maximum is not None and banker_wager is not None \
             and banker_wager > rules.limits.banker_maximum:
         raise RoundError(f"banker.wager: {banker_wager} is over the banker maximum {rules.limits.banker_maximum}")
 
 
-def _check_amounts(where: str, wager: Decimal, fortune: Decimal | None, rules: HouseRules) -> None:
+def _check_amounts(where: str, wager: Decimal, fortune: Decimal, rules: HouseRules) -> None:
     """A wager in one betting circle: Capitol rules 5-6, at least the table minimum in each circle."""
     if wager < rules.limits.minimum:
         raise RoundError(f"{where}.wager: {wager} is under the table minimum {rules.limits.minimum}")
@@ -494,7 +516,7 @@ def _check_amounts(where: str, wager: Decimal, fortune: Decimal | None, rules: H
 
 def _validate(rnd: Round, rules: HouseRules) -> None:
     banker = rnd.banker
-    check_wagers(rules, banker.seat, banker.wager, [(b.seat, b.wager, b.fortune, b.backline) for b in rnd.bets])
+    check_wagers(rules, banker.seat, banker.wager, [SeatWagers(b.seat, b.wager, b.fortune, b.backline) for b in rnd.bets])
     _validate_hand(banker.hand, "banker")
     if len(banker.hand.all_cards) != 7:
         raise RoundError(f"banker: {len(banker.hand.all_cards)} cards; the banker's hand has 7")

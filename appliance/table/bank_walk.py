@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from ..game.banking import BankOffer
+from ..game.settlement import SeatWagers
 from ..game.start_seat import DEALER, Position
 
 
@@ -65,22 +66,23 @@ class BankWalk:
         return {"asked": self.asked, "passed": list(self.passed), "not_offered": [o.to_json() for o in self.not_offered]}
 
 
-def moved_bank(bets: list[dict], banker: Position, banker_wager: Decimal | None,
-               to: Position) -> tuple[list[dict], Decimal | None]:
+def moved_bank(bets: list[SeatWagers], banker: Position, banker_wager: Decimal | None,
+               to: Position) -> tuple[list[SeatWagers], Decimal | None]:
     """The wagers once the bank moves from ``banker`` to ``to``: the chips stay on their seat. The seat
     that takes the bank banks its wager (his seat has no hand of its own), and a Player/Dealer who
     gives it up wagers his bank on his seat. Returns the seats' wagers and the banker's wager.
 
-    >>> moved_bank([{"seat": 2, "wager": "25"}, {"seat": 5, "wager": "40"}], 3, Decimal("100"), 5)
-    ([{'seat': 2, 'wager': '25'}, {'seat': 3, 'wager': '100'}], Decimal('40'))
+    >>> moved_bank([SeatWagers(2, Decimal("25")), SeatWagers(5, Decimal("40"))], 3, Decimal("100"), 5)
+    ([SeatWagers(seat=2, wager=Decimal('25'), fortune=Decimal('0.00'), backline=()), \
+SeatWagers(seat=3, wager=Decimal('100'), fortune=Decimal('0.00'), backline=())], Decimal('40'))
     """
     if to == banker:
         return bets, banker_wager
-    taken = next((b for b in bets if b["seat"] == to), None)
-    if to != DEALER and (taken is None or "fortune" in taken or taken.get("backline")):
+    taken = next((b for b in bets if b.seat == to), None)
+    if to != DEALER and (taken is None or taken.fortune or taken.backline):
         raise BankMoveError(f"seat {to} takes the bank with the wager on its seat alone (its bonus and backline "
                          "wagers have no hand to ride on): change the wagers on the screen")
-    kept = [b for b in bets if b["seat"] != to]
-    if banker != DEALER and banker_wager is not None:
-        kept.append({"seat": banker, "wager": str(banker_wager)})
-    return sorted(kept, key=lambda b: b["seat"]), None if taken is None else Decimal(taken["wager"])
+    kept = [b for b in bets if b.seat != to]
+    if isinstance(banker, int) and banker_wager is not None:  # a Player/Dealer's seat
+        kept.append(SeatWagers(banker, banker_wager))
+    return sorted(kept, key=lambda b: b.seat), None if taken is None else taken.wager

@@ -86,7 +86,7 @@ class DealerLoop:
 
     # --- the dealer's inputs ------------------------------------------------------------------
 
-    def set_bets(self, bets: list[dict], banker: Position = DEALER, banker_wager=None, who: str = "dealer") -> None:
+    def set_bets(self, bets: list, banker: Position = DEALER, banker_wager=None, who: str = "dealer") -> None:
         """The wagers for the next round (the camera does not read chips): ``[{"seat", "wager", "fortune"?,
         "backline"?: [{"wager", "by"?, "fortune"?}]}]``, the backline being the other wagers riding on
         the seat's hand (Capitol's backline, Fortune's other betting circles)."""
@@ -94,7 +94,7 @@ class DealerLoop:
             if self.step not in (Step.IDLE, Step.BANK):
                 raise DealerInputError("wagers can be changed only between rounds")
             self.wagers.enter(bets, banker, banker_wager, who)
-            log.info("%s set the wagers: %s", who, self.wagers.bets)
+            log.info("%s set the wagers: %s", who, [b.to_json() for b in self.wagers.bets])
             self.announce()
 
     def press(self, button: str, who: str = "dealer", version: int | None = None) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from ..game.cards import parse_cards
 from ..game.rules import OnePile, WrongCount
-from ..game.settlement import house_way_difference
+from ..game.settlement import SeatWagers, house_way_difference
 from ..records.round_state import HeldSetting
 from ..vision.layout import BANKER_SET_ZONES
 from .bank_walk import BankWalk
@@ -15,6 +15,7 @@ from .dealer_step import Step, round_in_play, set_zones, waiting
 from .next_wagers import NextWagers
 from .recording import SpaceLimits
 from .table import Table
+from .wager_checks import as_entered
 from .zone_reads import HAND, LaidCount, ZoneReads, spoken
 
 
@@ -38,7 +39,7 @@ class DealerPrompt:
                 "misdeal_reasons": list(self.table.rules.misdeal_reasons),
                 "held": self.table.held, "round": round_in_play(self.table), "start_source": self.start_source,
                 "player_seats": self.table.rules.start.player_seats,
-                "bets": self.wagers.bets, "banker": self.wagers.banker,
+                "bets": [as_entered(b) for b in self.wagers.bets], "banker": self.wagers.banker,
                 "wager_kinds": {"backline": self.table.rules.limits.backline,
                                 "fortune": self.table.rules.fortune is not None},
                 "banker_wager": None if self.wagers.banker_wager is None else str(self.wagers.banker_wager),
@@ -90,7 +91,7 @@ def _valued(front: list[str], back: list[str], ev) -> dict:
     return {"front": front, "back": back, "front_value": ev.name(fv), "back_value": ev.name(bv), "foul": ev.fouls(fv, bv)}
 
 
-def _say(step: Step, table: Table, bets: list[dict], zones: dict, wanted: list[str], bank_refused: str | None,
+def _say(step: Step, table: Table, bets: list[SeatWagers], zones: dict, wanted: list[str], bank_refused: str | None,
          walk: BankWalk | None, setting: dict | None, asked: Sequence[int] = ()) -> str:
     if step is Step.HELD:
         return f"Held: {table.held}"

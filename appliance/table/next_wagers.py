@@ -13,30 +13,32 @@ from decimal import Decimal
 from ..game.banking import history_needed, passed_over
 from ..game.money import fmt
 from ..game.rules import BankingMode
+from ..game.settlement import SeatWagers
 from ..game.start_seat import DEALER, Position
 from .bank_walk import BankWalk, moved_bank
 from .recording import SpaceLimits
 from .round import Events, RoundStateError
 from .table import Table
-from .wager_checks import checked_wagers
+from .wager_checks import checked_wagers, entered_wagers
 
 
 class NextWagers:
     def __init__(self, table: Table):
         self.table = table
-        self.bets: list[dict] = []
+        self.bets: list[SeatWagers] = []
         self.banker: Position = DEALER
         self.banker_wager: Decimal | None = None
         self.walk: BankWalk | None = None  # the bank being offered round the table, between rounds
 
-    def enter(self, bets: list[dict], banker: Position, banker_wager, who: str) -> None:
-        """The wagers and the banker entered on the screen, which ends any offer of the bank."""
-        checked, banker, wager = checked_wagers(self.table, bets, banker, banker_wager, who)
+    def enter(self, bets: list, banker, banker_wager, who: str) -> None:
+        """The wagers and the banker entered on the screen (as it sends them), which ends any offer of the bank."""
+        entered, banker, wager = entered_wagers(bets, banker, banker_wager)
+        checked_wagers(self.table, entered, banker, wager, who)
         if self.walk is not None:  # the banker is chosen on the screen instead
             self.table.log(Events.BANK_OFFER_ENDED, {"passed": self.walk.passed, "banker": banker,
                                                      "reason": "the wagers and the banker were entered"}, who)
             self.walk = None
-        self.bets, self.banker, self.banker_wager = checked, banker, wager
+        self.bets, self.banker, self.banker_wager = entered, banker, wager
 
     def open_round(self, round_id: Callable[[], str], space: SpaceLimits, who: str) -> None:
         """NEXT between rounds: a round opens with these wagers, while the log has room for it."""
@@ -58,7 +60,7 @@ class NextWagers:
 
     def offer_bank(self, who: str) -> None:
         """CONFIRM between rounds: the bank is offered to the first seat in play that may take it."""
-        in_play = {b["seat"] for b in self.bets} | ({self.banker} if isinstance(self.banker, int) else set())
+        in_play = {b.seat for b in self.bets} | ({self.banker} if isinstance(self.banker, int) else set())
         if not in_play:
             raise RoundStateError("enter the wagers first: the bank is offered to the seats in play")
         walk = BankWalk.begin(self.table.bank_offers(), in_play)
@@ -110,11 +112,11 @@ class NextWagers:
         """The bank goes to ``to`` (the seat asked, or the house when every seat passed), the chips staying on
         their seats (:func:`.bank_walk.moved_bank`); refused with the reason while the wagers do not allow it."""
         bets, wager = moved_bank(self.bets, self.banker, self.banker_wager, to)
-        checked, banker, wager = checked_wagers(self.table, bets, to, wager, who)
-        self.table.log(Events.BANK_TAKEN, {"banker": banker, "banker_wager": None if wager is None else fmt(wager),
-                                           "passed": list(walk.passed), "bets": checked,
+        checked_wagers(self.table, bets, to, wager, who)
+        self.table.log(Events.BANK_TAKEN, {"banker": to, "banker_wager": None if wager is None else fmt(wager),
+                                           "passed": list(walk.passed), "bets": [b.to_json() for b in bets],
                                            "not_offered": [o.to_json() for o in walk.not_offered]}, who)
-        self.bets, self.banker, self.banker_wager, self.walk = checked, banker, wager, None
+        self.bets, self.banker, self.banker_wager, self.walk = bets, to, wager, None
 
     def bank_prompt(self) -> dict:
         """The next round's bank as the screen offers it: every seat in the order the bank is offered,

@@ -27,7 +27,7 @@ from ..game.house_ways import house_way_split
 from ..game.money import fmt
 from ..game.rules import FoulPenalty, HouseRules, WrongCount
 from ..game.setting import SetHand
-from ..game.settlement import HouseWayDifference, house_way_difference
+from ..game.settlement import HouseWayDifference, SeatWagers, house_way_difference
 from ..game.start_seat import Position, StartMethodError, StartSeatError, first_hand, start_of_round
 from ..records.events import Events
 from ..records.fold import derive, fold_round
@@ -125,18 +125,16 @@ class TableRound:
         tell(self.listeners, record)
         return record
 
-    def open(self, banker: Position, bets: list[dict], banker_wager: Decimal | None = None, who: str = "dealer",
+    def open(self, banker: Position, bets: Sequence[SeatWagers], banker_wager: Decimal | None = None, who: str = "dealer",
              previous_rounds: list | None = None, bank_passed: Sequence[int] = ()) -> None:
         """Open the round; ``previous_rounds`` (BankRound, oldest first: what the rotation rules look
         at) are logged with it, so that the settlement checks the Player/Dealer against the rotation
         rules, and the replay does the same. ``bank_passed``: the seats offered the bank before the
         banker, who passed it (logged)."""
-        seats = [{"seat": b["seat"], **_wager_json(b),
-                  **({"backline": [{"by": w["by"], **_wager_json(w)} for w in b["backline"]]} if b.get("backline") else {})}
-                 for b in bets]
         data: dict[str, Any] = {"house": self.rules.key, "rules": self.rules_mapping,
                 "rules_sha256": rules_fingerprint(self.rules_mapping), "banker": banker,
-                "banker_wager": None if banker_wager is None else fmt(banker_wager), "bets": seats}
+                "banker_wager": None if banker_wager is None else fmt(banker_wager),
+                "bets": [b.to_json() for b in bets]}
         if previous_rounds is not None:
             data["previous_rounds"] = [{"banker": r.banker, "wagered": sorted(r.wagered)} for r in previous_rounds]
         if bank_passed:
@@ -423,12 +421,6 @@ def _house_way_setting(hand, rules: HouseRules) -> dict:
 def _as_recorded(read: Sequence[SeenCard] | None) -> list[dict] | None:
     """A hand's reads as its record keeps them: the audit log holds JSON, the round is handed the eye's values."""
     return None if read is None else [card.to_json() for card in read]
-
-
-def _wager_json(wager: dict) -> dict:
-    """A wager as the round records it, in the settlement's input form (``appliance settle``)."""
-    return {"wager": fmt(Decimal(wager["wager"])),
-            **({"bonus": {"fortune": fmt(Decimal(wager["fortune"]))}} if wager.get("fortune") else {})}
 
 
 def last_round(folder) -> tuple[str, list[dict]] | None:
