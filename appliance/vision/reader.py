@@ -328,7 +328,7 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         # lies elsewhere), which many such cards tell (one glare spot does not)
         none = 0.0 if judged and len(found) > 1 else None
         return None, 0.0, "unreadable: no rank and suit found in the index corner" + ("s" if len(found) > 1 else ""), none
-    match = _matched(looks) if judged else None
+    match = _evidence(looks, t) if judged else None
     decision = _decide(looks, deck, t)
     # A thin font's strokes broken at the corner's ink cut are whole at their own (the second look),
     # and are no sign of another deck: a card named poorly is looked at again for its match (a
@@ -344,9 +344,9 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         second_decision = _decide(looks_again, deck, t) if looks_again else None
         if second_decision is not None and second_decision.code is not None and decision.code is None:
             found, looks, decision = found_again, looks_again, second_decision
-            match = _matched(looks) if judged else None
+            match = _evidence(looks, t) if judged else None
         elif second_decision is not None and second_decision.code == decision.code is not None and judged:
-            match = max(match, _matched(looks_again))
+            match = max(match, _evidence(looks_again, t))
     # two corners that each alone name a card and disagree refuse it, however the weighing would
     # settle it (under the looser test, a corner alone names a wrong suit now and then)
     alone = {_decide([look], deck, t).code for look in looks} - {None} if len(looks) > 1 else set()
@@ -408,6 +408,17 @@ def _matched(looks: list[_Look]) -> float:
     """How closely a card's corners match the deck: the lower of the best rank's and the best suit's
     score, averaged over the corners."""
     return sum(min(max(look.ranks), max(look.suits)) for look in looks) / len(looks)
+
+
+def _evidence(looks: list[_Look], t: Thresholds) -> float:
+    """How closely a card matches the deck where it is seen, the evidence of which deck is in play: each
+    corner's match weighed as ``_decide`` weighs it, by how clearly it names a rank and a suit. A corner
+    the next card of a spread covers matches nothing clearly, and is no sign of another deck (a 7h
+    matched 0.98 at its corner in view, 0.24 at the covered one: 0.61 averaged, and eight such cards of
+    a spread's 33 held the whole frame as another deck's); a card of another deck matches poorly at both.
+    """
+    weights = [_clarity(look.ranks, t.score) + _clarity(look.suits, t.score) + 1e-3 for look in looks]
+    return _weighted([min(max(look.ranks), max(look.suits)) for look in looks], weights)
 
 
 def _more_like(deck: Deck, code: str, corners: list[np.ndarray] | None, looks: list[_Look], parted: bool,
