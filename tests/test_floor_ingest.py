@@ -4,6 +4,7 @@ and rolled-back records refused, kept aside and alerted on. Real PostgreSQL, rea
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 import json
 import os
 import tempfile
@@ -15,7 +16,7 @@ import psycopg
 import pytest
 from psycopg import pq
 
-from appliance.audit.log import AuditLog, canonical, sign
+from appliance.audit.log import AuditLog, canonical, line_hash, sign
 from appliance.config import load_house
 from appliance.floor.database import Database
 from appliance.floor.enroll import Credentials, table_key
@@ -338,6 +339,41 @@ def test_a_record_without_a_signed_gaming_day_is_refused(floor, tmp_path):
     answer = post_batch(url, credentials, [{"line": canonical(record).decode(), "gaming_day": "2026-12-01"}])
     assert answer["accepted"] == 0 and answer["refused"]["kind"] == "not-a-record"
     assert "gaming day" in answer["refused"]["problem"]
+
+
+def test_a_settlement_the_floor_cannot_count_is_stored_and_alerted_not_a_500(floor, tmp_path):
+    """A signed log is taken as it stands: a settlement recorded with amounts that are no amounts, a seat that
+    is no seat, a record naming a list as its round. Each record is stored; what cannot be counted counts
+    nothing and is alerted on with where it is; the floor never answers 500 (the shipper would send the
+    same batch for ever, and the table's log would stop reaching the floor)."""
+    dsn, url = floor
+    credentials = enrolled(dsn, "T1", tmp_path)
+    key = table_key(tmp_path / "T1.key", credentials, tmp_path / "audit")
+    prev, lines = "0" * 64, []
+    for seq, (event, data) in enumerate([
+            ("RoundOpened", {"round": "r1", "bets": None, "banker": "dealer"}),
+            ("RoundSettled", {"round": "r1", "settlement": {
+                "seats": [1, {"seat": 2, "wager": 0.1, "result": "foul"}, {"seat": 3, "wager": "25.00"}],
+                "totals": {"commission": "sNaN", "banker_net": "-5.00", "house_net": True}}}),
+            ("TableFlagged", {"round": [], "flags": ["odd"]}),
+            ("RoundOpened", {"round": "r2", "bets": [{"seat": 1, "wager": "10.00"}], "banker": "dealer"}),
+            ("RoundSettled", {"round": "r2", "settlement": ["not", "a", "settlement"]})], 1):
+        record = {"seq": seq, "ts": f"2026-12-01T10:00:0{seq}.000000+00:00", "event": event, "who": "dealer",
+                  "gaming_day": "2026-12-01", "data": data, "prev": prev}
+        record["hmac"] = sign(key, record)
+        lines.append(canonical(record).decode())
+        prev = line_hash(canonical(record))
+    answer = post_batch(url, credentials, [{"line": line} for line in lines])
+    assert answer["accepted"] == len(lines) and answer["refused"] is None
+    with psycopg.connect(dsn) as conn:
+        kept = conn.execute("SELECT round, settled, wagers, commission, banker_net, house_net, fouls, seats "
+                            "FROM floor_rounds ORDER BY round").fetchall()
+    assert kept == [("r1", True, Decimal("25.00"), Decimal("0.00"), Decimal("-5.00"), Decimal("0.00"), 1, 2),
+                    ("r2", True, Decimal("0.00"), Decimal("0.00"), Decimal("0.00"), Decimal("0.00"), 0, 0)]
+    [alert] = [a for a in get(f"{url}/api/floor/alerts") if a["kind"] == "figures"]
+    for named in ("round r1: a seat: 1 is not a dict", "round r1: seat 2 wager: 0.1 is a float",
+                  "round r1: commission: 'sNaN' is not an amount", "round r1: house_net: True is not an amount"):
+        assert named in alert["message"]
 
 
 def test_days_booked_before_by_the_day_sent_are_booked_again_by_the_signed_day(postgres, tmp_path):

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import psycopg
 from psycopg.types.json import Jsonb
 
 from ..audit.log import AUDIT_GAP, GENESIS, SHIFT_SEALED, canonical, line_hash, signed_by
 from ..records.fold import fold_rounds, round_of
-from ..records.round_figures import RoundFigures, round_figures
+from ..records.round_figures import COLUMNS, round_figures
 from .alerts import close_alert, raise_alert
 from .database import sent_together
 from .enroll import WrongToken
@@ -72,10 +72,9 @@ class _Head:
 
 # A round's row of figures, as the one fold counts it (records.round_figures), kept as its records arrive so
 # that the pit and the day's report read one row per round instead of every record of the day.
-_FIGURES = [f.name for f in fields(RoundFigures)]
-KEEP_ROUND = (f"INSERT INTO floor_rounds (table_id, round, {', '.join(_FIGURES)}) "
-              f"VALUES ({', '.join(['%s'] * (len(_FIGURES) + 2))}) ON CONFLICT (table_id, round) DO UPDATE SET "
-              + ", ".join(f"{c} = excluded.{c}" for c in _FIGURES))
+KEEP_ROUND = (f"INSERT INTO floor_rounds (table_id, round, {', '.join(COLUMNS)}) "
+              f"VALUES ({', '.join(['%s'] * (len(COLUMNS) + 2))}) ON CONFLICT (table_id, round) DO UPDATE SET "
+              + ", ".join(f"{c} = excluded.{c}" for c in COLUMNS))
 
 
 def parse(line: bytes) -> dict | None:
@@ -176,7 +175,7 @@ LOCK_TABLE = ("UPDATE floor_tables t SET last_seen = now(), recording = %s, tabl
 HELD_HASHES = ("SELECT r.seq, r.hash FROM floor_records r JOIN floor_tables t USING (table_id) "
                "WHERE r.table_id = %s AND t.token_sha256 = %s AND r.seq = ANY(%s) AND r.seq <= t.head_seq")
 # The records the floor holds of the rounds the batch's records are steps of: their figures are folded again.
-HELD_ROUNDS = ("SELECT r.line FROM floor_records r JOIN floor_tables t USING (table_id) "
+HELD_ROUNDS = ("SELECT r.line, r.gaming_day FROM floor_records r JOIN floor_tables t USING (table_id) "
                "WHERE r.table_id = %s AND t.token_sha256 = %s AND r.round = ANY(%s) AND r.seq <= t.head_seq "
                "ORDER BY r.seq")
 
@@ -193,7 +192,8 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
         kept = conn.execute(HELD_ROUNDS, (table, token_sha256, _rounds_of(records)))
         row = locked.fetchone()
         stored = dict(held.fetchall())
-        earlier = [json.loads(line) for (line,) in kept.fetchall()]
+        # (a line from before the table signed its gaming day is booked to the day the floor gave it)
+        earlier = [{"gaming_day": day.isoformat(), **json.loads(line)} for line, day in kept.fetchall()]
         if row is None:
             raise WrongToken(table)
         head, key = _Head(row[0], row[1]), bytes(row[2])
@@ -247,7 +247,7 @@ def ingest(conn: psycopg.Connection, table: str, batch: list[Incoming], says: di
             stored[seq] = head.hash  # the same record twice in one batch is one copy; another one is a rollback
             observe(state, record, table, conn)
         if rows:
-            _store(conn, table, rows, images, head, state, _figures(table, earlier, taken))
+            _store(conn, table, rows, images, head, state, _figures(conn, table, earlier, taken))
         if result.refused:  # refused from now (or since before) until a record of it is taken
             conn.execute("UPDATE floor_tables SET refused_since = coalesce(refused_since, now()) WHERE table_id = %s",
                          (table,))
@@ -263,11 +263,26 @@ def _rounds_of(records: list[dict | None]) -> list[str]:
     return sorted({r for r in map(round_of, filter(None, records)) if isinstance(r, str)})
 
 
-def _figures(table: str, earlier: list[dict], taken: list[dict]) -> list[tuple]:
-    """The rows of figures of the rounds the records taken are steps of, each folded from all its records."""
+def _round_in(record: dict, rounds: set[str]) -> bool:
+    round_id = round_of(record)
+    return isinstance(round_id, str) and round_id in rounds  # (a signed record may name a list as its round)
+
+
+def _figures(conn, table: str, earlier: list[dict], taken: list[dict]) -> list[tuple]:
+    """The rows of figures of the rounds the records taken are steps of, each folded from all its records; a
+    round that was never opened, settled or voided (a flag of a round whose opening was pruned) has none. What
+    of a settlement could not be counted is alerted on."""
     touched = set(_rounds_of(taken))
-    return [(table, round_id, *round_figures(state).row())
-            for round_id, state in fold_rounds([*earlier, *taken]).items() if round_id in touched]
+    rows = []
+    for round_id, state in fold_rounds(r for r in [*earlier, *taken] if _round_in(r, touched)).items():
+        if state.opened is None and state.settled is None and state.void is None:
+            continue
+        figures = round_figures(state)
+        if figures.problems:
+            raise_alert(conn, table, "figures", f"table {table}: {'; '.join(figures.problems)}: the floor's "
+                                                "figures leave it out")
+        rows.append((table, round_id, *figures.row()))
+    return rows
 
 
 def _store(conn, table: str, rows: list[tuple], images: list[str], head: _Head, state: Observed,

@@ -28,13 +28,15 @@ def observe(state: Observed, record: dict, table: str, conn) -> None:
     """Fold one verified record into the table's live state, raising or closing its alerts."""
     event, data = record["event"], record["data"]
     round_id = round_of(record)
-    if round_id is not None:
+    if isinstance(round_id, str):  # (a signed record may name a list as its round: it is none)
         known = _PHASES.get(state.phase, Phase.NEW) if round_id == state.current_round else Phase.NEW
         folded = RoundState(round_id, phase=known).fold(record)
         if folded.phase is not Phase.NEW:  # else a record of a round the floor never saw open: no phase to show
             state.phase, state.current_round = folded.phase.value, round_id
-        if folded.settlement is not None:
-            state.last_settlement = {"round": round_id, "at": folded.settled.at, **folded.settlement.get("totals", {})}
+        if isinstance(folded.settlement, dict):
+            totals = folded.settlement.get("totals")
+            state.last_settlement = {"round": round_id, "at": folded.settled.at,
+                                     **(totals if isinstance(totals, dict) else {})}
     if event == Events.TABLE_HELD:
         state.held = True
         raise_alert(conn, table, "held", f"table {table} is held: {data.get('reason', 'no reason given')}")

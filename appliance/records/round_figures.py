@@ -8,9 +8,10 @@ projection reads the log, it does not check it.
 
 from __future__ import annotations
 
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal
 
+from ..game.money import MoneyError, money
 from .round_state import RoundState
 
 #: A misdeal is recorded as a void whose reason starts so; other voids are counted apart.
@@ -38,9 +39,11 @@ class RoundFigures:
     fouls: int
     seats: int
     cards: int  # the cards the unreadable ones are counted out of
+    problems: tuple[str, ...] = ()  # what of the settlement recorded could not be counted, and why
 
     def row(self) -> tuple:
-        return astuple(self)
+        """The values of :data:`COLUMNS`, in their order."""
+        return tuple(getattr(self, name) for name in COLUMNS)
 
 
 def round_figures(state: RoundState) -> RoundFigures:
@@ -60,8 +63,15 @@ def round_figures(state: RoundState) -> RoundFigures:
     >>> f.dealer, f.settled, f.unreadable, f.cards, f.wagers, f.house_net, f.banker_net
     ('ann', True, 1, 14, Decimal('20.00'), Decimal('-19.05'), Decimal('0.00'))
     """
-    s = state.settlement or {}
-    seats, totals = s.get("seats") or [], s.get("totals") or {}
+    problems: list[str] = []
+    s = _part(state.settlement, f"round {state.round}: settlement", dict, problems) or {}
+    seats = [seat for seat in _part(s.get("seats"), f"round {state.round}: seats", list, problems) or []
+             if _part(seat, f"round {state.round}: a seat", dict, problems)]
+    totals = _part(s.get("totals"), f"round {state.round}: totals", dict, problems) or {}
+
+    def amount(value, where: str) -> Decimal:
+        return _recorded(value, f"round {state.round}: {where}", problems)
+
     day, began = state.settled or state.first, state.opened or state.first
     reason = (state.void.reason or "") if state.void else None
     return RoundFigures(
@@ -73,15 +83,47 @@ def round_figures(state: RoundState) -> RoundFigures:
         voided=reason is not None and not reason.startswith(MISDEAL),
         corrections=len(state.corrections),
         unreadable=sum(isinstance(r, dict) and "card" in r and r["card"] is None for read in _reads(state) for r in read),
-        wagers=sum((Decimal(seat.get("wager") or 0) for seat in seats), ZERO),
-        commission=Decimal(totals.get("commission") or ZERO),
-        collection=Decimal(totals.get("collection") or ZERO),
-        banker_net=Decimal(totals.get("banker_net") or ZERO),
-        house_net=Decimal(totals.get("house_net") or ZERO),
+        wagers=sum((amount(seat.get("wager"), f"seat {seat.get('seat')} wager") for seat in seats), ZERO),
+        commission=amount(totals.get("commission"), "commission"),
+        collection=amount(totals.get("collection"), "collection"),
+        banker_net=amount(totals.get("banker_net"), "banker_net"),
+        house_net=amount(totals.get("house_net"), "house_net"),
         fouls=sum(seat.get("result") == "foul" for seat in seats),
         seats=len(seats),
         cards=(len(seats) + 1) * 7 + sum(len(read) for read in _set_reads(state)),
+        problems=tuple(problems),
     )
+
+
+#: The figures kept per round, in ``floor_rounds``' order.
+COLUMNS = tuple(f.name for f in fields(RoundFigures) if f.name != "problems")
+
+
+def _part(value, where: str, kind: type, problems: list[str]):
+    """A part of the recorded settlement, where it is of the ``kind`` it should be (None, absent, is none)."""
+    if value is None or isinstance(value, kind):
+        return value
+    problems.append(f"{where}: {value!r:.40} is not a {kind.__name__}")
+    return None
+
+
+def _recorded(value, where: str, problems: list[str]) -> Decimal:
+    """An amount as the settlement records it (the engine's text, signed where it is a result), read by the one
+    money parser; one it cannot read counts nothing, and is a problem named.
+
+    >>> problems = []
+    >>> _recorded("-19.05", "house_net", problems), _recorded(0.1, "wager", problems), problems
+    (Decimal('-19.05'), Decimal('0.00'), ['wager: 0.1 is a float; give money as a string such as "25.00"'])
+    """
+    if value is None:
+        return ZERO
+    negative = isinstance(value, str) and value.startswith("-")
+    try:
+        amount = money(value[1:] if negative else value, where)
+    except MoneyError as err:
+        problems.append(str(err))
+        return ZERO
+    return -amount if negative else amount
 
 
 def _set_reads(state: RoundState) -> list[list]:

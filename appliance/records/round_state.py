@@ -344,7 +344,8 @@ class RoundState:
         self.house, self.rules, self.rules_sha256 = data.get("house"), data.get("rules"), data.get("rules_sha256")
         self.opened, self.previous_rounds = stamp, data.get("previous_rounds")
         self.banker.seat, self.banker.wager = data.get("banker"), data.get("banker_wager")
-        self.seats = {b["seat"]: SeatState(b["seat"], b) for b in data.get("bets", [])}
+        self.seats = {b["seat"]: SeatState(b["seat"], b) for b in data.get("bets") or []
+                      if isinstance(b, dict) and isinstance(b.get("seat"), int)}
 
     def _start(self, data: dict, stamp: Stamp) -> None:
         self.start = StartValue(data.get("source"), data.get("value"), data.get("dice"), data.get("first_hand"), stamp)
