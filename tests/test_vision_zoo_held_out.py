@@ -19,6 +19,7 @@ ON_THE_PICTURE = 5000  # suit beside the rank, four corners, a court's picture p
 THIN_AND_SMALL = 5008  # a 4.1 mm narrow sans rank, 0.6 mm from the card's top edge
 PICTURES_BETWEEN = 5007  # courts framed beside the index: columns of ink halfway between two indices
 PICTURE_TOP_TO_BOTTOM = 5001  # courts whose picture runs from the card's top edge to its bottom
+SUIT_IN_BOTH = 6007  # a serif rank whose Q reaches past the top of the suit below it
 
 
 def read_frame_of(seed: int, k: int, tmp_path_factory):
@@ -120,3 +121,16 @@ def test_a_corner_the_next_card_covers_is_no_sign_of_another_deck(tmp_path_facto
     assert DECK_MISMATCH not in result.warnings
     assert named_wrongly(result.zones, rendered.truth) == []
     assert cards_read(result, rendered) >= 12  # of the zones where as many cards as dealt were found
+
+
+def test_a_suit_whose_middle_lies_in_the_ranks_region_too_is_not_cut_as_part_of_the_rank(tmp_path_factory):
+    """A serif Q's tail reaches down past the top of the suit below it, so the deck's rank and suit regions
+    overlap; at 2 px/mm a spade's middle lay in both, and the spade was cut as part of every rank above it
+    too: a 6 with a spade under it, 11.8 mm tall for a 6.9 mm rank, matched no rank (0.40). A piece of ink
+    in both regions is the symbol's whose region's middle it is nearer."""
+    design, deck = learned_from_artwork(SUIT_IN_BOTH, tmp_path_factory.mktemp("both"))
+    rendered = bench_frame(design, 0)
+    reads = read_zone(rendered.image, LAYOUT.zone("banker"), deck, calibrate(rendered.image, LAYOUT))
+    truth = rendered.truth["banker"]
+    assert [read.card for read in reads if read.card is not None and read.card not in truth] == []
+    assert sum(read.card == card for read, card in zip(reads, truth)) >= 5, [r.card for r in reads]

@@ -360,8 +360,8 @@ def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
         lines = frame_lines(ink)
         shared = components(ink & ~lines)[1:], lines
     parts = []
-    for region in (geometry.rank_mm, geometry.suit_mm):
-        x0, y0, x1, y1 = _region_px(region, geometry)
+    regions = [_region_px(region, geometry) for region in (geometry.rank_mm, geometry.suit_mm)]
+    for (x0, y0, x1, y1), other in zip(regions, regions[::-1]):
         if own_cut:
             own = _symbol_ink(grey, ink, (max(0, round(x0)), max(0, round(y0)), round(x1), round(y1)))
             lines = frame_lines(own)
@@ -370,6 +370,9 @@ def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
             (labels, stats, centroids), lines = shared
         x, y = centroids[:, 0], centroids[:, 1]
         inside = (x0 <= x[1:]) & (x[1:] <= x1) & (y0 <= y[1:]) & (y[1:] <= y1)
+        others = inside & _nearer_other(centroids[1:], (x0, y0, x1, y1), other)
+        if (stats[1:, cv2.CC_STAT_AREA][inside & ~others] >= 0.6 * m * m).any():
+            inside &= ~others  # (a symbol's only piece stays: a Q's tail joined to the suit is parted below)
         here = (np.flatnonzero(~line_pieces(stats[1:]) & inside) + 1).tolist()
         here = [i for i in here if i not in _line_remnants(labels, stats, lines, here)]
         pieces = [i for i in here if stats[i, cv2.CC_STAT_AREA] >= 0.6 * m * m]
@@ -384,6 +387,19 @@ def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
                       and stats[i, cv2.CC_STAT_AREA] >= 0.15 * stats[main, cv2.CC_STAT_AREA]]  # not specks beside a symbol
         parts.append((labels, stats, pieces))
     return grey, parts
+
+
+def _nearer_other(centroids: np.ndarray, region, other) -> np.ndarray:
+    """Which pieces (their centroids) lie in the ``other`` region too, nearer its middle than this one's,
+    each measured in the region's own size: a deck whose Q's tail reaches down past the top of its suit
+    has overlapping regions, and a spade seen at 2 px/mm, its middle in both, was cut as part of every
+    rank above it too (a 6 with a spade under it matched no rank, 0.40, and the table was held as
+    another deck's). Such a piece is left to the other symbol where this one has a piece of its own."""
+    def off(box):  # how far from the box's middle, in halves of its width and height, the farther
+        (x0, y0, x1, y1), x, y = box, centroids[:, 0], centroids[:, 1]
+        return np.maximum(np.abs(x - (x0 + x1) / 2) / max((x1 - x0) / 2, 1e-6),
+                          np.abs(y - (y0 + y1) / 2) / max((y1 - y0) / 2, 1e-6))
+    return off(other) < np.minimum(off(region), 1.0)
 
 
 def _most_held(labels: np.ndarray, stats: np.ndarray, pieces: list[int], region_px) -> int:
