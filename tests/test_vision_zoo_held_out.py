@@ -20,6 +20,7 @@ THIN_AND_SMALL = 5008  # a 4.1 mm narrow sans rank, 0.6 mm from the card's top e
 PICTURES_BETWEEN = 5007  # courts framed beside the index: columns of ink halfway between two indices
 PICTURE_TOP_TO_BOTTOM = 5001  # courts whose picture runs from the card's top edge to its bottom
 SUIT_IN_BOTH = 6007  # a serif rank whose Q reaches past the top of the suit below it
+PAST_THE_MIDDLE = 6002  # a 10 mm bold sans rank, its suit beside it: the index 26 mm wide
 
 
 def read_frame_of(seed: int, k: int, tmp_path_factory):
@@ -134,3 +135,16 @@ def test_a_suit_whose_middle_lies_in_the_ranks_region_too_is_not_cut_as_part_of_
     truth = rendered.truth["banker"]
     assert [read.card for read in reads if read.card is not None and read.card not in truth] == []
     assert sum(read.card == card for read, card in zip(reads, truth)) >= 5, [r.card for r in reads]
+
+
+def test_an_index_reaching_past_the_cards_middle_is_found(tmp_path_factory):
+    """A 10 mm rank with its suit beside it reaches 32.5 mm in from the edge of a 63 mm card: the index
+    was looked for in the face's top-left quarter only, its suit was cut by the search's edge, and the
+    whole deck was refused ("no index suit found"). Where the quarter shows no index, it is looked for
+    across a wider search."""
+    design, deck = learned_from_artwork(PAST_THE_MIDDLE, tmp_path_factory.mktemp("wide"))
+    assert design.index_box_mm[2] > 31.5 and deck.refused == {} and deck.index.suit_mm[2] > 31.5
+    rendered = bench_frame(design, 0)
+    result = read_frame(rendered.image, LAYOUT, deck, calibrate(rendered.image, LAYOUT))
+    assert named_wrongly(result.zones, rendered.truth) == []
+    assert cards_read(result, rendered) >= 40

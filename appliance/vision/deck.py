@@ -24,8 +24,8 @@ from .card_faces import (CANON_PX_PER_MM, CANON_SIZE, CARD_H_MM, CARD_W_MM, RANK
                     ink_symbols, quad_px_per_mm, shifted)
 from .deck_match import POOR_MATCH, own_poor_match
 from .face_picture import face_picture, picture_shape, shows_something
-from .index import (IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps, index_patch,
-                    locate_index)
+from .index import (WIDE_SEARCH_MM, IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps,
+                    index_patch, locate_index)
 from .photo import find_cards
 from .whole_corner import JOKER, KeptCorners
 
@@ -502,7 +502,11 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     refused = {files[code].name: why for code, why in found.items() if isinstance(why, str)}
     flat = {code: face for code, (face, _) in _found(found).items()}
     try:
-        geometry = locate_index(maps := index_maps(flat), lambda: index_maps(flat, bold=True))
+        try:
+            geometry = locate_index(maps := index_maps(flat), lambda: index_maps(flat, bold=True))
+        except IndexNotFound:  # (an index reaching past the card's middle: see WIDE_SEARCH_MM)
+            geometry = locate_index(maps := index_maps(flat, search_mm=WIDE_SEARCH_MM),
+                                    lambda: index_maps(flat, bold=True, search_mm=WIDE_SEARCH_MM))
     except IndexNotFound as err:
         where = ""
         if pictures is not None and flat:

@@ -24,8 +24,13 @@ from .card_faces import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, LINE_MM, PAPER_Q
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 MAP_PX_PER_MM = 2.0
-# The index lies in the top-left quarter of the face on every design.
+# The index lies in the top-left quarter of the face on nearly every design; where none is found there,
+# it is looked for across the WIDE search too: a 12 mm rank with its suit beside it reaches 32 mm in from
+# the edge of a 63 mm card, past the middle. (A deck printing four corners keeps its top two indices
+# apart, each short of the middle.) The wide search is a whole number of map pixels wide, so that its
+# map lies on the same millimetres as the quarter's.
 SEARCH_MM = (CARD_W_MM / 2, CARD_H_MM / 2)
+WIDE_SEARCH_MM = (38.0, CARD_H_MM / 2)
 # A pixel belongs to the index suit when some suit inks it on (nearly) all its cards and its ink
 # hardly changes between the ranks of a suit; to the index rank alike across the suits of a rank.
 INKED = 0.5
@@ -130,16 +135,16 @@ class IndexGeometry:
                    four_corners=four_corners)
 
 
-def _ink_map(face: np.ndarray, bold: bool = False) -> np.ndarray:
-    """Ink (0 paper .. 1 ink) of the face's top-left quarter at MAP_PX_PER_MM, in the darkest
+def _ink_map(face: np.ndarray, bold: bool = False, search_mm: tuple[float, float] = SEARCH_MM) -> np.ndarray:
+    """Ink (0 paper .. 1 ink) of the face's top-left ``search_mm`` at MAP_PX_PER_MM, in the darkest
     channel (red and black ink alike), scaled between the paper and the darkest ink of that face;
     ``bold``, each stroke first widened by a map pixel (see ``index_maps``)."""
     m = CANON_PX_PER_MM
-    quarter = face[:round(SEARCH_MM[1] * m), :round(SEARCH_MM[0] * m)].min(axis=2).astype(np.float32)
+    quarter = face[:round(search_mm[1] * m), :round(search_mm[0] * m)].min(axis=2).astype(np.float32)
     if bold:
         width = round(m / MAP_PX_PER_MM) + 1
         quarter = cv2.erode(quarter, np.ones((width, width), np.uint8))
-    size = (round(SEARCH_MM[0] * MAP_PX_PER_MM), round(SEARCH_MM[1] * MAP_PX_PER_MM))
+    size = (round(search_mm[0] * MAP_PX_PER_MM), round(search_mm[1] * MAP_PX_PER_MM))
     grey = cv2.resize(quarter, size, interpolation=cv2.INTER_AREA)
     paper, dark = np.percentile(grey, 90), np.percentile(grey, 1)
     ink = np.clip((paper - grey) / max(paper - dark, 30.0) * 1.5 - 0.25, 0, 1)
@@ -165,21 +170,21 @@ class IndexMaps:
         return cv2.resize(image, None, fx=4, fy=4, interpolation=cv2.INTER_NEAREST)
 
 
-def index_maps(faces: dict[str, np.ndarray], bold: bool = False) -> IndexMaps:
-    """The suit and rank maps from upright faces of the 52 cards (keys such as "As"). A card whose
-    face is missing (not found in its photo) counts for neither its rank nor its suit; a rank (suit)
-    with no face at all is left out. ``bold``, each stroke is widened by a map pixel first: a rank
-    printed thin and small (a 4 mm narrow sans A, strokes 0.3 mm) is averaged away at the map's
-    resolution, and its suit is found with no rank beside it."""
+def index_maps(faces: dict[str, np.ndarray], bold: bool = False, search_mm: tuple[float, float] = SEARCH_MM) -> IndexMaps:
+    """The suit and rank maps of the top-left ``search_mm`` from upright faces of the 52 cards (keys
+    such as "As"). A card whose face is missing (not found in its photo) counts for neither its rank
+    nor its suit; a rank (suit) with no face at all is left out. ``bold``, each stroke is widened by a
+    map pixel first: a rank printed thin and small (a 4 mm narrow sans A, strokes 0.3 mm) is averaged
+    away at the map's resolution, and its suit is found with no rank beside it."""
     have = np.array([[r + s in faces for s in SUITS] for r in RANKS])
     if not have.any():
         raise IndexNotFound("no face of the 52 cards to learn from")
-    first = _ink_map(faces[next(r + s for r in RANKS for s in SUITS if r + s in faces)], bold)
+    first = _ink_map(faces[next(r + s for r in RANKS for s in SUITS if r + s in faces)], bold, search_mm)
     ink = np.zeros((len(RANKS), len(SUITS)) + first.shape, np.float32)  # rank, suit, y, x
     for i, r in enumerate(RANKS):
         for j, s in enumerate(SUITS):
             if have[i, j]:
-                ink[i, j] = _ink_map(faces[r + s], bold)
+                ink[i, j] = _ink_map(faces[r + s], bold, search_mm)
     suit_means, suit_vars = _moments(ink, have, axis=0)
     rank_means, rank_vars = _moments(ink, have, axis=1)
     suit = (suit_vars.mean(axis=0) < STEADY) & (suit_means.max(axis=0) > INKED)
