@@ -135,3 +135,34 @@ def users(dsn: str) -> str:
     for role in ("pit", "accounting", "surveillance"):
         user(dsn, role)
     return dsn
+
+
+AS_LAID = {"front": ["Ah", "Ad"], "back": ["Kh", "Ks", "Kc", "4d", "3c"]}  # seat 2's hand in corrected_rounds
+
+
+def corrected_rounds(dsn: str, folder: Path) -> tuple[Credentials, Path]:
+    """Table T1 enrolled on a migrated floor (with its users), and its log: round t-1 settled, seat 2's hand
+    corrected to AS_LAID (read otherwise) and settled again; round t-2 settled, corrected, and the appliance
+    stopped before it settled again."""
+    from dealer_table import BANKER, SEAT2, Dealer
+
+    from appliance.devices.protocol import RngResult
+
+    users(migrated(dsn))
+    credentials = enrolled(dsn, "T1", folder)
+    audit_dir = folder / "T1"
+    d = Dealer(audit_dir, audit=AuditLog(audit_dir, table_key(folder / "T1.key", credentials, audit_dir)))
+    d.open_round()
+    d.look({"banker": BANKER})
+    assert d.loop.press("confirm") == ""
+    d.look(SEAT2)
+    assert d.loop.press("confirm") == ""
+    d.table.correct("t-1", "1042", "4821", "seat 2's hand was misread", 2, **AS_LAID)  # settled again
+    d.loop.press("next")
+    d.loop.start_value("rng", RngResult(2, 3))
+    d.look({"banker": BANKER})
+    assert d.loop.press("confirm") == ""
+    d.look(SEAT2)
+    assert d.loop.press("confirm") == ""
+    d.table.current.correct(2, "seat 2's hand was misread", "supervisor 1042", **AS_LAID)  # the power cut here
+    return credentials, audit_dir

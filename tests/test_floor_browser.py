@@ -101,31 +101,13 @@ def test_the_recall_shows_the_settlement_that_stands_after_a_correction(floor_ds
     bank lost 25.00. The next round is corrected too, and the appliance stops before it settles again. The
     recall shows each round as it stands: the settlement after the correction, never the superseded one,
     and the round corrected but not settled again as open (the page took the first RoundSettled)."""
-    from dealer_table import BANKER, SEAT2, Dealer
-    from floor_helpers import seen_json, ship
+    from floor_helpers import AS_LAID, corrected_rounds, seen_json, ship
     from playwright.sync_api import expect, sync_playwright
 
     from appliance.audit.log import records
-    from appliance.devices.protocol import RngResult
 
-    users(migrated(floor_dsn))
-    credentials = enrolled(floor_dsn, "T1", tmp_path)
-    audit_dir = tmp_path / "T1"
-    d = Dealer(audit_dir, audit=AuditLog(audit_dir, table_key(tmp_path / "T1.key", credentials, audit_dir)))
-    as_laid = {"front": ["Ah", "Ad"], "back": ["Kh", "Ks", "Kc", "4d", "3c"]}  # seat 2's hand (read otherwise)
-    d.open_round()
-    d.look({"banker": BANKER})
-    assert d.loop.press("confirm") == ""
-    d.look(SEAT2)
-    assert d.loop.press("confirm") == ""
-    d.table.correct("t-1", "1042", "4821", "seat 2's hand was misread", 2, **as_laid)
-    d.loop.press("next")
-    d.loop.start_value("rng", RngResult(2, 3))
-    d.look({"banker": BANKER})
-    assert d.loop.press("confirm") == ""
-    d.look(SEAT2)
-    assert d.loop.press("confirm") == ""
-    d.table.current.correct(2, "seat 2's hand was misread", "supervisor 1042", **as_laid)  # the power cut here
+    credentials, audit_dir = corrected_rounds(floor_dsn, tmp_path)
+    as_laid = AS_LAID
     settled = [(r["data"]["round"], r["data"]["settlement"]["totals"]["banker_net"]) for r in records(audit_dir)
                if r["event"] == "RoundSettled"]
     assert settled == [("t-1", "25.00"), ("t-1", "-25.00"), ("t-2", "25.00")]

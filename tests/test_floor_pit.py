@@ -14,7 +14,8 @@ import pytest
 
 from appliance.audit.log import load_key
 from appliance.audit.replay import export_csv
-from floor_helpers import enrolled, floor_service, kept_by_an_old_floor, migrated, seen, ship, table_log, users
+from floor_helpers import (corrected_rounds, enrolled, floor_service, kept_by_an_old_floor, migrated, seen, ship,
+                           table_log, users)
 
 fetch = seen  # as a logged-in user of the role that sees it (recall: surveillance; reports: accounting)
 
@@ -188,34 +189,13 @@ def test_the_floors_figures_are_the_tables_own_fold_a_correction_reopening_a_rou
     """Each round's row the pit and the report count is what the one fold of the table's log makes of the
     round. The floor once counted in SQL the last settlement recorded: a round a supervisor's correction had
     reopened, and the appliance stopped before it was settled again, still counted as settled, bank 25.00."""
-    from dealer_table import BANKER, SEAT2, Dealer
-
     import psycopg
 
-    from appliance.audit.log import AuditLog, records
-    from appliance.devices.protocol import RngResult
-    from appliance.floor.enroll import table_key
+    from appliance.audit.log import records
     from appliance.records.fold import fold_rounds
     from appliance.records.round_figures import round_figures
 
-    users(migrated(floor_dsn))
-    credentials = enrolled(floor_dsn, "T1", tmp_path)
-    audit_dir = tmp_path / "T1"
-    d = Dealer(audit_dir, audit=AuditLog(audit_dir, table_key(tmp_path / "T1.key", credentials, audit_dir)))
-    as_laid = {"front": ["Ah", "Ad"], "back": ["Kh", "Ks", "Kc", "4d", "3c"]}  # seat 2's hand (read otherwise)
-    d.open_round()
-    d.look({"banker": BANKER})
-    assert d.loop.press("confirm") == ""
-    d.look(SEAT2)
-    assert d.loop.press("confirm") == ""
-    d.table.correct("t-1", "1042", "4821", "seat 2's hand was misread", 2, **as_laid)  # settled again
-    d.loop.press("next")
-    d.loop.start_value("rng", RngResult(2, 3))
-    d.look({"banker": BANKER})
-    assert d.loop.press("confirm") == ""
-    d.look(SEAT2)
-    assert d.loop.press("confirm") == ""
-    d.table.current.correct(2, "seat 2's hand was misread", "supervisor 1042", **as_laid)  # the power cut here
+    credentials, audit_dir = corrected_rounds(floor_dsn, tmp_path)
     logged = records(audit_dir)
     with floor_service(floor_dsn) as url:
         ship(audit_dir, url, credentials)
