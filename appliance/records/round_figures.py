@@ -11,12 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from decimal import Decimal
 
-from ..game.money import MoneyError, money
+from ..game.money import ZERO, MoneyError, money
 from .round_state import RoundState
 
 #: A misdeal is recorded as a void whose reason starts so; other voids are counted apart.
 MISDEAL = "misdeal:"
-ZERO = Decimal("0.00")
 
 
 @dataclass(frozen=True)
