@@ -38,7 +38,7 @@ from ..game.settlement import Result
 from ..game.start_seat import DEALER
 from ..records.events import Events
 from ..records.fold import Rounds, round_of
-from ..records.round_state import RoundState
+from ..records.round_state import MISDEAL, RoundState
 from .dispute import round_records
 from .log import records_from
 
@@ -433,8 +433,9 @@ class Index:
                                      f"WHERE {where}", args).fetchall()
             fouls = self.db.execute("SELECT COUNT(*) FROM seats JOIN rounds USING (round) "
                                     f"WHERE seats.result = 'foul' AND {where}", args).fetchone()[0]
-            misdeals = self.db.execute("SELECT substr(reason, 10), COUNT(*) FROM rounds WHERE status = 'voided' "
-                                       f"AND reason LIKE 'misdeal: %' AND {where} GROUP BY reason", args).fetchall()
+            misdeals = self.db.execute("SELECT substr(reason, ?), COUNT(*) FROM rounds WHERE status = 'voided' "
+                                       f"AND reason LIKE ? AND {where} GROUP BY reason",
+                                       [len(MISDEAL) + 1, MISDEAL + "%", *args]).fetchall()
         settled = [r for r in rounds if r[0] == "settled"]
         return {"misdeals": dict(misdeals), "since": log_time(since), "gaming_day": day,
                 "rounds_settled": len(settled),

@@ -14,10 +14,6 @@ from decimal import Decimal
 from ..game.money import ZERO, MoneyError, money
 from .round_state import RoundState
 
-#: A misdeal is recorded as a void whose reason starts so; other voids are counted apart.
-MISDEAL = "misdeal:"
-
-
 @dataclass(frozen=True)
 class RoundFigures:
     """One round's row of the floor's figures (the columns of ``floor_rounds``, in their order)."""
@@ -61,6 +57,12 @@ def round_figures(state: RoundState) -> RoundFigures:
     >>> f = round_figures(state)
     >>> f.dealer, f.settled, f.unreadable, f.cards, f.wagers, f.house_net, f.banker_net
     ('ann', True, 1, 14, Decimal('20.00'), Decimal('-19.05'), Decimal('0.00'))
+
+    A void whose reason a tampered record gives as no text is counted as a void, not a misdeal:
+
+    >>> voided = RoundState("r-2").fold({"seq": 1, "event": Events.ROUND_VOIDED, "data": {"round": "r-2", "reason": ["misdeal: x"]}})
+    >>> round_figures(voided).voided, round_figures(voided).misdeal
+    (True, False)
     """
     problems: list[str] = []
     s = _part(state.settlement, f"round {state.round}: settlement", dict, problems) or {}
@@ -72,14 +74,13 @@ def round_figures(state: RoundState) -> RoundFigures:
         return _recorded(value, f"round {state.round}: {where}", problems)
 
     day, began = state.settled or state.first, state.opened or state.first
-    reason = (state.void.reason or "") if state.void else None
     return RoundFigures(
         gaming_day=day.gaming_day if day else None,
         dealer=(state.opened.who or "?") if state.opened else "?",
         began=began.at if began else None,
         settled=state.settlement is not None,
-        misdeal=reason is not None and reason.startswith(MISDEAL),
-        voided=reason is not None and not reason.startswith(MISDEAL),
+        misdeal=state.void is not None and state.void.misdeal,
+        voided=state.void is not None and not state.void.misdeal,
         corrections=len(state.corrections),
         unreadable=sum(isinstance(r, dict) and "card" in r and r["card"] is None for read in _reads(state) for r in read),
         wagers=sum((amount(seat.get("wager"), f"seat {seat.get('seat')} wager") for seat in seats), ZERO),

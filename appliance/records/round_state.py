@@ -266,10 +266,24 @@ class Flag:
     stamp: Stamp
 
 
+#: A misdeal is recorded as a void whose reason is this, then the reason the house file lists;
+#: other voids are counted apart.
+MISDEAL = "misdeal: "
+
+
 @dataclass(frozen=True)
 class Void:
     reason: str | None
     stamp: Stamp
+
+    @property
+    def misdeal(self) -> bool:
+        """The round was voided as a misdeal (see MISDEAL), not for another reason.
+
+        >>> Void("misdeal: a card exposed", None).misdeal, Void("power cut", None).misdeal
+        (True, False)
+        """
+        return isinstance(self.reason, str) and self.reason.startswith(MISDEAL)
 
 
 @dataclass

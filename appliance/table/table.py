@@ -19,7 +19,7 @@ from ..audit.log import AUDIT_ACKNOWLEDGED, AuditLog, RecordingStopped
 from ..game.banking import BankOffer, BankRound, bank_offers, bank_refusal
 from ..game.rules import HouseRules
 from ..game.start_seat import DEALER
-from ..records.round_state import RoundState
+from ..records.round_state import MISDEAL, RoundState
 from .listeners import tell
 from .repeats import Repeats
 from .round import Events, Phase, RoundStateError, StartValueRefused, TableRound
@@ -208,7 +208,7 @@ class Table:
         the dealer or a supervisor: the reason is recorded in the house's words, and the shift counts it."""
         listed = self.rules.misdeal_reason(reason)
         with self.lock:
-            self._round(round_id).void(f"misdeal: {listed}", who)
+            self._round(round_id).void(MISDEAL + listed, who)
 
     def misdeal(self, round_id: str, supervisor: str, pin: str, reason: str, address: str = "local") -> None:
         """A supervisor's misdeal (:meth:`declare_misdeal`), the PIN checked; it releases a held table."""
