@@ -291,6 +291,19 @@ def test_a_player_banker_who_sets_his_own_hand_lays_it_in_his_seat(tmp_path):
     assert banker["data"]["set_by"] == "own" and banker["data"]["front"] == ["As", "Kd"]
 
 
+def test_the_banker_wager_is_shown_again_as_typed_as_the_seats_are(tmp_path):
+    """The wagers dialog fills its fields from the prompt: the seats' wagers come back as typed ("25"),
+    and so does the Player/Dealer's (it came back as "500.00")."""
+    from appliance.config import load_house
+
+    d = Dealer(tmp_path / "log", rules=load_house("capitol"))
+    d.loop.set_bets([{"seat": 2, "wager": "25"}], banker=4, banker_wager="500")
+    prompt = d.loop.prompt()
+    assert prompt["bets"] == [{"seat": 2, "wager": "25"}] and prompt["banker_wager"] == "500"
+    d.loop.set_bets([{"seat": 2, "wager": "25"}], banker=4, banker_wager="512.50")
+    assert d.loop.prompt()["banker_wager"] == "512.50"
+
+
 def test_a_device_that_is_not_connected_is_said_so(tmp_path):
     d = Dealer(tmp_path / "log")
     d.roll = lambda: False

@@ -15,7 +15,7 @@ from .dealer_step import Step, round_in_play, set_zones, waiting
 from .next_wagers import NextWagers
 from .recording import SpaceLimits
 from .table import Table
-from .wager_checks import as_entered
+from .wager_checks import amount_as_entered, as_entered
 from .zone_reads import HAND, LaidCount, ZoneReads, spoken
 
 
@@ -42,7 +42,7 @@ class DealerPrompt:
                 "bets": [as_entered(b) for b in self.wagers.bets], "banker": self.wagers.banker,
                 "wager_kinds": {"backline": self.table.rules.limits.backline,
                                 "fortune": self.table.rules.fortune is not None},
-                "banker_wager": None if self.wagers.banker_wager is None else str(self.wagers.banker_wager),
+                "banker_wager": None if self.wagers.banker_wager is None else amount_as_entered(self.wagers.banker_wager),
                 "wanted": wanted, "zones": zones, "version": version,
                 "recording": self.space.status(self.table.audit), "notices": self.table.notices}
 

@@ -52,13 +52,13 @@ def as_entered(bet: SeatWagers) -> dict:
     >>> as_entered(SeatWagers(2, Decimal("25.00"), Decimal("5.00"), (Wager(Decimal("12.50"), "Ann"),)))
     {'seat': 2, 'wager': '25', 'fortune': '5', 'backline': [{'wager': '12.50', 'by': 'Ann'}]}
     """
-    backline = [{"wager": _shown(w.amount), "by": w.by, **({"fortune": _shown(w.fortune)} if w.fortune else {})}
+    backline = [{"wager": amount_as_entered(w.amount), "by": w.by, **({"fortune": amount_as_entered(w.fortune)} if w.fortune else {})}
                 for w in bet.backline]
-    return {"seat": bet.seat, "wager": _shown(bet.wager), **({"fortune": _shown(bet.fortune)} if bet.fortune else {}),
+    return {"seat": bet.seat, "wager": amount_as_entered(bet.wager), **({"fortune": amount_as_entered(bet.fortune)} if bet.fortune else {}),
             **({"backline": backline} if backline else {})}
 
 
-def _shown(amount: Decimal) -> str:
+def amount_as_entered(amount: Decimal) -> str:
     """An amount as the dealer types it: whole dollars without cents (a wager is mostly chips), else the cents."""
     return str(int(amount)) if amount == amount.to_integral_value() else fmt(amount)
 
