@@ -3,12 +3,16 @@ found there: a thin font's strokes held as another deck's, a double border taken
 index standing on its picture under a suit printed beside the rank, and a spread of a deck printing
 four corners that gave each card its neighbour's name, a corner the next card covers. Real OpenCV on the zoo's drawn faces."""
 
+import cv2
+import numpy as np
 import pytest
 from test_vision_zoo_learning import LAYOUT, bench_frame, learned_from_artwork, named_wrongly
 
 from appliance.game.cards import CARDS
 from appliance.vision.calibrate import calibrate
+from appliance.vision.card_faces import CANON_SIZE
 from appliance.vision.deck_match import DECK_MISMATCH
+from appliance.vision.index import index_patch
 from appliance.vision.reader import read_frame, read_zone
 
 pytestmark = pytest.mark.slow
@@ -22,6 +26,7 @@ PICTURE_TOP_TO_BOTTOM = 5001  # courts whose picture runs from the card's top ed
 SUIT_IN_BOTH = 6007  # a serif rank whose Q reaches past the top of the suit below it
 PAST_THE_MIDDLE = 6002  # a 10 mm bold sans rank, its suit beside it: the index 26 mm wide
 BORDER_NEAR_THE_EDGE = 6007  # a dark double border 1.8 mm inside the card's edge
+LOOKALIKES = 4008  # its Jh and Js faces refused as looking like the Jd
 
 
 def read_frame_of(seed: int, k: int, tmp_path_factory):
@@ -161,3 +166,21 @@ def test_a_card_is_cut_at_its_paper_edge_not_at_a_border_printed_near_it(tmp_pat
     assert DECK_MISMATCH not in result.warnings
     assert named_wrongly(result.zones, rendered.truth) == []
     assert cards_read(result, rendered) >= 30
+
+
+def test_a_face_refused_as_looking_like_a_card_keeps_that_card_from_being_named_for_it(tmp_path_factory):
+    """Deck 4008's Jh and Js faces are refused as the Jd's lookalikes: cut where the court's picture
+    reaches them, their suits match the diamonds. A face refused so was no rival of the card it looked
+    like (deck-b's photo named Jh shows the Js), so a Jh whose symbols read as the Jd's was named Jd:
+    the zoo found it with a finer cut of the index. The refused face is now the Jd's rival: a corner
+    that looks more like it than like the Jd's own is not named Jd, and the Jd's own still is."""
+    design, deck = learned_from_artwork(LOOKALIKES, tmp_path_factory.mktemp("lookalikes"))
+    assert deck.lookalikes == {"Jh": "Jd", "Js": "Jd"}
+
+    def corner(code: str) -> np.ndarray:
+        art = design.artwork(code).astype(np.float32)
+        on_white = art[..., :3] * (art[..., 3:] / 255) + 255 * (1 - art[..., 3:] / 255)
+        return index_patch(cv2.resize(on_white.astype(np.uint8), CANON_SIZE, interpolation=cv2.INTER_AREA), deck.index)
+
+    assert deck.kept_corners.rival("Jd", [corner("Jh")])[0] == "Jh"
+    assert deck.kept_corners.rival("Jd", [corner("Jd")]) is None

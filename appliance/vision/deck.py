@@ -171,8 +171,7 @@ class Deck:
     @cached_property
     def kept_corners(self) -> KeptCorners:
         """The corners this deck keeps, to compare a card's whole corner with (:mod:`.whole_corner`)."""
-        return KeptCorners(self.corners, self.witnesses, self.joker_corner, joker_only="JK" not in self.ranks,
-                           lookalikes=self.lookalikes)
+        return KeptCorners(self.corners, self.witnesses, self.joker_corner, joker_only="JK" not in self.ranks)
 
     def not_taught(self, code: str, corners: list[np.ndarray] | None = None) -> str | None:
         """Why a card its symbols name as ``code`` is not named: the deck cannot name that card, or its

@@ -56,7 +56,6 @@ class KeptCorners:
     # ... and by nothing else: a card named by its symbols is then checked against it (a joker taught
     # by symbols too is told from the cards by them, and its corner only names it where they do not)
     joker_only: bool = True
-    lookalikes: dict[str, str] = field(default_factory=dict)  # a refused face -> the card it was refused as
     _coarse: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -73,10 +72,11 @@ class KeptCorners:
         """Where the card its symbols name as ``code`` looks at least as much like an untaught card
         or a joker taught by its corner as like its own: (that card, its likeness, the own likeness).
         The own corner is ``code``'s, or where its face was not learned another of its rank's. A face
-        refused as ``code``'s is no rival of it: the photo may be of ``code``, filed under another name
-        (deck-b's photo named Jh shows the Js)."""
-        witnesses = {w for w in self.untaught if self.lookalikes.get(w) != code}
-        others = (witnesses | ({JOKER} if self.joker is not None and self.joker_only else set())) - {code}
+        refused as looking like ``code`` is its rival too: its symbols read as ``code``'s, so only its
+        whole corner can tell the two apart. (Where the photo was of ``code`` itself, filed under
+        another name, as deck-b's photo named Jh shows the Js, a ``code`` seen may be left unread: a
+        zoo deck's real Jh, refused as the Jd, was named Jd.)"""
+        others = (set(self.untaught) | ({JOKER} if self.joker is not None and self.joker_only else set())) - {code}
         if not others:  # (most decks, for every card: nothing to compare)
             return None
         own = next((c for c in (code, *sorted(self.learned)) if c in self.learned and _same_rank(c, code)), None)
