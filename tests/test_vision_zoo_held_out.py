@@ -175,7 +175,8 @@ def test_a_face_refused_as_looking_like_a_card_keeps_that_card_from_being_named_
     the zoo found it with a finer cut of the index. The refused face is now the Jd's rival: a corner
     that looks more like it than like the Jd's own is not named Jd, and the Jd's own still is."""
     design, deck = learned_from_artwork(LOOKALIKES, tmp_path_factory.mktemp("lookalikes"))
-    assert deck.lookalikes == {"Jh": "Jd", "Js": "Jd"}
+    assert {face: why.split(":")[0] for face, why in deck.refused.items()} == {
+        "Jh.png": "it looks like another card, Jd", "Js.png": "it looks like another card, Jd"}
 
     def corner(code: str) -> np.ndarray:
         art = design.artwork(code).astype(np.float32)

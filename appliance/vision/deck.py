@@ -147,9 +147,6 @@ class Deck:
     # looking like another card's (read from its rank's and suit's other faces): a card that looks
     # like it is not named as another
     witnesses: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-    # code -> the card its face was refused as (a refused face's corner is no witness against that card:
-    # the photo may be of it, filed under the wrong name)
-    lookalikes: dict[str, str] = field(default_factory=dict)
     joker_corner: np.ndarray | None = field(default=None, repr=False)  # a joker taught by its whole corner
     poor_match: float = POOR_MATCH  # a card matching under this matches the deck poorly (``own_poor_match``)
 
@@ -245,7 +242,7 @@ class Deck:
             "photo_px_per_mm": self.photo_px_per_mm, "poor_match": self.poor_match,
             "pictures": {code: f"pictures/{code}.png" for code in self.pictures},
             "learned": sorted(self.corners), "untaught": self.untaught,
-            "witnesses": {code: f"untaught/{code}.png" for code in self.witnesses}, "lookalikes": self.lookalikes,
+            "witnesses": {code: f"untaught/{code}.png" for code in self.witnesses},
             "joker_corner": None if self.joker_corner is None else "joker.png",
             "ranks": {k: [{"file": f"ranks/{'joker' if k == 'JK' else k}-{n}.png", "aspect": g.aspect,
                            "height_mm": g.height_mm, "redness": g.redness, "px_per_mm": g.px_per_mm} for n, g in enumerate(v)] for k, v in self.ranks.items()},
@@ -317,8 +314,7 @@ class Deck:
         return cls(tables["ranks"], tables["suits"], geometry, str(folder), dict(meta.get("refused", {})), corners,
                    pictures=_load_images(folder, meta["pictures"], "picture", shape=picture_shape(geometry.box_mm)),
                    photo_px_per_mm=None if photo_px is None else float(photo_px), untaught=untaught, witnesses=witnesses,
-                   joker_corner=joker, poor_match=float(meta.get("poor_match", POOR_MATCH)),
-                   lookalikes=dict(meta.get("lookalikes", {})))
+                   joker_corner=joker, poor_match=float(meta.get("poor_match", POOR_MATCH)))
 
 
 @dataclass(frozen=True)
@@ -523,7 +519,7 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
         else:
             glyphs[code] = [None if v is None else (replace(v[0], px_per_mm=px), replace(v[1], px_per_mm=px)) for px, v in views]
     mislabelled = _misfits(glyphs)
-    for code, (why, _) in mislabelled.items():
+    for code, why in mislabelled.items():
         refused[files[code].name] = why
         del glyphs[code]
     joker = _joker_corner(flat, glyphs, corners, geometry, refused, files)
@@ -545,8 +541,7 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
     deck = Deck({k: _distinct(v) for k, v in ranks.items()}, {k: _distinct(v) for k, v in suits.items()}, geometry,
                 str(folder), refused, {c: corners[c] for c in glyphs}, _pictures({c: flat[c] for c in glyphs}, geometry),
                 float(np.median([px for _, px in _found(found).values()])), untaught,
-                {c: corners[c] for c in {*untaught, *mislabelled} if c in corners},
-                {c: like for c, (_, like) in mislabelled.items() if like is not None}, joker)
+                {c: corners[c] for c in {*untaught, *mislabelled} if c in corners}, joker)
     deck.poor_match = own_poor_match({c: corner for c, corner in deck.corners.items() if c != JOKER}, geometry,
                                      deck.own_match)
     return deck
@@ -693,10 +688,9 @@ def _box(box) -> str:
 MISFIT_MARGIN = 0.05
 
 
-def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph] | None]]) -> dict[str, tuple[str, str | None]]:
-    """The faces whose rank or suit symbol looks more like another rank's or suit's, each with why
-    and the card it looks like (None: a joker's symbol, whose rank and suit go together) (compared
-    with the other faces, each as learned sharp) than like its own. A suit is compared with the
+def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph] | None]]) -> dict[str, str]:
+    """The faces whose rank or suit symbol looks more like another rank's or suit's (compared with
+    the other faces, each as learned sharp) than like its own, each with why. A suit is compared with the
     suits of the other ranks only, and a rank with the ranks of the other suits: where a rank touches
     the suit printed below it, the four cards of the rank share how the one was cut from the other
     (a J's foot over the suit's point leaves the same stub on the Js's spade as on the Jd's
@@ -717,8 +711,7 @@ def _misfits(glyphs: dict[str, list[tuple[Glyph, Glyph] | None]]) -> dict[str, t
             own = best.get(key(code))
             rival = max((k for k in best if k != key(code)), key=best.get, default=None)
             if own is not None and rival is not None and best[rival] > own + MISFIT_MARGIN:
-                other = _other_card(code, part, rival)
-                out.setdefault(code, (_misfit_reason(code, part, rival, best[rival], own), other))
+                out.setdefault(code, _misfit_reason(code, part, rival, best[rival], own))
     return out
 
 
