@@ -107,7 +107,6 @@ def test_the_recall_shows_the_settlement_that_stands_after_a_correction(floor_ds
     from appliance.audit.log import records
 
     credentials, audit_dir = corrected_rounds(floor_dsn, tmp_path)
-    as_laid = AS_LAID
     settled = [(r["data"]["round"], r["data"]["settlement"]["totals"]["banker_net"]) for r in records(audit_dir)
                if r["event"] == "RoundSettled"]
     assert settled == [("t-1", "25.00"), ("t-1", "-25.00"), ("t-2", "25.00")]
@@ -116,7 +115,7 @@ def test_the_recall_shows_the_settlement_that_stands_after_a_correction(floor_ds
         states = {r["round"]: r["state"] for r in seen_json(f"{url}/api/floor/tables/T1/recall")}
         assert [(s["status"], s["settlement"] and s["settlement"]["totals"]["banker_net"], s["corrections"])
                 for s in states.values()] == [("open", None, 1), ("settled", "-25.00", 1)]
-        assert states["t-1"]["seats"] == [{"seat": 2, **as_laid}]
+        assert states["t-1"]["seats"] == [{"seat": 2, **AS_LAID}]
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--headless", "--disable-gpu"])
         try:
             watcher = browser.new_page()
