@@ -392,8 +392,12 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
         return None, 0.0, f"unreadable: the {'two ' if len(looks) == 2 else ''}corners read {' and '.join(sorted(alone | {code} - {None}))}", match
     if code is None:
         told = _whole_corner(deck, corners) if corners else None
-        if told is not None:  # (as where no symbols are found: a joker's symbols match nothing of the deck)
-            return (*told, None)
+        if told is not None:
+            # a joker told by a coarse corner where symbols were found keeps their match: where too few
+            # cards tell that the deck is the taught one, it is named no more than any card matching the
+            # deck poorly (a Jc of a spread, its corner on its picture's pip, had a rank and a suit that
+            # matched 0.61 and 0.86, and its corner looked like a star joker's, 0.82 against 0.47)
+            return (*told, match if told[0] is not None else None)
         return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(found) else " (one corner only)"), match
     untaught = deck.not_taught(code, corners) if corners is not None else None
     if untaught is not None:
