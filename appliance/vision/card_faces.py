@@ -393,21 +393,32 @@ def _off_the_felt(zone_image: np.ndarray, px_per_mm: float, paper: np.ndarray,
     scraps round it (a strip by the index, margins under a millimetre), and the card was never
     found (zoo deck 4004: 18 of 196 cards). Each shape off the felt that is a card's, holds no card
     or spread found by its paper, and shows paper (at least PIECE_SHARE of a card's: a cut card of
-    coloured plastic shows none), is one. None on a near-neutral cloth, whose colour is paper's."""
-    lab = cv2.cvtColor(zone_image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    coloured plastic shows none), is one. None on a near-neutral cloth, whose colour is paper's, and
+    none looked for where the paper all lies in what was found (a zone's colours are then not read:
+    they cost the reader as much again)."""
+    card_area = CARD_W_MM * CARD_H_MM * px_per_mm ** 2
+    unexplained = paper.copy()
+    cv2.fillPoly(unexplained, [np.round(q).astype(np.int32) for q in found], 0)
+    if cv2.countNonZero(unexplained) < PIECE_SHARE * card_area:
+        return []
+    _, _, stats, _ = components(unexplained)
+    x, y, w, h, area = stats[1:].T
+    within = (x > 0) & (y > 0) & (x + w < paper.shape[1]) & (y + h < paper.shape[0])
+    if area[within].sum() < PIECE_SHARE * card_area:
+        return []  # (the paper all lies in the cards and spreads found, or is cut by the zone's edge: most zones)
     strips = _felt_strips(zone_image, px_per_mm)
-    felt = np.concatenate([lab[s][..., 1:].reshape(-1, 2) for s in strips])
     hsv = cv2.cvtColor(zone_image, cv2.COLOR_BGR2HSV)
     if np.mean(np.concatenate([hsv[s][..., 1].ravel() for s in strips]) < PAPER_SATURATION) >= 0.5:
         return []  # (a neutral cloth: paper_mask judges by light there)
-    middle = np.median(felt, axis=0)
-    spread = float(np.median(np.linalg.norm(felt - middle, axis=1)))
-    off = np.linalg.norm(lab[..., 1:] - middle, axis=2) > max(FELT_CHROMA_MIN, FELT_CHROMA_SPREADS * spread)
-    off = off.astype(np.uint8) * 255 | paper
+    lab = cv2.cvtColor(zone_image, cv2.COLOR_BGR2LAB)
+    felt = np.concatenate([lab[s][..., 1:].reshape(-1, 2) for s in strips]).astype(np.int32)
+    middle = np.round(np.median(felt, axis=0)).astype(np.int32)
+    limit = max(FELT_CHROMA_MIN, FELT_CHROMA_SPREADS * float(np.median(np.hypot(*(felt - middle).T))))
+    chroma = lab[..., 1:].astype(np.int32) - middle
+    off = ((chroma[..., 0] ** 2 + chroma[..., 1] ** 2) > limit ** 2).astype(np.uint8) * 255 | paper
     k = max(3, round(1.2 * px_per_mm)) | 1
     off = cv2.morphologyEx(cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)),
                            cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
-    card_area = CARD_W_MM * CARD_H_MM * px_per_mm ** 2
     cards = []
     for contour in cv2.findContours(off, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
         rect = cv2.minAreaRect(contour)
