@@ -4,14 +4,20 @@ For each seed a design is drawn (appliance.vision.design_zoo: its font, index si
 below or beside, ten as 10 or T, two or four indices, border, courts, joker) and its 53 faces are
 written to a folder as the maker's artwork (PNG, rounded corners clear, white or black) or as
 photos to teach from (on cloth, wood or felt, turned, in perspective, blurred, fringed, glared,
-JPEG), or both in turn (or, as a baseline, the drawn face cut square: paper to its edges). The deck is learned from them with the real `deck learn` path; then table
+JPEG), or both in turn (or, as a baseline, the drawn face cut square: paper to its edges). The deck is learned from them with the real `deck learn` path, saved and loaded as the appliance loads it; then table
 frames are rendered at 4608x2592 with the design's drawn faces (cards apart, then hands spread with
 overlap, a camera tilted up to 30 degrees, every degradation), calibrated and read. Every card of
 the 53 is dealt, learned or not: a card the deck did not learn counts where it is missed.
 Prints a line of JSON per design and form as it is measured (faces learned, refused and why, or
 why the deck was not learned at all; cards read correctly of those dealt, unreadable, wrong, and
 the cause of every failure; seconds to learn and to read), then a table of them all.
-Run: python bench/deck_zoo.py --seeds 1000-1039 [--form artwork|photo|both|face] [--frames 2]
+With --cache DIR, each deck learned and each design's frames rendered are kept there and taken
+again by a later run: a deck under the hash of the code that draws and learns it (design_zoo,
+appliance.vision.deck and every module they import), frames under the hash of the code that draws
+them (render, design_zoo and what they import: learning too, as render can learn a deck),
+so a change to the reader alone is measured on the same decks and frames in a few minutes, and a
+change to learning or drawing is learned or drawn afresh. --jobs N measures N designs at a time.
+Run: python bench/deck_zoo.py --seeds 1000-1039 [--form artwork|photo|both|face] [--frames 2] [--cache DIR] [--jobs 2]
 """
 
 from __future__ import annotations
@@ -21,11 +27,15 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # set before numpy starts its threads
 
 import argparse
+import ast
+import hashlib
 import json
+import pickle
 import random
 import tempfile
 import time
 from collections import Counter
+from multiprocessing import Pool
 from pathlib import Path
 
 import cv2
@@ -33,7 +43,7 @@ import cv2
 from appliance.config import shipped_config_dir
 from appliance.game.cards import CARDS
 from appliance.vision.calibrate import calibrate
-from appliance.vision.deck import DeckError, learn
+from appliance.vision.deck import Deck, DeckError, learn
 from appliance.vision.design_zoo import ZooDesign
 from appliance.vision.layout import load_layout
 from appliance.vision.reader import read_frame
@@ -66,6 +76,39 @@ def write_faces(design: ZooDesign, form: str, folder: Path) -> None:
         else:
             image = design.photo(str(card), random.Random(design.seed * 100 + i))
         cv2.imwrite(str(folder / f"{card}.png"), image)
+
+
+VISION = Path(learn.__code__.co_filename).parent  # appliance/vision
+
+
+def code_hash(*modules: str) -> str:
+    """A hash of the source of ``modules`` (of appliance.vision) and every module of the package they
+    import, found by reading their imports: what a cached deck or frame was made by."""
+    seen, todo = set(), list(modules)
+    while todo:
+        name = todo.pop()
+        if name in seen or not (VISION / f"{name}.py").exists():
+            continue
+        seen.add(name)
+        tree = ast.parse((VISION / f"{name}.py").read_text())
+        todo += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module]
+    digest = hashlib.sha256()
+    for name in sorted(seen):
+        digest.update((VISION / f"{name}.py").read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def cached(path: Path | None, make):
+    """What ``make()`` gives, kept at ``path`` (pickled) for the next run; made afresh without a path."""
+    if path is None:
+        return make()
+    if path.exists():
+        return pickle.loads(path.read_bytes())
+    made = make()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.with_suffix(".part").write_bytes(pickle.dumps(made))
+    path.with_suffix(".part").replace(path)  # (a run stopped half-way leaves no half a file)
+    return made
 
 
 def learn_faces(design: ZooDesign, form: str) -> tuple[object | None, dict]:
@@ -136,6 +179,43 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def learned(design: ZooDesign, form: str, folder: Path) -> tuple[Deck | None, dict]:
+    """``learn_faces``, the deck saved to ``folder`` and loaded from it as the appliance loads its deck;
+    where ``folder`` holds a deck learned before (its row written last), that deck, not learned again."""
+    row_file = folder / "row.json"
+    if not row_file.exists():
+        deck, row = learn_faces(design, form)
+        if deck is not None:
+            deck.save(folder / "deck")
+        folder.mkdir(parents=True, exist_ok=True)
+        row_file.write_text(json.dumps(row))
+    row = json.loads(row_file.read_text())
+    return (Deck.load(folder / "deck") if (folder / "deck" / "deck.json").exists() else None), row
+
+
+def measure(seed: int, forms: tuple[str, ...], frame_count: int, cache: Path | None) -> list[dict]:
+    """The rows of one design: each form's deck learned (or taken from ``cache``) and its frames read."""
+    layout = load_layout(shipped_config_dir() / "layout.toml")
+    design = ZooDesign.random(seed)
+    frames = None  # rendered once a deck of the design is learned to read them
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        decks = cache / "decks" / code_hash("deck", "design_zoo") if cache else Path(scratch)
+        drawn = cache / "frames" / code_hash("render", "design_zoo") / f"{seed}-{frame_count}.pickle" if cache else None
+        for form in forms:
+            deck, row = learned(design, form, decks / f"{seed}-{form}")
+            row = {"seed": seed, "form": form, "design": describe(design), **row}
+            if deck is not None and frame_count:
+                frames = frames or cached(drawn, lambda: render_frames(design, layout, frame_count))
+                row |= read_frames(deck, frames, layout)
+            rows.append(row)
+    return rows
+
+
+def _measure(args: tuple) -> list[dict]:
+    return measure(*args)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=seed_list, default=seed_list("1000-1004"), help="e.g. 1000-1039")
@@ -143,21 +223,16 @@ def main() -> None:
                         help="the faces the deck is learned from (both: artwork, then photos; face: the drawn face "
                              "cut square, paper to its edges, as a baseline)")
     parser.add_argument("--frames", type=int, default=2, help="frames with the cards apart, and as many spread")
+    parser.add_argument("--cache", type=Path, help="keep learned decks and rendered frames here for the next run")
+    parser.add_argument("--jobs", type=int, default=1, help="designs measured at a time")
     args = parser.parse_args()
-    layout = load_layout(shipped_config_dir() / "layout.toml")
     forms = ("artwork", "photo") if args.form == "both" else (args.form,)
     rows = []
-    for seed in args.seeds:
-        design = ZooDesign.random(seed)
-        frames = None  # rendered once a deck of the design is learned to read them
-        for form in forms:
-            deck, row = learn_faces(design, form)
-            row = {"seed": seed, "form": form, "design": describe(design), **row}
-            if deck is not None and args.frames:
-                frames = frames or render_frames(design, layout, args.frames)
-                row |= read_frames(deck, frames, layout)
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+    with Pool(args.jobs) as pool:
+        for design_rows in pool.imap(_measure, [(seed, forms, args.frames, args.cache) for seed in args.seeds]):
+            for row in design_rows:
+                rows.append(row)
+                print(json.dumps(row), flush=True)
     print(table(rows))
     whole = [r for r in rows if r["learned"] == len(CARDS)]
     cards, read, wrong = (sum(r.get(k, 0) for r in rows) for k in ("cards", "read", "wrong"))
