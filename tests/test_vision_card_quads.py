@@ -16,18 +16,16 @@ GREEN_FELT = (50, 110, 40)
 CENTRES_MM = ((50.0, 60.0), (130.0, 62.0))
 
 
-def _zone(felt, paper_gain: float = 1.0, light=None, seed: int = 0, framed_mm: float | None = None,
-          faces: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """Two cards (a 7 and a king: pips and a court picture, or ``faces``) on a felt, the cards' photos
+def _zone(felt, paper_gain: float = 1.0, light=None, seed: int = 0, framed_mm: float | None = None) -> np.ndarray:
+    """Two cards (a 7 and a king: pips and a court picture) on a felt, the cards' photos
     ``paper_gain`` as bright as drawn (and framed by a dark 1 mm line ``framed_mm`` in from their
     edge), the whole zone then lit by ``light`` (a gain per pixel)."""
     rng = np.random.default_rng(seed)
     w, h = round(ZONE_MM[0] * PX), round(ZONE_MM[1] * PX)
     image = np.empty((h, w, 3), np.float32)
     image[:] = felt
-    faces = faces or tuple(card_face(code, DESIGNS["classic"]) for code in ("7h", "Ks"))
-    for drawn, (cx, cy), angle in zip(faces, CENTRES_MM, (8.0, -12.0)):
-        face = cv2.resize(drawn, (round(CARD_W_MM * PX * 4), round(CARD_H_MM * PX * 4)),
+    for code, (cx, cy), angle in zip(("7h", "Ks"), CENTRES_MM, (8.0, -12.0)):
+        face = cv2.resize(card_face(code, DESIGNS["classic"]), (round(CARD_W_MM * PX * 4), round(CARD_H_MM * PX * 4)),
                           interpolation=cv2.INTER_AREA).astype(np.float32) * paper_gain
         if framed_mm is not None:
             inset, line = round(framed_mm * PX * 4), round(PX * 4)
@@ -103,32 +101,3 @@ def test_a_card_framed_close_to_its_edge_is_one_card():
     in a hole of the card's paper and is no card of its own, and the thin strip of paper outside
     it outlines the card (it is no line printed on the cloth round the zone)."""
     assert _at_the_cards(_found(_zone(GREEN_FELT, framed_mm=4.0)))
-
-
-def _court_filling_the_card(paper=(240, 244, 246)) -> np.ndarray:
-    """A court (at 8 px/mm) whose picture, pink as paper nearly is, fills the card from 7 mm in
-    to 0.6 mm from its other edges, a dark robe across its middle from side to side: its paper is
-    a strip by the index and margins thinner than the finder's smallest piece (zoo deck 4004)."""
-    m = 8
-    face = np.full((round(CARD_H_MM * m), round(CARD_W_MM * m), 3), paper, np.uint8)
-    h, w = face.shape[:2]
-    cv2.rectangle(face, (7 * m, round(0.6 * m)), (w - round(0.6 * m), h - round(0.6 * m)), (190, 188, 232), cv2.FILLED)
-    robe = np.array([[7 * m, h // 2], [w // 3, h // 3], [2 * w // 3, h // 3], [w, h // 2], [2 * w // 3, 2 * h // 3],
-                     [w // 3, 2 * h // 3]], np.int32)
-    cv2.fillPoly(face, [robe], (30, 30, 30))
-    cv2.putText(face, "K", (m, 8 * m), cv2.FONT_HERSHEY_SIMPLEX, 2.0, (30, 30, 30), 6)
-    return face
-
-
-def test_a_court_whose_picture_fills_the_card_is_found_on_a_coloured_felt():
-    """Its paper alone is no card's shape (a strip by its index, margins under a millimetre): on a
-    coloured felt the card is told from the felt by colour, and found where it lies."""
-    court = _court_filling_the_card()
-    assert _at_the_cards(_found(_zone(GREEN_FELT, faces=(court, court))))
-
-
-def test_a_card_sized_piece_of_coloured_plastic_on_the_felt_is_no_card():
-    """A cut card shows no paper: told from the felt by colour, it is still no card."""
-    cut_card = np.full((round(CARD_H_MM * 8), round(CARD_W_MM * 8), 3), (20, 200, 230), np.uint8)
-    found = _found(_zone(GREEN_FELT, faces=(cut_card, card_face("7h", DESIGNS["classic"]))))
-    assert len(found) == 1 and np.hypot(found[0][0] - CENTRES_MM[1][0], found[0][1] - CENTRES_MM[1][1]) < 3

@@ -285,13 +285,6 @@ PAPER_SATURATION = 50
 PAPER_STEP = 10.0
 
 
-def _felt_strips(zone_image: np.ndarray, px_per_mm: float) -> list[tuple[slice, slice]]:
-    """The strips FELT_BAND_MM wide along the zone image's four sides: felt (the zone's margin)."""
-    b = max(1, round(FELT_BAND_MM * px_per_mm))
-    return [(slice(None, b), slice(None)), (slice(-b, None), slice(None)),
-            (slice(b, -b), slice(None, b)), (slice(b, -b), slice(-b, None))]
-
-
 def paper_mask(zone_image: np.ndarray, px_per_mm: float) -> np.ndarray:
     """Where the zone image shows card paper (255): near-neutral and brighter than the felt round
     the zone, judged against the felt's own light rather than a fixed level (under dim light, or
@@ -301,7 +294,9 @@ def paper_mask(zone_image: np.ndarray, px_per_mm: float) -> np.ndarray:
     card it does not light); on a near-neutral cloth only light does, and the paper must be
     brighter than the cloth at its brightest."""
     hsv = cv2.cvtColor(zone_image, cv2.COLOR_BGR2HSV)
-    strips = _felt_strips(zone_image, px_per_mm)
+    b = max(1, round(FELT_BAND_MM * px_per_mm))
+    strips = [(slice(None, b), slice(None)), (slice(-b, None), slice(None)),
+              (slice(b, -b), slice(None, b)), (slice(b, -b), slice(-b, None))]
     # the felt's light as a person sees it (a green felt's brightest channel is far brighter)
     felt_grey = np.concatenate([cv2.cvtColor(zone_image[s], cv2.COLOR_BGR2GRAY).ravel() for s in strips])
     neutral = np.concatenate([hsv[s][..., 1].ravel() for s in strips]) < PAPER_SATURATION
@@ -378,58 +373,7 @@ def card_quads(zone_image: np.ndarray, px_per_mm: float) -> tuple[list[np.ndarra
             continue
         rect = cv2.minAreaRect(contour)
         (cards if _card_like(area, rect, card_area) else odd).append(cv2.boxPoints(rect))
-    return cards + _off_the_felt(zone_image, px_per_mm, paper, cards + odd), odd
-
-
-#: A pixel whose colour (its chroma: Lab's a and b) lies this many times the felt's own spread from
-#: the felt's is no felt; never nearer than FELT_CHROMA_MIN (a felt of one dye varies less).
-FELT_CHROMA_SPREADS, FELT_CHROMA_MIN = 6.0, 12.0
-
-
-def _off_the_felt(zone_image: np.ndarray, px_per_mm: float, paper: np.ndarray,
-                  found: list[np.ndarray]) -> list[np.ndarray]:
-    """Cards told from a coloured felt by colour where their paper is no card's shape: a court whose
-    picture fills the card to near its edges, in a colour near paper's, leaves paper only in
-    scraps round it (a strip by the index, margins under a millimetre), and the card was never
-    found (zoo deck 4004: 18 of 196 cards). Each shape off the felt that is a card's, holds no card
-    or spread found by its paper, and shows paper (at least PIECE_SHARE of a card's: a cut card of
-    coloured plastic shows none), is one. None on a near-neutral cloth, whose colour is paper's, and
-    none looked for where the paper all lies in what was found (a zone's colours are then not read:
-    they cost the reader as much again)."""
-    card_area = CARD_W_MM * CARD_H_MM * px_per_mm ** 2
-    unexplained = paper.copy()
-    cv2.fillPoly(unexplained, [np.round(q).astype(np.int32) for q in found], 0)
-    if cv2.countNonZero(unexplained) < PIECE_SHARE * card_area:
-        return []
-    _, _, stats, _ = components(unexplained)
-    x, y, w, h, area = stats[1:].T
-    within = (x > 0) & (y > 0) & (x + w < paper.shape[1]) & (y + h < paper.shape[0])
-    if area[within].sum() < PIECE_SHARE * card_area:
-        return []  # (the paper all lies in the cards and spreads found, or is cut by the zone's edge: most zones)
-    strips = _felt_strips(zone_image, px_per_mm)
-    hsv = cv2.cvtColor(zone_image, cv2.COLOR_BGR2HSV)
-    if np.mean(np.concatenate([hsv[s][..., 1].ravel() for s in strips]) < PAPER_SATURATION) >= 0.5:
-        return []  # (a neutral cloth: paper_mask judges by light there)
-    lab = cv2.cvtColor(zone_image, cv2.COLOR_BGR2LAB)
-    felt = np.concatenate([lab[s][..., 1:].reshape(-1, 2) for s in strips]).astype(np.int32)
-    middle = np.round(np.median(felt, axis=0)).astype(np.int32)
-    limit = max(FELT_CHROMA_MIN, FELT_CHROMA_SPREADS * float(np.median(np.hypot(*(felt - middle).T))))
-    chroma = lab[..., 1:].astype(np.int32) - middle
-    off = ((chroma[..., 0] ** 2 + chroma[..., 1] ** 2) > limit ** 2).astype(np.uint8) * 255 | paper
-    k = max(3, round(1.2 * px_per_mm)) | 1
-    off = cv2.morphologyEx(cv2.morphologyEx(off, cv2.MORPH_OPEN, np.ones((k, k), np.uint8)),
-                           cv2.MORPH_CLOSE, np.ones((k, k), np.uint8))
-    cards = []
-    for contour in cv2.findContours(off, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
-        rect = cv2.minAreaRect(contour)
-        if not _card_like(cv2.contourArea(cv2.convexHull(contour)), rect, card_area):
-            continue
-        if any(cv2.pointPolygonTest(contour, tuple(map(float, q.mean(axis=0))), False) >= 0 for q in found):
-            continue
-        inside = cv2.drawContours(np.zeros(paper.shape, np.uint8), [contour], -1, 255, cv2.FILLED)
-        if cv2.countNonZero(inside & paper) >= PIECE_SHARE * card_area:  # (a cut card of plastic shows none)
-            cards.append(cv2.boxPoints(rect))
-    return cards
+    return cards, odd
 
 
 #: A piece of paper smaller than this share of a card is no piece of a card's paper cut by its picture.
