@@ -393,11 +393,15 @@ def _read_glyphs(found: list[tuple[Glyph, Glyph] | None], deck: Deck, t: Thresho
     if code is None:
         told = _whole_corner(deck, corners) if corners else None
         if told is not None:
-            # a joker told by a coarse corner where symbols were found keeps their match: where too few
-            # cards tell that the deck is the taught one, it is named no more than any card matching the
-            # deck poorly (a Jc of a spread, its corner on its picture's pip, had a rank and a suit that
-            # matched 0.61 and 0.86, and its corner looked like a star joker's, 0.82 against 0.47)
-            return (*told, match if told[0] is not None else None)
+            # a card under another in a spread has its corner placed by the ink the spread took for its
+            # index, not by its own edge, and it may lie on the card's picture: a joker told there by a
+            # coarse corner where symbols were found keeps their match, and where too few cards tell that
+            # the deck is the taught one it is named no more than any card matching the deck poorly (a Jc,
+            # its corner on its picture's pip, had a rank and a suit that matched 0.61 and 0.86, and its
+            # corner looked like a star joker's, 0.82 against 0.47). A card lying whole has its corner at
+            # its own: a joker there matched its symbols 0.18 to 0.76, and a hand of seven is always
+            # too few to tell.
+            return (*told, match if told[0] is not None and part else None)
         return None, 0.0, f"unreadable: {why}" + ("" if len(looks) == len(found) else " (one corner only)"), match
     untaught = deck.not_taught(code, corners) if corners is not None else None
     if untaught is not None:
