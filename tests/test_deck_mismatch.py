@@ -54,6 +54,9 @@ def test_a_deck_that_matches_itself_less_closely_judges_by_its_own_poor_match():
     assert DeckMatch.of([0.99] * 34 + [0.85] * 15, poor_match=0.9).verdict is Verdict.OTHER
     assert DeckMatch.of([0.99] * 12 + [0.85] * 11, poor_match=0.9).verdict is Verdict.OTHER
     assert DeckMatch.of([0.99] * 35 + [0.85] * 13).verdict is Verdict.OTHER  # a clear deck's tables are even
+    # a table of many cards, more of them poor than a clear deck's shows, is no taught one either (100
+    # cards, 15 poor: the taught deck is likelier than another design, and not beyond doubt)
+    assert DeckMatch.of([0.99] * 85 + [0.85] * 15, poor_match=0.9).verdict is Verdict.UNSURE
     read = CardRead("8d", 0.96, None, 0.92, (0.0, 0.0))
     assert DeckMatch.of([0.92] * 3, poor_match=0.9).vouch(read).card == "8d"
     assert DeckMatch.of([0.92] * 3).vouch(read).card is None

@@ -99,11 +99,12 @@ class DeckMatch:
         a card under ``poor_match`` (the deck's, ``own_poor_match``) matching poorly."""
         seen = [s for s in scores if s is not None]
         n, poor = len(seen), sum(s < poor_match for s in seen)
-        taught_rate = TAUGHT_POOR_RATE if poor_match >= POOR_MATCH else THIN_TAUGHT_POOR_RATE
-        if n >= MIN_CARDS and _tail_at_least(poor, n, taught_rate) < OTHER_DOUBT:
+        beyond_a_clear_decks = n >= MIN_CARDS and _tail_at_least(poor, n, TAUGHT_POOR_RATE) < OTHER_DOUBT
+        if beyond_a_clear_decks and (poor_match >= POOR_MATCH or _tail_at_least(poor, n, THIN_TAUGHT_POOR_RATE) < OTHER_DOUBT):
             return cls(n, poor, Verdict.OTHER, poor_match)
-        if _tail_at_least(n - poor, n, 1 - OTHER_POOR_RATE) < TAUGHT_DOUBT:  # so few poor cards: not another design
-            return cls(n, poor, Verdict.TAUGHT, poor_match)
+        # (a thin deck's table with more poor cards than a clear deck's shows is never taught: unsure)
+        if not beyond_a_clear_decks and _tail_at_least(n - poor, n, 1 - OTHER_POOR_RATE) < TAUGHT_DOUBT:
+            return cls(n, poor, Verdict.TAUGHT, poor_match)  # so few poor cards: not another design
         return cls(n, poor, Verdict.UNSURE, poor_match)
 
     def vouch(self, read):
