@@ -41,8 +41,8 @@ def learned(tmp_path_factory):
     return design_and_deck
 
 
-def read_frame_of(seed: int, k: int, tmp_path_factory):
-    design, deck = learned_from_artwork(seed, tmp_path_factory.mktemp(f"zoo{seed}"))
+def read_frame_of(seed: int, k: int, learned):
+    design, deck = learned(seed)
     rendered = bench_frame(design, k)
     return deck, rendered, read_frame(rendered.image, LAYOUT, deck, calibrate(rendered.image, LAYOUT))
 
@@ -52,43 +52,43 @@ def cards_read(result, rendered) -> int:
                if len(result.zones[zone]) == len(truth))
 
 
-def test_a_thin_fonts_cards_named_at_the_second_look_are_no_sign_of_another_deck(tmp_path_factory):
+def test_a_thin_fonts_cards_named_at_the_second_look_are_no_sign_of_another_deck(learned):
     """A FreeMono 8 broke at the corner's ink cut (0.49) and was whole at its own (0.90): 11 of the
     spread's 48 cards matched that poorly at the first look, and the frame was held as another deck's,
     none of its cards named. A card's match is now its best look's where both name it."""
-    _, rendered, result = read_frame_of(THIN, 2, tmp_path_factory)
+    _, rendered, result = read_frame_of(THIN, 2, learned)
     assert DECK_MISMATCH not in result.warnings
     assert named_wrongly(result.zones, rendered.truth) == []
     assert cards_read(result, rendered) >= 44
 
 
-def test_a_double_border_round_the_index_is_not_taken_for_the_rank(tmp_path_factory):
+def test_a_double_border_round_the_index_is_not_taken_for_the_rank(learned):
     """Blurred, the border's two lines are one band too thick for a line; the frame it draws round the
     index was the largest piece of ink in the rank's region, so the rank was cut with it (13.8 mm tall
     for an 8.6 mm 9), matched poorly, and the table was held as another deck's. The rank is now the
     piece holding the most ink where the deck prints it."""
-    _, rendered, result = read_frame_of(DOUBLE_BORDER, 0, tmp_path_factory)
+    _, rendered, result = read_frame_of(DOUBLE_BORDER, 0, learned)
     assert DECK_MISMATCH not in result.warnings
     assert named_wrongly(result.zones, rendered.truth) == []
     assert cards_read(result, rendered) >= 44
 
 
-def test_a_court_whose_index_stands_on_its_picture_is_no_sign_of_another_deck(tmp_path_factory):
+def test_a_court_whose_index_stands_on_its_picture_is_no_sign_of_another_deck(learned):
     """A K and its diamond beside it stand on the top edge of the picture below both: the suit's frame
     was looked for only beside it, so no rank and suit were found, and twelve courts of 48 cards held
     the table as another deck's. The frame is looked for below the suit too."""
-    _, rendered, result = read_frame_of(ON_THE_PICTURE, 0, tmp_path_factory)
+    _, rendered, result = read_frame_of(ON_THE_PICTURE, 0, learned)
     assert DECK_MISMATCH not in result.warnings
     assert named_wrongly(result.zones, rendered.truth) == []
     assert cards_read(result, rendered) >= 30
 
 
-def test_a_four_corner_spread_whose_places_do_not_tell_its_indices_apart_names_no_card(tmp_path_factory):
+def test_a_four_corner_spread_whose_places_do_not_tell_its_indices_apart_names_no_card(learned):
     """The top card's top-right index lay a card's top-right step from its top-left, with ink of its
     picture a step between: five places evenly spaced, and each card took its neighbour's name at both
     its corners (a 7c read as the 6c, 0.98; a Jh as the Jd). Where a corner lies a top-right step from
     the first, the places are told apart by the corners' names or not at all."""
-    design, deck = learned_from_artwork(FOUR_CORNERS, tmp_path_factory.mktemp("four"))
+    design, deck = learned(FOUR_CORNERS)
     rendered = bench_frame(design, 2)
     reads = read_zone(rendered.image, LAYOUT.zone("seat5.back"), deck, calibrate(rendered.image, LAYOUT))
     truth = rendered.truth["seat5.back"]
@@ -96,12 +96,12 @@ def test_a_four_corner_spread_whose_places_do_not_tell_its_indices_apart_names_n
     assert all(read.card in (None, card) for read, card in zip(reads, truth)), [r.card for r in reads]
 
 
-def test_a_rank_printed_thin_and_small_is_found_in_bolder_maps(tmp_path_factory):
+def test_a_rank_printed_thin_and_small_is_found_in_bolder_maps(learned):
     """A 4 mm narrow sans rank's 0.3 mm strokes average away at the index maps' 2 px/mm: the suit was
     found with no rank region beside it, and the whole deck was refused ("cannot locate the index").
     Where the maps show no rank, it is looked for with each stroke widened by a map pixel: the deck
     is learned (in part: its T's and J's touch their suits), and its untaught cards are not named."""
-    design, deck = learned_from_artwork(THIN_AND_SMALL, tmp_path_factory.mktemp("thin-small"))
+    design, deck = learned(THIN_AND_SMALL)
     assert deck.index.rank_mm[1] < 1.0 < deck.index.rank_mm[3] < deck.index.suit_mm[3]  # the rank at the top edge
     assert len(CARDS) - len(deck.refused) >= 45
     rendered = bench_frame(design, 0)
@@ -109,45 +109,45 @@ def test_a_rank_printed_thin_and_small_is_found_in_bolder_maps(tmp_path_factory)
     assert named_wrongly(result.zones, rendered.truth) == []
 
 
-def test_a_spread_places_no_card_in_the_pictures_between_its_cards(tmp_path_factory):
+def test_a_spread_places_no_card_in_the_pictures_between_its_cards(learned):
     """A hand of five turned round, its courts' pictures framed beside their indices: the spread placed
     a card at every column of ink, nine places, four of them in the pictures and unread. The hand
     seemed to hold nine cards, and the unread places' poor matches held the table as another deck's.
     Where the places it names clearly are the zone's five, evenly spread, the others are dropped."""
-    _, rendered, result = read_frame_of(PICTURES_BETWEEN, 3, tmp_path_factory)
+    _, rendered, result = read_frame_of(PICTURES_BETWEEN, 3, learned)
     assert DECK_MISMATCH not in result.warnings
     assert [read.card for read in result.zones["seat1.back"]] == rendered.truth["seat1.back"]
     assert named_wrongly(result.zones, rendered.truth) == []
 
 
-def test_a_court_whose_picture_cuts_its_paper_in_two_is_found_whole(tmp_path_factory):
+def test_a_court_whose_picture_cuts_its_paper_in_two_is_found_whole(learned):
     """A court's picture printed from the card's top edge to its bottom cuts its paper in two: a strip
     holding the index and a strip beside it, neither a card's shape, so the court was two unread
     shapes (a hand of five seemed to hold six or seven). Two pieces whose hull together is a card's are
     one card, read as any."""
-    _, rendered, result = read_frame_of(PICTURE_TOP_TO_BOTTOM, 0, tmp_path_factory)
+    _, rendered, result = read_frame_of(PICTURE_TOP_TO_BOTTOM, 0, learned)
     assert [read.card for read in result.zones["seat2.front"]] == rendered.truth["seat2.front"] == ["Kh", "Ks"]
     assert named_wrongly(result.zones, rendered.truth) == []
     assert cards_read(result, rendered) >= 46
 
 
-def test_a_corner_the_next_card_covers_is_no_sign_of_another_deck(tmp_path_factory):
+def test_a_corner_the_next_card_covers_is_no_sign_of_another_deck(learned):
     """In a spread of a deck printing four corners, a card's corner in view matched 0.98 and the corner
     the next card covers 0.24: averaged, 0.61. Eight such cards of the frame's 33 held the table as
     another deck's, and none of its cards was named. A card's match now weighs each corner by how
     clearly it names a rank and a suit, as the reading does."""
-    _, rendered, result = read_frame_of(ON_THE_PICTURE, 2, tmp_path_factory)
+    _, rendered, result = read_frame_of(ON_THE_PICTURE, 2, learned)
     assert DECK_MISMATCH not in result.warnings
     assert named_wrongly(result.zones, rendered.truth) == []
     assert cards_read(result, rendered) >= 12  # of the zones where as many cards as dealt were found
 
 
-def test_a_suit_whose_middle_lies_in_the_ranks_region_too_is_not_cut_as_part_of_the_rank(tmp_path_factory):
+def test_a_suit_whose_middle_lies_in_the_ranks_region_too_is_not_cut_as_part_of_the_rank(learned):
     """A serif Q's tail reaches down past the top of the suit below it, so the deck's rank and suit regions
     overlap; at 2 px/mm a spade's middle lay in both, and the spade was cut as part of every rank above it
     too: a 6 with a spade under it, 11.8 mm tall for a 6.9 mm rank, matched no rank (0.40). A piece of ink
     in both regions is the symbol's whose region's middle it is nearer."""
-    design, deck = learned_from_artwork(SUIT_IN_BOTH, tmp_path_factory.mktemp("both"))
+    design, deck = learned(SUIT_IN_BOTH)
     rendered = bench_frame(design, 0)
     reads = read_zone(rendered.image, LAYOUT.zone("banker"), deck, calibrate(rendered.image, LAYOUT))
     truth = rendered.truth["banker"]
@@ -155,12 +155,12 @@ def test_a_suit_whose_middle_lies_in_the_ranks_region_too_is_not_cut_as_part_of_
     assert sum(read.card == card for read, card in zip(reads, truth)) >= 5, [r.card for r in reads]
 
 
-def test_an_index_reaching_past_the_cards_middle_is_found(tmp_path_factory):
+def test_an_index_reaching_past_the_cards_middle_is_found(learned):
     """A 10 mm rank with its suit beside it reaches 32.5 mm in from the edge of a 63 mm card: the index
     was looked for in the face's top-left quarter only, its suit was cut by the search's edge, and the
     whole deck was refused ("no index suit found"). Where the quarter shows no index, it is looked for
     across a wider search."""
-    design, deck = learned_from_artwork(PAST_THE_MIDDLE, tmp_path_factory.mktemp("wide"))
+    design, deck = learned(PAST_THE_MIDDLE)
     assert design.index_box_mm[2] > 31.5 and deck.refused == {} and deck.index.suit_mm[2] > 31.5
     rendered = bench_frame(design, 0)
     result = read_frame(rendered.image, LAYOUT, deck, calibrate(rendered.image, LAYOUT))
@@ -168,25 +168,25 @@ def test_an_index_reaching_past_the_cards_middle_is_found(tmp_path_factory):
     assert cards_read(result, rendered) >= 40
 
 
-def test_a_card_is_cut_at_its_paper_edge_not_at_a_border_printed_near_it(tmp_path_factory):
+def test_a_card_is_cut_at_its_paper_edge_not_at_a_border_printed_near_it(learned):
     """A dark double border printed 1.8 mm inside the card's edge, seen at 2 px/mm on the felt, was taken
     for the card's outline: every card was cut 1.6 mm inside its edge on each side, its index lay off its
     learned place, every card matched 0.85-0.92 against the deck's own 0.94, and each table was held as
     another deck's (none of 196 cards named). Each side is now moved onto the card's own edge in the
     frame, as in photos."""
-    _, rendered, result = read_frame_of(BORDER_NEAR_THE_EDGE, 0, tmp_path_factory)
+    _, rendered, result = read_frame_of(BORDER_NEAR_THE_EDGE, 0, learned)
     assert DECK_MISMATCH not in result.warnings
     assert named_wrongly(result.zones, rendered.truth) == []
     assert cards_read(result, rendered) >= 30
 
 
-def test_a_face_refused_as_looking_like_a_card_keeps_that_card_from_being_named_for_it(tmp_path_factory):
+def test_a_face_refused_as_looking_like_a_card_keeps_that_card_from_being_named_for_it(learned):
     """Deck 4008's Jh and Js faces are refused as the Jd's lookalikes: cut where the court's picture
     reaches them, their suits match the diamonds. A face refused so was no rival of the card it looked
     like (deck-b's photo named Jh shows the Js), so a Jh whose symbols read as the Jd's was named Jd:
     the zoo found it with a finer cut of the index. The refused face is now the Jd's rival: a corner
     that looks more like it than like the Jd's own is not named Jd, and the Jd's own still is."""
-    design, deck = learned_from_artwork(LOOKALIKES, tmp_path_factory.mktemp("lookalikes"))
+    design, deck = learned(LOOKALIKES)
     assert {face: why.split(":")[0] for face, why in deck.refused.items()} == {
         "Jh.png": "it looks like another card, Jd", "Js.png": "it looks like another card, Jd"}
 
@@ -203,13 +203,13 @@ UNEVEN = 6008  # FreeSerif 11.4 mm, its suit beside: it matches itself less clos
 STAR_JOKER = 6000  # a narrow sans index, a star joker, courts printing a pip 2 mm from the index
 
 
-def test_a_table_of_a_thin_deck_matching_it_unevenly_is_not_held_as_another_decks(tmp_path_factory):
+def test_a_table_of_a_thin_deck_matching_it_unevenly_is_not_held_as_another_decks(learned):
     """Under a strong light gradient and JPEG at 61, 13 of one table's 48 cards matched deck 6008 under
     its poor match. At the rate of a clear deck (4% of cards) the table was held as another deck's, and
     none of its 49 cards was named. A deck printed thin is less even from table to table (the zoo's
     worst tables, 23% to 27% poor, were all of such decks; another design's, 48% and up): the table is
     now unsure, its cards matching well are named and those matching poorly are not."""
-    _, rendered, result = read_frame_of(UNEVEN, 1, tmp_path_factory)
+    _, rendered, result = read_frame_of(UNEVEN, 1, learned)
     assert DECK_MISMATCH not in result.warnings
     assert named_wrongly(result.zones, rendered.truth) == []
     assert cards_read(result, rendered) >= 34
