@@ -139,7 +139,9 @@ def test_a_corner_the_next_card_covers_is_no_sign_of_another_deck(learned):
     _, rendered, result = read_frame_of(ON_THE_PICTURE, 2, learned)
     assert DECK_MISMATCH not in result.warnings
     assert named_wrongly(result.zones, rendered.truth) == []
-    assert cards_read(result, rendered) >= 12  # of the zones where as many cards as dealt were found
+    # of the zones where as many cards as dealt were found (12 when every long thin run was cut as a
+    # frame line; with the deck's own lines, one more card is refused)
+    assert cards_read(result, rendered) >= 11
 
 
 def test_a_suit_whose_middle_lies_in_the_ranks_region_too_is_not_cut_as_part_of_the_rank(learned):

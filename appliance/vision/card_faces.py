@@ -159,19 +159,32 @@ def dark_ink(corner: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 def frame_lines(ink: np.ndarray) -> np.ndarray:
     """Printed frame lines in an ink mask: long straight runs thinner than a symbol's stroke, so a
     line that touches a symbol does not join it."""
+    runs = line_runs(ink)
+    return runs[0] | runs[1]
+
+
+def line_runs(ink: np.ndarray, long_mm: float = LINE_MM[0], thick_mm: float = LINE_MM[1],
+              edge_cut: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``frame_lines``, the runs down the mask and the runs across it apart (vertical, horizontal),
+    each at least ``long_mm`` long and thinner than ``thick_mm``; where ``edge_cut``, a run the mask's
+    edge cuts along its length measured as thick as it shows (a line at a corner's edge, half of it
+    beyond, is no thicker for that), not as running on beyond."""
     m = CANON_PX_PER_MM
-    long, thick = round(LINE_MM[0] * m), round(LINE_MM[1] * m)
-    lines = np.zeros_like(ink)
+    long, thick = round(long_mm * m), round(thick_mm * m)
+    found = []
     # kernels are (rows, columns): a vertical run, and the stroke's width across it
     for run, across in (((long, 1), (1, thick)), ((1, long), (thick, 1))):
         kernel = np.ones(run, np.uint8)
         runs = cv2.erode(ink, kernel)  # an opening's first half: what is left is a long run's
         if not cv2.countNonZero(runs):
-            continue  # (most corners have no long run across: the rest of the opening is not needed)
+            found.append(runs)  # (most corners have no long run across: the rest of the opening is not needed)
+            continue
         runs = cv2.dilate(runs, kernel)
-        wide = cv2.dilate(cv2.erode(ink, np.ones(across, np.uint8)), np.ones((across[0] + 2, across[1] + 2), np.uint8))
-        lines |= runs & ~wide
-    return lines
+        thin = (cv2.erode(ink, np.ones(across, np.uint8), borderType=cv2.BORDER_CONSTANT, borderValue=0) if edge_cut
+                else cv2.erode(ink, np.ones(across, np.uint8)))
+        wide = cv2.dilate(thin, np.ones((across[0] + 2, across[1] + 2), np.uint8))
+        found.append(runs & ~wide)
+    return found[0], found[1]
 
 
 def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:

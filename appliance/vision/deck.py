@@ -27,6 +27,7 @@ from .face_picture import face_picture, picture_shape, shows_something
 from .index import (WIDE_SEARCH_MM, IndexGeometry, IndexNotFound, in_four_corners, index_glyphs, index_maps,
                     index_patch, locate_index)
 from .photo import find_cards
+from .printed_lines import learned_lines
 from .whole_corner import JOKER, KeptCorners
 
 FORMAT = 5  # 2: symbols cut by the darkest channel; 3: the index's place learned, templates' resolutions; 4: symbols' heights;
@@ -509,9 +510,11 @@ def learn(faces: str | Path, pictures: Path | None = None) -> Deck:
             cv2.imwrite(str(pictures / "index-maps.png"), maps.picture())
             where = f" (what was seen: {pictures / 'index-maps.png'})"
         raise DeckError(f"{folder}: cannot locate the index: {err}{where}") from None
-    geometry = replace(geometry, four_corners=in_four_corners(flat, geometry))
-    glyphs: dict[str, list[tuple[Glyph, Glyph]]] = {}
     corners = {code: index_patch(face, geometry) for code, face in flat.items()}
+    lines = learned_lines([(rank_key(code), corner) for code, corner in corners.items() if code != JOKER], geometry.box_mm[:2],
+                          geometry.reaches)
+    geometry = replace(geometry, four_corners=in_four_corners(flat, geometry), lines=lines)
+    glyphs: dict[str, list[tuple[Glyph, Glyph]]] = {}
     for code, face in flat.items():
         views = [(px, index_glyphs(index_patch(seen, geometry), geometry, px)) for px, seen in _as_the_camera_sees(face)]
         if views[0][1] is None:

@@ -19,8 +19,9 @@ from functools import cached_property
 import cv2
 import numpy as np
 
+from .printed_lines import PrintedLine, lines_cut
 from .card_faces import (CANON_PX_PER_MM, CARD_H_MM, CARD_W_MM, LINE_MM, PAPER_QUANTILE, RANK_SIZE, SUIT_SIZE, Glyph, blur_mm, components,
-                    dark_ink, darkest_channel, frame_lines, glyph_of, line_pieces, paper_shade, quantiles)
+                    dark_ink, darkest_channel, glyph_of, line_pieces, paper_shade, quantiles)
 
 RANKS, SUITS = "23456789TJQKA", "cdhs"
 MAP_PX_PER_MM = 2.0
@@ -85,6 +86,9 @@ class IndexGeometry:
     # printed in all four corners (the top-right's upright, as far from its edge as the top-left's),
     # not only in the top-left and, turned, the bottom-right
     four_corners: bool = False
+    # its printed frame lines near the index (:mod:`.printed_lines`); None for a deck learned before
+    # they were, which takes every long thin run for a line
+    lines: tuple[PrintedLine, ...] | None = None
 
     def extent(self, region: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
         """How far the symbol of ``region`` (the rank's or the suit's) may reach: ink beyond is cut."""
@@ -109,6 +113,11 @@ class IndexGeometry:
         return (self.suit_mm[0] + self.suit_mm[2]) / 2 > self.rank_mm[2]
 
     @cached_property
+    def reaches(self) -> tuple[tuple[float, float, float, float], tuple[float, float, float, float]]:
+        """How far the rank's and the suit's ink may reach (``extent``)."""
+        return self.extent(self.rank_mm), self.extent(self.suit_mm)
+
+    @cached_property
     def symbols_mm(self) -> tuple[float, float, float, float]:
         """Where the rank's and the suit's ink lie together."""
         rank, suit = self.rank_mm, self.suit_extent_mm
@@ -123,7 +132,8 @@ class IndexGeometry:
 
     def to_json(self) -> dict:
         return {"rank_mm": [round(v, 2) for v in self.rank_mm], "suit_mm": [round(v, 2) for v in self.suit_mm],
-                "suit_extent_mm": [round(v, 2) for v in self.suit_extent_mm], "four_corners": self.four_corners}
+                "suit_extent_mm": [round(v, 2) for v in self.suit_extent_mm], "four_corners": self.four_corners,
+                **({} if self.lines is None else {"lines": [line.to_json() for line in self.lines]})}
 
     @classmethod
     def of_json(cls, data: dict) -> IndexGeometry:
@@ -131,8 +141,11 @@ class IndexGeometry:
         four_corners = data.get("four_corners", False)
         if not isinstance(four_corners, bool):
             raise ValueError(f"four_corners is {four_corners!r}, not true or false")
+        lines = data.get("lines")
+        if lines is not None and not isinstance(lines, list):
+            raise ValueError(f"lines is {lines!r}, not a list")
         return cls(*(tuple(float(v) for v in data[k]) for k in ("rank_mm", "suit_mm", "suit_extent_mm")),
-                   four_corners=four_corners)
+                   four_corners=four_corners, lines=None if lines is None else tuple(PrintedLine.of_json(v) for v in lines))
 
 
 def _ink_map(face: np.ndarray, bold: bool = False, search_mm: tuple[float, float] = SEARCH_MM) -> np.ndarray:
@@ -362,14 +375,14 @@ def _symbol_pieces(grey: np.ndarray, geometry: IndexGeometry, own_cut: bool):
         return None
     grey, ink = found
     if not own_cut:
-        lines = frame_lines(ink)
+        lines = lines_cut(ink, geometry.box_mm[:2], geometry.lines, geometry.reaches)
         shared = components(ink & ~lines)[1:], lines
     parts = []
     regions = [_region_px(region, geometry) for region in (geometry.rank_mm, geometry.suit_mm)]
     for (x0, y0, x1, y1), other in zip(regions, regions[::-1]):
         if own_cut:
             own = _symbol_ink(grey, ink, (max(0, round(x0)), max(0, round(y0)), round(x1), round(y1)))
-            lines = frame_lines(own)
+            lines = lines_cut(own, geometry.box_mm[:2], geometry.lines, geometry.reaches)
             labels, stats, centroids = components(own & ~lines)[1:]
         else:
             (labels, stats, centroids), lines = shared

@@ -265,8 +265,16 @@ def read_cards(frame: np.ndarray, quads: list[np.ndarray], deck: Deck,
 
 
 #: A card matching the deck poorly is refused where another card's whole corner is this much likelier
-#: than its own (distance ratio, as symbols are tested; see ``_more_like``).
-WHOLE_CORNER_RATIO = 0.5
+#: than its own (distance ratio, as symbols are tested; see ``_more_like``): a pale rank's corner, mostly
+#: its suit, is as like another rank's (0.77), and cards named wrongly from symbols a frame line's stub
+#: or a court's frame misled showed their own card's corner likelier at 0.53 and 0.58 (a 6d read 5d, a
+#: Jd read Qd; zoo decks 7008 and 6005).
+WHOLE_CORNER_RATIO = 0.67
+#: A card whose symbols were cut out of ink they touched is refused where another card's whole corner is
+#: as like it as its own, give or take this much of the own's distance: a Ks cut off its court's frame
+#: named the Kc where its corner was the Ks's nearly as much (0.929 against 0.930; zoo deck 5003, its Js
+#: face refused at learning). A margin of a quarter cost 150 of 9,408 zoo cards, a twentieth 40.
+PARTED_RATIO = 1.05
 #: A card seen at less than the lowest resolution the deck was learned at, over this, is not read.
 LOWEST_SPAN = 1.6
 #: An index corner whose ink's edges spread further than this (``card_faces.blur_mm``: an out-of-focus
@@ -436,7 +444,7 @@ def _more_like(deck: Deck, code: str, corners: list[np.ndarray] | None, looks: l
     POOR_MATCH are the ones a cut or a neighbour may have misled), or cut out of ink they touched
     however well they match, is not named: its whole index corner, compared as cut, looks more like
     another card's than like its own. Where its symbols were cut out of ink they touched
-    (``parted``), a rival as alike as its own refuses it (a spade touching both a J's tail and a
+    (``parted``), a rival nearly as alike as its own (PARTED_RATIO) refuses it (a spade touching both a J's tail and a
     court's frame, cut from both, matched a club 0.94 against 0.80; its corner was the Js's, 0.98
     against 0.97; a club standing on a court's frame, cut off it with a piece of the frame kept,
     matched a spade 0.95 against 0.88: its corner was the Qc's, 0.96 against 0.93); otherwise a rival only where it is clearly likelier, its
@@ -452,11 +460,11 @@ def _more_like(deck: Deck, code: str, corners: list[np.ndarray] | None, looks: l
         return None
     colour = _colour(sum(look.redness for look in looks) / len(looks), t)
     among = None if colour is None else {c for c in deck.kept_corners.learned if c[-1] in colour}
-    rival = deck.kept_corners.more_like(code, corners, 1.0 if parted else WHOLE_CORNER_RATIO, among)
+    rival = deck.kept_corners.more_like(code, corners, PARTED_RATIO if parted else WHOLE_CORNER_RATIO, among)
     if rival is None:
         return None
     like, likeness, own = rival
-    return (f"the index reads {code} ({score:.2f}) but its whole corner looks {'as much' if parted else 'more'} "
+    return (f"the index reads {code} ({score:.2f}) but its whole corner looks {'nearly as much' if parted else 'more'} "
             f"like {like}'s ({likeness:.2f} against {own:.2f})")
 
 
