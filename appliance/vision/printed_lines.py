@@ -17,7 +17,7 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
-from .card_faces import CANON_PX_PER_MM, LINE_MM, components, dark_ink, line_runs
+from .card_faces import CANON_PX_PER_MM, LINE_MM, components, dark_ink, frame_lines, line_runs
 
 #: A line lies in one place on every face printing it: the faces are flattened to within a few tenths of
 #: a millimetre, and a line printed a little off from card to card (cut from the sheet off one another)
@@ -194,8 +194,7 @@ def lines_cut(ink: np.ndarray, origin: tuple[float, float], lines: tuple[Printed
     bands cross (``_crossings``). A deck learned before lines were (``lines`` None) takes
     every run LINE_MM long or more for one."""
     if lines is None:
-        down, across = line_runs(ink)
-        return down | across
+        return frame_lines(ink)
     cut = np.zeros_like(ink)
     runs: dict[tuple[float, float], list] = {}
     thickest = 0.0
